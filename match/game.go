@@ -1,0 +1,132 @@
+package match
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+
+	"vesper/match/chessjs"
+	"vesper/match/gomoku"
+	"vesper/nostr"
+)
+
+// Game is a board game as the fold needs it: play a move string if it is
+// legal, say whether the game ended by rule, and hash the position.
+type Game interface {
+	// Kind is "chess" or "gomoku".
+	Kind() string
+	// Play applies move if it is legal in the current position and returns
+	// its canonical form (UCI for chess, a lowercase point for gomoku).
+	Play(move string) (canonical string, err error)
+	// Outcome reports an end by rule: winner is First, Second or Draw.
+	Outcome() (over bool, winner string, reason Reason)
+	// Hash is the final_hash of the current position (section 1).
+	Hash() string
+	// Plies is the number of board moves played.
+	Plies() int
+	// Moves are the board moves in canonical form.
+	Moves() []string
+	// Clone returns an independent copy, for trying moves.
+	Clone() Game
+}
+
+// NewGame returns the start position of a game kind.
+func NewGame(kind string) (Game, error) {
+	switch kind {
+	case nostr.GameChess:
+		return &Chess{G: chessjs.NewGame()}, nil
+	case nostr.GameGomoku:
+		return &Gomoku{G: gomoku.NewGame()}, nil
+	}
+	return nil, fmt.Errorf("match: unknown game %q", kind)
+}
+
+func hashString(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:])
+}
+
+// Chess adapts the chess.js-compatible rules layer.
+type Chess struct {
+	G     *chessjs.Game
+	moves []string
+}
+
+// Kind implements Game.
+func (c *Chess) Kind() string { return nostr.GameChess }
+
+// Play implements Game.
+func (c *Chess) Play(move string) (string, error) {
+	m, err := c.G.Move(move)
+	if err != nil {
+		return "", err
+	}
+	u := m.UCI()
+	c.moves = append(c.moves, u)
+	return u, nil
+}
+
+// Outcome implements Game: chess.js isGameOver(), the mover wins a mate.
+func (c *Chess) Outcome() (bool, string, Reason) {
+	o := c.G.Outcome()
+	if !o.Over {
+		return false, "", ""
+	}
+	if o.Draw {
+		return true, Draw, Reason(o.Reason)
+	}
+	if o.Winner == chessjs.White {
+		return true, First, Reason(o.Reason)
+	}
+	return true, Second, Reason(o.Reason)
+}
+
+// Hash implements Game: sha256 of "chess:" + chess.js fen().
+func (c *Chess) Hash() string { return hashString("chess:" + c.G.FEN()) }
+
+// Plies implements Game.
+func (c *Chess) Plies() int { return len(c.moves) }
+
+// Moves implements Game.
+func (c *Chess) Moves() []string { return c.moves }
+
+// Clone implements Game.
+func (c *Chess) Clone() Game {
+	return &Chess{G: c.G.Clone(), moves: append([]string(nil), c.moves...)}
+}
+
+// Gomoku adapts the gomoku rules.
+type Gomoku struct{ G *gomoku.Game }
+
+// Kind implements Game.
+func (g *Gomoku) Kind() string { return nostr.GameGomoku }
+
+// Play implements Game.
+func (g *Gomoku) Play(move string) (string, error) { return g.G.Move(move) }
+
+// Outcome implements Game.
+func (g *Gomoku) Outcome() (bool, string, Reason) {
+	over, w, r := g.G.Outcome()
+	if !over {
+		return false, "", ""
+	}
+	switch w {
+	case 1:
+		return true, First, Reason(r)
+	case 2:
+		return true, Second, Reason(r)
+	}
+	return true, Draw, Reason(r)
+}
+
+// Hash implements Game.
+func (g *Gomoku) Hash() string { return hashString(g.G.HashInput()) }
+
+// Plies implements Game.
+func (g *Gomoku) Plies() int { return g.G.Plies() }
+
+// Moves implements Game.
+func (g *Gomoku) Moves() []string { return g.G.Moves() }
+
+// Clone implements Game.
+func (g *Gomoku) Clone() Game { return &Gomoku{G: g.G.Clone()} }

@@ -1,0 +1,88 @@
+package match
+
+// Reason is why a game ended, as the protocol spells it (section 1).
+type Reason string
+
+// The reason tokens of PROTOCOL.md section 1.
+const (
+	ReasonCheckmate     Reason = "checkmate"
+	ReasonStalemate     Reason = "stalemate"
+	ReasonThreefold     Reason = "threefold_repetition"
+	ReasonFiftyMoveRule Reason = "fifty_move_rule"
+	ReasonInsufficient  Reason = "insufficient_material"
+	ReasonFiveInARow    Reason = "five_in_a_row"
+	ReasonBoardFull     Reason = "board_full"
+	ReasonResignation   Reason = "resignation"
+	ReasonTimeout       Reason = "timeout"
+	ReasonAgreement     Reason = "agreement"
+)
+
+// MarshalText lets JSON spell the token from this one place.
+func (r Reason) MarshalText() ([]byte, error) { return []byte(r), nil }
+
+// UnmarshalText accepts any token; unknown ones are kept as they are.
+func (r *Reason) UnmarshalText(b []byte) error { *r = Reason(b); return nil }
+
+// Status of a match (section 6).
+type Status string
+
+// The statuses of section 6.
+const (
+	StatusOpen    Status = "open"
+	StatusExpired Status = "expired"
+	StatusActive  Status = "active"
+	StatusOver    Status = "over"
+)
+
+// FinalBy says what made a result final (section 2, "What final means").
+type FinalBy string
+
+// The three ways a result becomes final.
+const (
+	FinalBySignatures FinalBy = "signatures"
+	FinalByTimeout    FinalBy = "timeout"
+	FinalByRuling     FinalBy = "ruling"
+)
+
+// Roles. The challenger is the first player (White in chess).
+const (
+	First  = "first"
+	Second = "second"
+	Draw   = "draw"
+)
+
+// Protocol durations in seconds.
+const (
+	MoveClock       = 86400  // 24 hours per move
+	ChallengeExpiry = 604800 // 7 days
+	FutureSlack     = 300    // a move may be stamped 5 minutes ahead of seen_at
+)
+
+// Ignore tokens: the machine part of an ignored event's reason.
+const (
+	IgnTooLarge        = "too_large"
+	IgnBadG            = "bad_g_tag"
+	IgnBadPly          = "bad_ply_tag"
+	IgnNotAccepted     = "not_accepted"
+	IgnAcceptExtra     = "accept_extra"
+	IgnAcceptBadP      = "accept_bad_p"
+	IgnAcceptSelf      = "accept_self"
+	IgnAcceptNotInv    = "accept_not_invitee"
+	IgnAcceptWindow    = "accept_window"
+	IgnGameOver        = "game_over"
+	IgnWrongPly        = "wrong_ply"
+	IgnWrongPlayer     = "wrong_player"
+	IgnNotPlayer       = "not_player"
+	IgnIllegal         = "illegal_move"
+	IgnFuture          = "future_dated"
+	IgnLate            = "late"
+	IgnHeld            = "held"
+	IgnMalformed       = "malformed_result"
+	IgnAlreadyFinal    = "already_final"
+	IgnClaimInvalid    = "claim_invalid"
+	IgnClaimPremature  = "claim_premature"
+	IgnSigInconsistent = "sig_inconsistent"
+	IgnRequestInvalid  = "request_invalid"
+	IgnRulingNoRequest = "ruling_no_request"
+	IgnRulingIncorrect = "ruling_incorrect"
+)

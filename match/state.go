@@ -1,0 +1,144 @@
+package match
+
+import "vesper/nostr"
+
+// Ignored is an event of the match that the fold did not use, with a
+// machine token and a human tail (shown as "token: detail").
+type Ignored struct {
+	ID     string
+	Token  string
+	Detail string
+}
+
+// Reason is the text shown to users: "wrong_ply: expected 3, got 2".
+func (i Ignored) Reason() string { return i.Token + ": " + i.Detail }
+
+// Signature is a player's latest result signature that was not ignored.
+type Signature struct {
+	Event  string
+	Result nostr.Result
+}
+
+// Request is a valid arbitration request.
+type Request struct {
+	Event     string
+	Author    string
+	CreatedAt int64
+}
+
+// State is a match after the fold. Fields are read-only to callers.
+type State struct {
+	Match     string
+	Kind      string // "chess" or "gomoku"
+	First     string
+	Invitee   string // "" for an open challenge
+	CreatedAt int64  // the challenge's created_at
+
+	Second      string // "" until accepted
+	Accepted    bool
+	AcceptAt    int64
+	AcceptEvent string
+
+	// Counted board moves: canonical strings, their events and times.
+	Moves      []string
+	MoveEvents []string
+	MoveTimes  []int64
+
+	Over     bool
+	Result   string // First, Second or Draw once over
+	Reason   Reason
+	EndedAt  int64  // created_at of the event that ended the game
+	EndEvent string // id of that event
+
+	Final      bool
+	FinalBy    FinalBy
+	FinalEvent string
+
+	Sigs     map[string]Signature // by role, First or Second
+	Requests []Request            // valid arbitration requests, fold order
+
+	Ignored []Ignored
+	// Events are every event of the match in fold order, challenge first.
+	Events []*nostr.Event
+
+	game    Game
+	held    *nostr.Event
+	heldPos int // index in Ignored of the held move's entry
+}
+
+// Plies is the number of counted board moves.
+func (s *State) Plies() int { return len(s.Moves) }
+
+// Board returns a copy of the current position, to try moves on.
+func (s *State) Board() Game { return s.game.Clone() }
+
+// FinalHash is the hash of the current position.
+func (s *State) FinalHash() string { return s.game.Hash() }
+
+// ToMove is the role whose turn it is: odd plies the first player.
+func (s *State) ToMove() string {
+	if s.Plies()%2 == 0 {
+		return First
+	}
+	return Second
+}
+
+// Player returns the pubkey holding a role.
+func (s *State) Player(role string) string {
+	if role == First {
+		return s.First
+	}
+	return s.Second
+}
+
+// Role returns First or Second for a player's pubkey, "" for anyone else.
+func (s *State) Role(pubkey string) string {
+	switch {
+	case pubkey == s.First:
+		return First
+	case s.Accepted && pubkey == s.Second:
+		return Second
+	}
+	return ""
+}
+
+// ClockStart is when the clock of the pending ply started: the accept for
+// plies 1 and 2, the previous counted move after that (section 2, rule 6).
+func (s *State) ClockStart() int64 {
+	n := s.Plies()
+	if n < 2 {
+		return s.AcceptAt
+	}
+	return s.MoveTimes[n-1]
+}
+
+// Deadline is the arbitration deadline: the pending ply's clock for a game
+// in progress, the end + 24 hours for a game that is over (section 2).
+func (s *State) Deadline() int64 {
+	if s.Over {
+		return s.EndedAt + MoveClock
+	}
+	return s.ClockStart() + MoveClock
+}
+
+// Status depends on now only for an unaccepted challenge.
+func (s *State) Status(now int64) Status {
+	switch {
+	case s.Over:
+		return StatusOver
+	case s.Accepted:
+		return StatusActive
+	case now > s.CreatedAt+ChallengeExpiry:
+		return StatusExpired
+	}
+	return StatusOpen
+}
+
+// Computed is the result the fold computes now: the end by rule or
+// resignation, or a timeout win when the pending clock ran out at t.
+func (s *State) Computed() nostr.Result {
+	return nostr.Result{Result: s.Result, Reason: string(s.Reason), Plies: s.Plies(), FinalHash: s.FinalHash()}
+}
+
+// HeldMove is the challenger's ply-1 move waiting for an accept, if any.
+func (s *State) HeldMove() *nostr.Event { return s.held }

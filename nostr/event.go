@@ -1,0 +1,325 @@
+package nostr
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"strconv"
+
+	gn "github.com/nbd-wtf/go-nostr"
+)
+
+// Event is go-nostr's event: the protocol adds rules, not fields, so the
+// relay client, the store and the fold share one type.
+type Event = gn.Event
+
+// Tags is go-nostr's tag list.
+type Tags = gn.Tags
+
+// Timestamp is go-nostr's unix-seconds type.
+type Timestamp = gn.Timestamp
+
+// ParseEvent decodes one event strictly (PROTOCOL.md section 1). It checks
+// form only; Verify checks id and signature. Repeated keys keep the last
+// value, as Go's and JavaScript's parsers do.
+func ParseEvent(raw []byte) (*Event, error) {
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		return nil, &ParseError{Reason: "not a JSON object"}
+	}
+	if obj == nil {
+		return nil, &ParseError{Reason: "not a JSON object"}
+	}
+	ev := &Event{}
+	var err error
+	if ev.ID, err = hexField(obj, "id", 64); err != nil {
+		return nil, err
+	}
+	if ev.PubKey, err = hexField(obj, "pubkey", 64); err != nil {
+		return nil, err
+	}
+	if ev.Sig, err = hexField(obj, "sig", 128); err != nil {
+		return nil, err
+	}
+	ca, err := intField(obj, "created_at", false)
+	if err != nil {
+		return nil, err
+	}
+	ev.CreatedAt = Timestamp(ca)
+	k, err := intField(obj, "kind", true)
+	if err != nil {
+		return nil, err
+	}
+	ev.Kind = int(k)
+	if ev.Content, err = stringField(obj, "content"); err != nil {
+		return nil, err
+	}
+	if ev.Tags, err = tagsField(obj); err != nil {
+		return nil, err
+	}
+	return ev, nil
+}
+
+func stringField(obj map[string]json.RawMessage, name string) (string, error) {
+	raw, ok := obj[name]
+	if !ok {
+		return "", &ParseError{Field: name, Reason: "missing"}
+	}
+	return decodeString(raw, name)
+}
+
+// decodeString decodes a JSON string literal, refusing lone UTF-16
+// surrogates, which encoding/json would silently replace with U+FFFD.
+func decodeString(raw json.RawMessage, field string) (string, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || raw[0] != '"' {
+		return "", &ParseError{Field: field, Reason: "not a string"}
+	}
+	if hasLoneSurrogate(raw) {
+		return "", &ParseError{Field: field, Reason: "lone UTF-16 surrogate"}
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return "", &ParseError{Field: field, Reason: "not a string"}
+	}
+	return s, nil
+}
+
+func hexField(obj map[string]json.RawMessage, name string, n int) (string, error) {
+	s, err := stringField(obj, name)
+	if err != nil {
+		return "", err
+	}
+	if !IsLowerHex(s, n) {
+		return "", &ParseError{Field: name, Reason: strconv.Itoa(n) + " lowercase hex expected"}
+	}
+	return s, nil
+}
+
+// IsLowerHex reports whether s is exactly n lowercase hex digits.
+func IsLowerHex(s string, n int) bool {
+	if len(s) != n {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// intField reads an integer literal: digits with an optional minus sign
+// (when signed), no fraction, no exponent.
+func intField(obj map[string]json.RawMessage, name string, signed bool) (int64, error) {
+	raw, ok := obj[name]
+	if !ok {
+		return 0, &ParseError{Field: name, Reason: "missing"}
+	}
+	raw = bytes.TrimSpace(raw)
+	s := string(raw)
+	digits := s
+	if signed && len(digits) > 0 && digits[0] == '-' {
+		digits = digits[1:]
+	}
+	if len(digits) == 0 {
+		return 0, &ParseError{Field: name, Reason: "not an integer literal"}
+	}
+	for i := 0; i < len(digits); i++ {
+		if digits[i] < '0' || digits[i] > '9' {
+			return 0, &ParseError{Field: name, Reason: "not an integer literal"}
+		}
+	}
+	v, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return 0, &ParseError{Field: name, Reason: "integer out of range"}
+	}
+	return v, nil
+}
+
+func tagsField(obj map[string]json.RawMessage) (Tags, error) {
+	raw, ok := obj["tags"]
+	if !ok {
+		return nil, &ParseError{Field: "tags", Reason: "missing"}
+	}
+	var outer []json.RawMessage
+	if err := json.Unmarshal(raw, &outer); err != nil || outer == nil {
+		return nil, &ParseError{Field: "tags", Reason: "not an array of arrays of strings"}
+	}
+	tags := make(Tags, 0, len(outer))
+	for _, t := range outer {
+		var inner []json.RawMessage
+		if err := json.Unmarshal(t, &inner); err != nil || inner == nil {
+			return nil, &ParseError{Field: "tags", Reason: "not an array of arrays of strings"}
+		}
+		tag := make(gn.Tag, 0, len(inner))
+		for _, v := range inner {
+			s, err := decodeString(v, "tags")
+			if err != nil {
+				return nil, err
+			}
+			tag = append(tag, s)
+		}
+		tags = append(tags, tag)
+	}
+	return tags, nil
+}
+
+// hasLoneSurrogate scans a JSON string literal for a \uD800-\uDFFF escape
+// that is not part of a high-low pair.
+func hasLoneSurrogate(lit []byte) bool {
+	pendingHigh := false
+	for i := 0; i < len(lit); i++ {
+		if lit[i] != '\\' {
+			if pendingHigh {
+				return true
+			}
+			continue
+		}
+		if i+1 >= len(lit) {
+			return false
+		}
+		if lit[i+1] != 'u' || i+5 >= len(lit) {
+			if pendingHigh {
+				return true
+			}
+			i++
+			continue
+		}
+		u, err := strconv.ParseUint(string(lit[i+2:i+6]), 16, 16)
+		if err != nil {
+			return false // json.Unmarshal reports it
+		}
+		i += 5
+		switch {
+		case u >= 0xD800 && u <= 0xDBFF:
+			if pendingHigh {
+				return true
+			}
+			pendingHigh = true
+		case u >= 0xDC00 && u <= 0xDFFF:
+			if !pendingHigh {
+				return true
+			}
+			pendingHigh = false
+		default:
+			if pendingHigh {
+				return true
+			}
+		}
+	}
+	return pendingHigh
+}
+
+// Serialize is the canonical NIP-01 serialization that the id hashes; it
+// escapes as go-nostr does, which PROTOCOL.md section 1 names as the rule.
+func Serialize(ev *Event) []byte { return ev.Serialize() }
+
+// ComputeID returns the lowercase hex sha256 of the canonical serialization.
+func ComputeID(ev *Event) string {
+	h := sha256.Sum256(ev.Serialize())
+	return hex.EncodeToString(h[:])
+}
+
+// Verify checks the id and the BIP-340 signature.
+func Verify(ev *Event) error {
+	if !ev.CheckID() {
+		return &CheckError{ID: ev.ID, Reason: "id is not the hash of the event"}
+	}
+	ok, err := ev.CheckSignature()
+	if err != nil || !ok {
+		return &CheckError{ID: ev.ID, Reason: "bad signature"}
+	}
+	return nil
+}
+
+// TooLarge reports whether the canonical serialization exceeds the cap.
+func TooLarge(ev *Event) bool { return len(ev.Serialize()) > MaxEventSize }
+
+// ParseAndVerify is ParseEvent followed by Verify: the whole of section 1's
+// "dropped silently" test.
+func ParseAndVerify(raw []byte) (*Event, error) {
+	ev, err := ParseEvent(raw)
+	if err != nil {
+		return nil, err
+	}
+	if err := Verify(ev); err != nil {
+		return nil, err
+	}
+	return ev, nil
+}
+
+// MarshalEvent writes an event as JSON with no HTML escaping, so the bytes
+// keep the strings exactly as signed.
+func MarshalEvent(ev *Event) []byte {
+	b := make([]byte, 0, 256+len(ev.Content))
+	b = append(b, `{"id":"`...)
+	b = append(b, ev.ID...)
+	b = append(b, `","pubkey":"`...)
+	b = append(b, ev.PubKey...)
+	b = append(b, `","created_at":`...)
+	b = strconv.AppendInt(b, int64(ev.CreatedAt), 10)
+	b = append(b, `,"kind":`...)
+	b = strconv.AppendInt(b, int64(ev.Kind), 10)
+	b = append(b, `,"tags":`...)
+	b = AppendTags(b, ev.Tags)
+	b = append(b, `,"content":`...)
+	b = AppendString(b, ev.Content)
+	b = append(b, `,"sig":"`...)
+	b = append(b, ev.Sig...)
+	b = append(b, `"}`...)
+	return b
+}
+
+// AppendTags appends tags as a JSON array with canonical string escaping.
+func AppendTags(b []byte, tags Tags) []byte {
+	b = append(b, '[')
+	for i, t := range tags {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '[')
+		for j, s := range t {
+			if j > 0 {
+				b = append(b, ',')
+			}
+			b = AppendString(b, s)
+		}
+		b = append(b, ']')
+	}
+	return append(b, ']')
+}
+
+// AppendString appends s as a JSON string escaped the NIP-01 way.
+func AppendString(b []byte, s string) []byte {
+	const hexd = "0123456789abcdef"
+	b = append(b, '"')
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch c {
+		case '"':
+			b = append(b, '\\', '"')
+		case '\\':
+			b = append(b, '\\', '\\')
+		case '\b':
+			b = append(b, '\\', 'b')
+		case '\t':
+			b = append(b, '\\', 't')
+		case '\n':
+			b = append(b, '\\', 'n')
+		case '\f':
+			b = append(b, '\\', 'f')
+		case '\r':
+			b = append(b, '\\', 'r')
+		default:
+			if c < 0x20 {
+				b = append(b, '\\', 'u', '0', '0', hexd[c>>4], hexd[c&0xf])
+			} else {
+				b = append(b, c)
+			}
+		}
+	}
+	return append(b, '"')
+}

@@ -1,0 +1,39 @@
+package nostr
+
+// The event kinds of the protocol (PROTOCOL.md section 1). 4420-4422 are
+// "decided here" to complete the published sequence 4423-4426.
+const (
+	KindChallenge  = 4420
+	KindAccept     = 4421
+	KindMove       = 4422
+	KindOldReferee = 4423 // no longer used: ignored entirely, never listed
+	KindResult     = 4424 // results and timeout claims
+	KindRequest    = 4425 // arbitration request
+	KindRuling     = 4426
+	KindProfile    = 0
+	GamesTopic     = "agentcommons-games" // the challenge's ["t", ...] tag
+	MaxEventSize   = 65536                // bytes of canonical serialization
+	ResignContent  = "resign"
+	ReasonTimeout  = "timeout" // the result reason that makes a 4424 a claim
+	GameChess      = "chess"
+	GameGomoku     = "gomoku"
+	MatchTag       = "g"
+	PlyTag         = "ply"
+	PubkeyTag      = "p"
+	TopicTag       = "t"
+)
+
+// GameKinds lists the kinds a verifier subscribes to, in numeric order.
+func GameKinds() []int {
+	return []int{KindChallenge, KindAccept, KindMove, KindResult, KindRequest, KindRuling}
+}
+
+// IsMatchKind reports whether an event of kind k belongs to a match through
+// its g tag (every game kind but the challenge and the retired 4423).
+func IsMatchKind(k int) bool {
+	switch k {
+	case KindAccept, KindMove, KindResult, KindRequest, KindRuling:
+		return true
+	}
+	return false
+}
