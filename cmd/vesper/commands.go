@@ -5,6 +5,28 @@ import "github.com/urfave/cli/v2"
 // commands lists every subcommand; each lives in its own file.
 func commands() []*cli.Command {
 	return []*cli.Command{
+		demoCommand(),
+		daemonCommand(),
 		verifyCommand(),
+		keygenCommand(),
+		whoamiCommand(),
+		challengeCommand(),
+		openCommand(),
+		acceptCommand(),
+		moveCommand(),
+		resignCommand(),
+		resultCommand(),
+		claimCommand(),
+		arbitrateCommand(),
+		ruleCommand(),
+		statusCommand(),
+		watchCommand(),
+		arbiterCommand(),
+		matchesCommand(),
+		exportCommand(),
+		rebuildCommand(),
+		relayCommand(),
+		siteCommand(),
+		engineCommand(),
 	}
 }

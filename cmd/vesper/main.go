@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 )
@@ -52,23 +53,93 @@ func main() {
 }
 
 func run(args []string) int {
-	err := newApp().Run(args)
+	app := newApp()
+	args = flagsFirst(app, args)
+	err := app.Run(args)
 	if err == nil {
 		return exitOK
 	}
+	code, msg := exitUsage, err.Error() // urfave/cli reports flag mistakes as plain errors
 	var ee *exitError
-	if errors.As(err, &ee) {
-		if ee.msg != "" {
-			fmt.Fprintln(os.Stderr, "vesper: "+ee.msg)
-		}
-		return ee.code
-	}
 	var ec cli.ExitCoder
-	if errors.As(err, &ec) {
-		fmt.Fprintln(os.Stderr, "vesper: "+err.Error())
-		return ec.ExitCode()
+	switch {
+	case errors.As(err, &ee):
+		code, msg = ee.code, ee.msg
+	case errors.As(err, &ec):
+		code = ec.ExitCode()
 	}
-	// urfave/cli reports flag and argument mistakes as plain errors.
-	fmt.Fprintln(os.Stderr, "vesper: "+err.Error())
-	return exitUsage
+	if msg == "" {
+		return code
+	}
+	fmt.Fprintln(os.Stderr, "vesper: "+msg)
+	if wantsJSON(args) {
+		os.Stdout.Write(jsonError(msg, code))
+	}
+	return code
+}
+
+func wantsJSON(args []string) bool {
+	for _, a := range args {
+		if a == "--json" || a == "-json" || a == "--json=true" {
+			return true
+		}
+		if a == "--" {
+			break
+		}
+	}
+	return false
+}
+
+// flagsFirst moves a subcommand's options ahead of its positional
+// arguments, so `vesper move MATCH e2e4 --json` works like
+// `vesper move --json MATCH e2e4` (urfave/cli stops at the first argument).
+func flagsFirst(app *cli.App, args []string) []string {
+	if len(args) < 3 {
+		return args
+	}
+	var cmd *cli.Command
+	for _, c := range app.Commands {
+		if c.HasName(args[1]) {
+			cmd = c
+		}
+	}
+	if cmd == nil || len(cmd.Subcommands) > 0 {
+		return args
+	}
+	boolFlag := map[string]bool{"help": true, "h": true}
+	for _, f := range cmd.Flags {
+		if _, ok := f.(*cli.BoolFlag); ok {
+			for _, n := range f.Names() {
+				boolFlag[n] = true
+			}
+		}
+	}
+	var flags, pos []string
+	rest := args[2:]
+	for i := 0; i < len(rest); i++ {
+		a := rest[i]
+		if a == "--" {
+			pos = append(pos, rest[i+1:]...)
+			break
+		}
+		if len(a) < 2 || a[0] != '-' || a == "-" || (a[1] >= '0' && a[1] <= '9') {
+			pos = append(pos, a)
+			continue
+		}
+		flags = append(flags, a)
+		name := strings.TrimLeft(a, "-")
+		if strings.Contains(name, "=") || boolFlag[name] {
+			continue
+		}
+		if i+1 < len(rest) {
+			flags = append(flags, rest[i+1])
+			i++
+		}
+	}
+	out := append([]string{args[0], args[1]}, flags...)
+	if len(pos) > 0 {
+		out = append(out, "--")
+		out = append(out, pos...)
+	}
+	return out
 }

@@ -1,0 +1,172 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"vesper/arbiter"
+	"vesper/match"
+	"vesper/nostr"
+	"vesper/nostr/relay"
+	"vesper/relayd"
+)
+
+func demoCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "demo",
+		Usage: "run a whole game on an embedded relay: daemon, two agents, a final result, the site",
+		Description: "Starts an embedded relay on loopback and the daemon, makes two agents with fresh\n" +
+			"keys that challenge, accept and play a short chess game with signed move events,\n" +
+			"sign the result, waits until the daemon has stored the final result, builds the\n" +
+			"site and prints where the data and the site are. Needs no network and no keys.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "data", Usage: "data directory (default: a new temporary directory)"},
+			&cli.StringFlag{Name: "site-dir", Usage: "site directory (default: DATA/site)"},
+		},
+		Action: func(c *cli.Context) error {
+			data := c.String("data")
+			if data == "" {
+				d, err := os.MkdirTemp("", "vesper-demo-")
+				if err != nil {
+					return fail(exitFailure, "cannot make a data directory: %v", err)
+				}
+				data = d
+			}
+			siteDir := c.String("site-dir")
+			if siteDir == "" {
+				siteDir = filepath.Join(data, "site")
+			}
+			ctx, cancel := context.WithTimeout(c.Context, 2*time.Minute)
+			defer cancel()
+			return runDemo(ctx, data, siteDir)
+		},
+	}
+}
+
+// demoGame is a short real game: the scholar's mate, seven plies.
+var demoGame = []string{"e2e4", "e7e5", "f1c4", "b8c6", "d1h5", "g8f6", "h5f7"}
+
+func runDemo(ctx context.Context, data, siteDir string) error {
+	say := func(format string, a ...any) { fmt.Printf(format+"\n", a...) }
+	if err := os.MkdirAll(data, 0o755); err != nil {
+		return fail(exitFailure, "cannot create %s: %v", data, err)
+	}
+	rl, err := relayd.Start(ctx, relayd.Options{Listen: "127.0.0.1:0"})
+	if err != nil {
+		return fail(exitFailure, "embedded relay: %v", err)
+	}
+	defer rl.Close()
+	relays := []string{rl.URL()}
+	say("embedded relay on %s", rl.URL())
+
+	st, err := openStoreAt(filepath.Join(data, "vesper.db"))
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	house := nostr.GenerateKey()
+	n := newNode(st, house, relays, arbiter.DefaultConfig(), demoLog())
+	dctx, stopDaemon := context.WithCancel(ctx)
+	defer stopDaemon()
+	daemonDone := make(chan error, 1)
+	go func() {
+		daemonDone <- n.runDaemon(dctx, runOptions{tick: time.Second, siteEvery: time.Hour})
+	}()
+	say("daemon started (pubkey %s)", house.PublicKey())
+
+	alice, bob := nostr.GenerateKey(), nostr.GenerateKey()
+	post := func(k nostr.SecretKey, ev *nostr.Event) error {
+		if err := k.Sign(ev); err != nil {
+			return err
+		}
+		if ok := relay.Accepted(relay.Publish(ctx, relays, ev, netTimeout)); len(ok) == 0 {
+			return fail(exitRelays, "the embedded relay refused event %s", ev.ID)
+		}
+		return nil
+	}
+	now := time.Now().Unix()
+	for name, k := range map[string]nostr.SecretKey{"alice (demo agent)": alice, "bob (demo agent)": bob} {
+		prof := &nostr.Event{Kind: nostr.KindProfile, CreatedAt: nostr.Timestamp(now),
+			Content: `{"name":"` + name + `","bot":true,"about":"a vesper demo agent"}`}
+		if err := post(k, prof); err != nil {
+			return err
+		}
+	}
+	ch := nostr.NewChallenge(nostr.GameChess, bob.PublicKey(), now)
+	if err := post(alice, ch); err != nil {
+		return err
+	}
+	id := ch.ID
+	say("alice challenged bob: match %s", id)
+	if err := post(bob, nostr.NewAccept(id, alice.PublicKey(), now)); err != nil {
+		return err
+	}
+	say("bob accepted")
+	for i, mv := range demoGame {
+		k := alice
+		if i%2 == 1 {
+			k = bob
+		}
+		if err := post(k, nostr.NewMove(id, i+1, mv, now)); err != nil {
+			return err
+		}
+		say("ply %d: %s", i+1, mv)
+	}
+	s, err := waitState(ctx, n, id, func(s *match.State) bool { return s.Plies() == len(demoGame) && s.Over })
+	if err != nil {
+		return err
+	}
+	say("game over: %s wins by %s", s.Result, s.Reason)
+	for _, k := range []nostr.SecretKey{alice, bob} {
+		if err := post(k, nostr.NewResult(id, s.Computed(), now)); err != nil {
+			return err
+		}
+	}
+	s, err = waitState(ctx, n, id, func(s *match.State) bool { return s.Final })
+	if err != nil {
+		return err
+	}
+	say("result final by %s (event %s)", s.FinalBy, s.FinalEvent)
+	stopDaemon()
+	if err := <-daemonDone; err != nil {
+		return err
+	}
+	if err := buildSiteFromStore(context.Background(), st, siteDir, house.PublicKey(), false, time.Now().Unix()); err != nil {
+		return fail(exitFailure, "site: %v", err)
+	}
+	say("")
+	say("data:  %s (vesper matches --data %s)", data, data)
+	say("site:  %s", filepath.Join(siteDir, "index.html"))
+	say("match: %s", filepath.Join(siteDir, "match", id+".html"))
+	return nil
+}
+
+// waitState polls the daemon's state of a match until cond holds.
+func waitState(ctx context.Context, n *node, id string, cond func(*match.State) bool) (*match.State, error) {
+	t := time.NewTicker(20 * time.Millisecond)
+	defer t.Stop()
+	for {
+		if s := n.state(id); s != nil && cond(s) {
+			return s, nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fail(exitFailure, "timed out waiting for the daemon to fold match %s", id)
+		case <-t.C:
+		}
+	}
+}
+
+// demoLog is quiet unless VESPER_LOG=debug asks for the daemon's log.
+func demoLog() *slog.Logger {
+	if os.Getenv("VESPER_LOG") == "debug" {
+		return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	return discardLog()
+}

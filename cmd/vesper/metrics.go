@@ -1,0 +1,91 @@
+package main
+
+import (
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// metrics are the daemon's Prometheus series; a nil *metrics records
+// nothing, so commands without --metrics pay nothing.
+type metrics struct {
+	reg       *prometheus.Registry
+	recv      prometheus.Counter
+	store     prometheus.Counter
+	reject    *prometheus.CounterVec
+	pub       *prometheus.CounterVec
+	fold      prometheus.Histogram
+	relays    prometheus.GaugeFunc
+	byStatus  *prometheus.GaugeVec
+	connected func() int
+}
+
+func newMetrics(connected func() int) *metrics {
+	m := &metrics{reg: prometheus.NewRegistry(), connected: connected}
+	m.recv = prometheus.NewCounter(prometheus.CounterOpts{Name: "vesper_events_received_total", Help: "Game events received from relays (after id/signature checks)."})
+	m.store = prometheus.NewCounter(prometheus.CounterOpts{Name: "vesper_events_stored_total", Help: "Events stored for the first time."})
+	m.reject = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "vesper_events_rejected_total", Help: "Events refused, by reason."}, []string{"reason"})
+	m.pub = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "vesper_publish_total", Help: "Outbox publish attempts, by outcome."}, []string{"outcome"})
+	m.fold = prometheus.NewHistogram(prometheus.HistogramOpts{Name: "vesper_fold_seconds", Help: "Time to fold one match.", Buckets: prometheus.ExponentialBuckets(0.0001, 4, 8)})
+	m.relays = prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "vesper_relays_connected", Help: "Relays connected now."}, func() float64 { return float64(m.connected()) })
+	m.byStatus = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "vesper_matches", Help: "Matches by status."}, []string{"status"})
+	m.reg.MustRegister(m.recv, m.store, m.reject, m.pub, m.fold, m.relays, m.byStatus)
+	return m
+}
+
+// serve exposes /metrics on addr until the listener fails.
+func (m *metrics) serve(addr string) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{}))
+	go func() { _ = (&http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}).Serve(ln) }()
+	return ln, nil
+}
+
+func (m *metrics) received() {
+	if m != nil {
+		m.recv.Inc()
+	}
+}
+
+func (m *metrics) stored() {
+	if m != nil {
+		m.store.Inc()
+	}
+}
+
+func (m *metrics) rejected(reason string) {
+	if m != nil {
+		m.reject.WithLabelValues(reason).Inc()
+	}
+}
+
+func (m *metrics) published(ok bool) {
+	if m != nil {
+		outcome := "failed"
+		if ok {
+			outcome = "accepted"
+		}
+		m.pub.WithLabelValues(outcome).Inc()
+	}
+}
+
+func (m *metrics) observeFold(d time.Duration) {
+	if m != nil {
+		m.fold.Observe(d.Seconds())
+	}
+}
+
+func (m *metrics) statuses(counts map[string]int) {
+	if m != nil {
+		for s, c := range counts {
+			m.byStatus.WithLabelValues(s).Set(float64(c))
+		}
+	}
+}

@@ -1,0 +1,151 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sort"
+	"sync"
+	"time"
+
+	"vesper/arbiter"
+	"vesper/match"
+	"vesper/nostr"
+	"vesper/store"
+)
+
+// node is the daemon's state: the store, every match's folded state, and
+// the key it acts with. The daemon loop, `arbiter --once`, `rebuild` and
+// `demo` all drive one.
+type node struct {
+	st     *store.Store
+	key    nostr.SecretKey // zero: verify only
+	self   string
+	relays []string
+	cfg    arbiter.Config
+	log    *slog.Logger
+	clock  func() int64
+	think  time.Duration // engine budget per move
+	met    *metrics
+
+	mu     sync.Mutex
+	states map[string]*match.State
+}
+
+func newNode(st *store.Store, key nostr.SecretKey, relays []string, cfg arbiter.Config, log *slog.Logger) *node {
+	n := &node{st: st, key: key, relays: relays, cfg: cfg, log: log, states: map[string]*match.State{},
+		clock: func() int64 { return time.Now().Unix() }, think: 2 * time.Second}
+	if !key.IsZero() {
+		n.self = key.PublicKey()
+	}
+	return n
+}
+
+// refold folds one match from the store and writes its summary.
+func (n *node) refold(ctx context.Context, id string) (*match.State, error) {
+	stored, err := n.st.MatchEvents(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	evs := make([]*nostr.Event, 0, len(stored))
+	seen := make(map[string]int64, len(stored))
+	for _, se := range stored {
+		evs = append(evs, se.Event)
+		seen[se.Event.ID] = se.SeenAt
+	}
+	start := time.Now()
+	s, err := match.Fold(id, evs, seen)
+	n.met.observeFold(time.Since(start))
+	if err != nil {
+		// No valid match: nothing to keep current, nothing to publish.
+		n.mu.Lock()
+		delete(n.states, id)
+		n.mu.Unlock()
+		return nil, nil
+	}
+	sum := s.Summary(n.clock())
+	if err := n.st.PutSummary(ctx, store.Summary{
+		Match: id, Game: s.Kind, First: s.First, Second: s.Second,
+		Status: string(sum.Status), Final: s.Final, UpdatedAt: n.clock(), JSON: match.MarshalLine(sum),
+	}); err != nil {
+		return nil, err
+	}
+	n.mu.Lock()
+	n.states[id] = s
+	n.mu.Unlock()
+	return s, nil
+}
+
+// rebuild re-folds every stored match, reporting progress.
+func (n *node) rebuild(ctx context.Context, progress func(done, total int)) (int, error) {
+	ids, err := n.st.MatchIDs(ctx)
+	if err != nil {
+		return 0, err
+	}
+	jobs := make(chan string)
+	errs := make(chan error, 1)
+	var wg sync.WaitGroup
+	var done int
+	var dmu sync.Mutex
+	for w := 0; w < workers(); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for id := range jobs {
+				if _, err := n.refold(ctx, id); err != nil {
+					select {
+					case errs <- fmt.Errorf("match %s: %w", id, err):
+					default:
+					}
+				}
+				dmu.Lock()
+				done++
+				if progress != nil {
+					progress(done, len(ids))
+				}
+				dmu.Unlock()
+			}
+		}()
+	}
+	for _, id := range ids {
+		jobs <- id
+	}
+	close(jobs)
+	wg.Wait()
+	select {
+	case err := <-errs:
+		return len(ids), err
+	default:
+	}
+	return len(ids), nil
+}
+
+// snapshot returns the states sorted by match id.
+func (n *node) snapshot() []*match.State {
+	n.mu.Lock()
+	out := make([]*match.State, 0, len(n.states))
+	for _, s := range n.states {
+		out = append(out, s)
+	}
+	n.mu.Unlock()
+	sort.Slice(out, func(i, j int) bool { return out[i].Match < out[j].Match })
+	return out
+}
+
+// live returns the states the arbiter may act on: not final and not
+// expired (a finished match needs nothing more from anyone).
+func (n *node) live(now int64) []*match.State {
+	var out []*match.State
+	for _, s := range n.snapshot() {
+		if !s.Final && s.Status(now) != match.StatusExpired {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func (n *node) state(id string) *match.State {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.states[id]
+}
