@@ -114,7 +114,7 @@ func newState(ch *nostr.Event) (*State, error) {
 	}
 	return &State{
 		Match: ch.ID, Kind: kind, First: ch.PubKey, Invitee: invitee,
-		CreatedAt: int64(ch.CreatedAt), Events: []*nostr.Event{ch},
+		CreatedAt: int64(ch.CreatedAt), LastUsed: int64(ch.CreatedAt), Events: []*nostr.Event{ch},
 		Sigs: map[string]Signature{}, game: g,
 	}, nil
 }
@@ -158,6 +158,12 @@ func (s *State) apply(ev *nostr.Event, seenAt int64) {
 		s.ignore(ev, IgnBadG, "%s", err.(*nostr.TagError).Reason)
 		return
 	}
+	before := len(s.Ignored)
+	defer func() {
+		if len(s.Ignored) == before && int64(ev.CreatedAt) > s.LastUsed {
+			s.LastUsed = int64(ev.CreatedAt)
+		}
+	}()
 	switch ev.Kind {
 	case nostr.KindAccept:
 		s.applyAccept(ev)

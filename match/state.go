@@ -58,6 +58,11 @@ type State struct {
 	Requests []Request            // valid arbitration requests, fold order
 
 	Ignored []Ignored
+	// LastUsed is the latest created_at of an event the fold used. A new
+	// event must be stamped after it: fold order breaks ties in created_at
+	// by id, so an event stamped in the same second as the one it follows
+	// may sort before it and be ignored for good.
+	LastUsed int64
 	// Events are every event of the match in fold order, challenge first.
 	Events []*nostr.Event
 
@@ -142,3 +147,12 @@ func (s *State) Computed() nostr.Result {
 
 // HeldMove is the challenger's ply-1 move waiting for an accept, if any.
 func (s *State) HeldMove() *nostr.Event { return s.held }
+
+// Stamp is the created_at to give a new event at now: now, or the second
+// after the last used event when that is later (see LastUsed).
+func (s *State) Stamp(now int64) int64 {
+	if now <= s.LastUsed {
+		return s.LastUsed + 1
+	}
+	return now
+}

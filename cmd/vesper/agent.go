@@ -198,7 +198,7 @@ func acceptCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			me, now := key.PublicKey(), nowUnix()
+			me, now := key.PublicKey(), st.Stamp(nowUnix())
 			switch {
 			case st.Accepted:
 				return refuse("accept", "match already accepted by %s", st.Second)
@@ -209,7 +209,7 @@ func acceptCommand() *cli.Command {
 			case now > st.CreatedAt+match.ChallengeExpiry:
 				return refuse("accept", "the challenge expired at %s", when(st.CreatedAt+match.ChallengeExpiry))
 			}
-			return publish(c, key, nostr.NewAccept(st.Match, st.First, now), published{Match: st.Match})
+			return publish(c, key, nostr.NewAccept(st.Match, st.First, st.Stamp(now)), published{Match: st.Match})
 		},
 	}
 }
@@ -233,12 +233,12 @@ func moveCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			canon, err := checkMove(st, key.PublicKey(), a[1], nowUnix())
+			canon, err := checkMove(st, key.PublicKey(), a[1], st.Stamp(nowUnix()))
 			if err != nil {
 				return err
 			}
 			ply := st.Plies() + 1
-			return publish(c, key, nostr.NewMove(st.Match, ply, canon, nowUnix()), published{Match: st.Match, Ply: ply, Move: canon})
+			return publish(c, key, nostr.NewMove(st.Match, ply, canon, st.Stamp(nowUnix())), published{Match: st.Match, Ply: ply, Move: canon})
 		},
 	}
 }
@@ -297,7 +297,7 @@ func resignCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			now := nowUnix()
+			now := st.Stamp(nowUnix())
 			switch {
 			case !st.Accepted:
 				return refuse("not_accepted", "the match has not been accepted yet")
@@ -309,7 +309,7 @@ func resignCommand() *cli.Command {
 				return refuse("late", "the clock ran out at %s; a resign would not count", when(st.ClockStart()+match.MoveClock))
 			}
 			ply := st.Plies() + 1
-			return publish(c, key, nostr.NewMove(st.Match, ply, nostr.ResignContent, now), published{Match: st.Match, Ply: ply, Move: nostr.ResignContent})
+			return publish(c, key, nostr.NewMove(st.Match, ply, nostr.ResignContent, st.Stamp(now)), published{Match: st.Match, Ply: ply, Move: nostr.ResignContent})
 		},
 	}
 }
@@ -337,7 +337,7 @@ func resultCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			return publish(c, key, nostr.NewResult(st.Match, r, nowUnix()), published{Match: st.Match, Result: &r})
+			return publish(c, key, nostr.NewResult(st.Match, r, st.Stamp(nowUnix())), published{Match: st.Match, Result: &r})
 		},
 	}
 }
@@ -389,11 +389,11 @@ func claimCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			r, err := claimFor(st, key.PublicKey(), nowUnix())
+			r, err := claimFor(st, key.PublicKey(), st.Stamp(nowUnix()))
 			if err != nil {
 				return err
 			}
-			return publish(c, key, nostr.NewResult(st.Match, r, nowUnix()), published{Match: st.Match, Result: &r})
+			return publish(c, key, nostr.NewResult(st.Match, r, st.Stamp(nowUnix())), published{Match: st.Match, Result: &r})
 		},
 	}
 }
@@ -434,7 +434,7 @@ func arbitrateCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			now := nowUnix()
+			now := st.Stamp(nowUnix())
 			switch {
 			case !st.Accepted:
 				return refuse("not_accepted", "the match has not been accepted yet")
@@ -445,7 +445,7 @@ func arbitrateCommand() *cli.Command {
 			case !st.SignaturesDisagree() && now <= st.Deadline():
 				return refuse("request_invalid", "the signatures do not disagree and the deadline has not passed; a request is valid from %s", when(st.Deadline()+1))
 			}
-			return publish(c, key, nostr.NewRequest(st.Match, c.String("note"), now), published{Match: st.Match})
+			return publish(c, key, nostr.NewRequest(st.Match, c.String("note"), st.Stamp(now)), published{Match: st.Match})
 		},
 	}
 }
@@ -469,7 +469,7 @@ func ruleCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			now := nowUnix()
+			now := st.Stamp(nowUnix())
 			if !st.Accepted {
 				return refuse("not_accepted", "the match has not been accepted yet")
 			}
@@ -483,7 +483,7 @@ func ruleCommand() *cli.Command {
 			if !ok {
 				return refuse("ruling_incorrect", "the game is in progress and the clock runs until %s", when(st.ClockStart()+match.MoveClock))
 			}
-			return publish(c, key, nostr.NewRuling(st.Match, r, now), published{Match: st.Match, Result: &r})
+			return publish(c, key, nostr.NewRuling(st.Match, r, st.Stamp(now)), published{Match: st.Match, Result: &r})
 		},
 	}
 }

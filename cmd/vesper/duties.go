@@ -43,18 +43,18 @@ func (n *node) decide(ctx context.Context) (int, error) {
 		if has {
 			continue
 		}
+		s := n.state(in.Match)
+		if s == nil {
+			continue
+		}
 		move := ""
 		if in.Kind == arbiter.PlayMove {
-			s := n.state(in.Match)
-			if s == nil {
-				continue
-			}
 			if move, err = n.chooseMove(s); err != nil {
 				n.log.Warn("engine found no move", "match", in.Match, "err", err)
 				continue
 			}
 		}
-		ev := in.Event(now, move)
+		ev := in.Event(s.Stamp(now), move)
 		if err := n.key.Sign(ev); err != nil {
 			return recorded, err
 		}

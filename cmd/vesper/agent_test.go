@@ -1,0 +1,295 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"vesper/internal/testkit"
+	"vesper/match"
+	"vesper/nostr"
+	"vesper/relayd"
+)
+
+// agentEnv is one embedded relay and two players with key files.
+type agentEnv struct {
+	relay      *relayd.Relay
+	aKey, bKey string // key file paths
+	a, b       nostr.SecretKey
+}
+
+func newAgentEnv(t *testing.T) *agentEnv {
+	rs := startRelays(t, 1, relayd.Options{})
+	dir := t.TempDir()
+	e := &agentEnv{relay: rs[0], aKey: filepath.Join(dir, "a.key"), bKey: filepath.Join(dir, "b.key")}
+	for _, p := range []string{e.aKey, e.bKey} {
+		if r := vesper(t, nil, nil, "keygen", "--out", p); r.code != 0 {
+			t.Fatalf("keygen: %s", r.stderr)
+		}
+	}
+	var err error
+	if e.a, err = nostr.ReadSecretKeyFile(e.aKey); err != nil {
+		t.Fatal(err)
+	}
+	if e.b, err = nostr.ReadSecretKeyFile(e.bKey); err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// run runs an agent command with --json against the env's relay and
+// decodes its JSON answer.
+func (e *agentEnv) run(t *testing.T, args ...string) (map[string]any, result) {
+	t.Helper()
+	full := append([]string{args[0], "--json", "--relays", e.relay.URL()}, args[1:]...)
+	r := vesper(t, nil, nil, full...)
+	var out map[string]any
+	if err := json.Unmarshal([]byte(strings.TrimSpace(r.stdout)), &out); err != nil {
+		t.Fatalf("vesper %v: stdout %q is not one JSON object (stderr %s)", args, r.stdout, r.stderr)
+	}
+	return out, r
+}
+
+func (e *agentEnv) ok(t *testing.T, args ...string) map[string]any {
+	t.Helper()
+	out, r := e.run(t, args...)
+	if r.code != 0 {
+		t.Fatalf("vesper %v: exit %d: %s", args, r.code, r.stderr)
+	}
+	return out
+}
+
+// refused checks a refusal: exit status and a message naming the rule.
+func (e *agentEnv) refused(t *testing.T, code int, rule string, args ...string) {
+	t.Helper()
+	out, r := e.run(t, args...)
+	if r.code != code || !strings.Contains(out["error"].(string), rule) || int(out["code"].(float64)) != code {
+		t.Fatalf("vesper %v: exit %d %v; want %d naming %q", args, r.code, out, code, rule)
+	}
+}
+
+func (e *agentEnv) status(t *testing.T, id string) map[string]any {
+	return e.ok(t, "status", id)
+}
+
+func (e *agentEnv) play(t *testing.T, id string, moves []string) {
+	for i, mv := range moves {
+		k := e.aKey
+		if i%2 == 1 {
+			k = e.bKey
+		}
+		e.ok(t, "move", "--key", k, id, mv)
+	}
+}
+
+func TestAgentChessToCheckmateAndFinal(t *testing.T) {
+	e := newAgentEnv(t)
+	ch := e.ok(t, "challenge", "--key", e.aKey, "--game", "chess")
+	id := ch["match"].(string)
+	if !strings.HasPrefix(ch["nevent"].(string), "nevent1") {
+		t.Fatalf("challenge output %v", ch)
+	}
+	e.refused(t, 3, "not_accepted", "move", "--key", e.aKey, id, "e2e4")
+	e.refused(t, 3, "accept", "accept", "--key", e.aKey, id)
+	e.ok(t, "accept", "--key", e.bKey, id)
+	e.refused(t, 3, "wrong_player", "move", "--key", e.bKey, id, "e7e5")
+	e.refused(t, 3, "illegal_move", "move", "--key", e.aKey, id, "e2e5")
+	// SAN is accepted and posted as UCI; options after the arguments work.
+	out := e.ok(t, "move", id, "Nf3", "--key", e.aKey)
+	if out["move"] != "g1f3" || out["ply"].(float64) != 1 {
+		t.Fatalf("move output %v", out)
+	}
+	e.refused(t, 3, "result", "result", "--key", e.aKey, id) // not over yet
+	e.play2(t, id, []string{"e7e5", "f3g1", "a7a6", "f2f3", "a6a5"}, 1)
+	st := e.status(t, id)
+	if st["plies"].(float64) != 6 {
+		t.Fatalf("status %v", st)
+	}
+	e.play2(t, id, []string{"g2g4", "d8h4"}, 6) // the fool's mate, delayed
+	st = e.status(t, id)
+	if st["status"] != "over" || st["reason"] != "checkmate" || st["result"] != "second" {
+		t.Fatalf("want checkmate by the second player: %v", st)
+	}
+	e.refused(t, 3, "game_over", "move", "--key", e.aKey, id, "a2a3")
+	e.ok(t, "result", "--key", e.aKey, id)
+	e.ok(t, "result", "--key", e.bKey, id)
+	st = e.status(t, id)
+	if st["final"] != true || st["final_by"] != "signatures" {
+		t.Fatalf("want final by signatures: %v", st)
+	}
+	// Text status shows the board and SAN.
+	r := vesper(t, nil, nil, "status", "--relays", e.relay.URL(), id)
+	if r.code != 0 || !strings.Contains(r.stdout, "Nf3") || !strings.Contains(r.stdout, "final by signatures") {
+		t.Fatalf("status text: %s %s", r.stdout, r.stderr)
+	}
+}
+
+// play2 plays moves alternately starting at ply from+1.
+func (e *agentEnv) play2(t *testing.T, id string, moves []string, from int) {
+	for i, mv := range moves {
+		k := e.aKey
+		if (from+i)%2 == 1 {
+			k = e.bKey
+		}
+		e.ok(t, "move", "--key", k, id, mv)
+	}
+}
+
+func TestAgentGomokuFiveInARow(t *testing.T) {
+	e := newAgentEnv(t)
+	id := e.ok(t, "challenge", "--key", e.aKey, "--game", "gomoku", "--invite", nostr.Npub(e.b.PublicKey()))["match"].(string)
+	e.ok(t, "accept", "--key", e.bKey, id)
+	e.refused(t, 3, "illegal_move", "move", "--key", e.aKey, id, "h08")
+	e.play(t, id, []string{"H8", "a1", "i8", "a2", "j8", "a3", "k8", "a4", "l8"})
+	st := e.status(t, id)
+	if st["reason"] != "five_in_a_row" || st["result"] != "first" || st["moves"].([]any)[0] != "h8" {
+		t.Fatalf("status %v", st)
+	}
+	e.ok(t, "result", "--key", e.aKey, id)
+	e.ok(t, "result", "--key", e.bKey, id)
+	if st := e.status(t, id); st["final"] != true {
+		t.Fatalf("not final: %v", st)
+	}
+}
+
+func TestAgentAgreedDrawAndResign(t *testing.T) {
+	e := newAgentEnv(t)
+	id := e.ok(t, "challenge", "--key", e.aKey)["match"].(string)
+	e.ok(t, "accept", "--key", e.bKey, id)
+	e.play(t, id, []string{"e2e4", "e7e5"})
+	e.ok(t, "result", "--key", e.aKey, "--agree", "draw", id)
+	e.ok(t, "result", "--key", e.bKey, "--agree", "draw", id)
+	st := e.status(t, id)
+	if st["result"] != "draw" || st["reason"] != "agreement" || st["final"] != true {
+		t.Fatalf("agreed draw: %v", st)
+	}
+
+	// Same key, same second, same content would be the same event: vary the game.
+	id2 := e.ok(t, "challenge", "--key", e.aKey, "--game", "gomoku")["match"].(string)
+	e.ok(t, "accept", "--key", e.bKey, id2)
+	e.ok(t, "move", "--key", e.aKey, id2, "h8")
+	e.ok(t, "resign", "--key", e.aKey, id2) // out of turn is fine for resign
+	st = e.status(t, id2)
+	if st["result"] != "second" || st["reason"] != "resignation" {
+		t.Fatalf("resign: %v", st)
+	}
+}
+
+func TestAgentPromotionNeedsAPiece(t *testing.T) {
+	st := foldMoves(t, []string{"a2a4", "b7b5", "a4b5", "a7a6", "b5a6", "c8b7", "a6a7", "b7c6"})
+	if _, err := checkMove(st, testkit.Key("pa").PublicKey(), "a7b8", time.Now().Unix()); err == nil || !strings.Contains(err.Error(), "a7b8q") {
+		t.Fatalf("a bare a7b8 must be refused with a hint: %v", err)
+	}
+	if got, err := checkMove(st, testkit.Key("pa").PublicKey(), "a7b8q", time.Now().Unix()); err != nil || got != "a7b8q" {
+		t.Fatalf("a7b8q: %v %v", got, err)
+	}
+}
+
+func foldMoves(t *testing.T, moves []string) *match.State {
+	now := time.Now().Unix() - 100
+	m := testkit.NewMatch(testkit.Key("pa"), testkit.Key("pb"), "chess", "", now)
+	m.Accept(now)
+	m.Play(moves, now+1, 1)
+	st, err := match.Fold(m.ID, m.Events, nil)
+	if err != nil || st.Plies() != len(moves) {
+		t.Fatalf("fold: %v %v", err, st.Ignored)
+	}
+	return st
+}
+
+// TestAgentTimeoutAndArbitration: a game whose clock started 25 hours ago
+// (events signed with past timestamps by an independent client).
+func TestAgentTimeoutAndArbitration(t *testing.T) {
+	e := newAgentEnv(t)
+	past := time.Now().Unix() - 25*3600
+	m := testkit.NewMatch(e.a, e.b, "chess", "", past)
+	m.Accept(past + 10)
+	m.Move(e.a, 1, "e2e4", past+20)
+	publishIndependent(t, e.relay.URL(), m.Events...)
+	// Bob is to move and his clock (from the accept) ran out an hour ago.
+	e.refused(t, 3, "claim_invalid", "claim-timeout", "--key", e.bKey, m.ID)
+	e.refused(t, 3, "late", "move", "--key", e.bKey, m.ID, "e7e5")
+	e.ok(t, "claim-timeout", "--key", e.aKey, m.ID)
+	st := e.status(t, m.ID)
+	if st["final_by"] != "timeout" || st["result"] != "first" {
+		t.Fatalf("claim: %v", st)
+	}
+
+	// The same situation settled by arbitration: request, then a ruling.
+	m2 := testkit.NewMatch(e.a, e.b, "gomoku", "", past)
+	m2.Accept(past + 10)
+	m2.Move(e.a, 1, "h8", past+20)
+	publishIndependent(t, e.relay.URL(), m2.Events...)
+	arb := t.TempDir() + "/arb.key"
+	vesper(t, nil, nil, "keygen", "--out", arb)
+	e.refused(t, 3, "ruling_no_request", "rule", "--key", arb, m2.ID)
+	e.ok(t, "arbitrate", "--key", e.aKey, m2.ID)
+	e.ok(t, "rule", "--key", arb, m2.ID)
+	st = e.status(t, m2.ID)
+	if st["final_by"] != "ruling" || st["result"] != "first" || st["reason"] != "timeout" {
+		t.Fatalf("ruling: %v", st)
+	}
+
+	// A fresh game: a claim is refused with the time it will be due.
+	id := e.ok(t, "challenge", "--key", e.aKey)["match"].(string)
+	e.ok(t, "accept", "--key", e.bKey, id)
+	e.ok(t, "move", "--key", e.aKey, id, "e4")
+	out, r := e.run(t, "claim-timeout", "--key", e.aKey, id)
+	if r.code != 3 || !strings.Contains(out["error"].(string), "claim_premature") || !strings.Contains(out["error"].(string), "in 2") {
+		t.Fatalf("premature claim: %v", out)
+	}
+	e.refused(t, 3, "request_invalid", "arbitrate", "--key", e.aKey, id)
+}
+
+func TestAgentKeyAndRelayErrors(t *testing.T) {
+	e := newAgentEnv(t)
+	dir := t.TempDir()
+	// keygen refuses to overwrite and writes mode 0600.
+	if r := vesper(t, nil, nil, "keygen", "--out", e.aKey); r.code != 5 {
+		t.Fatalf("overwrite: exit %d", r.code)
+	}
+	if fi, _ := os.Stat(e.aKey); fi.Mode().Perm() != 0o600 {
+		t.Fatalf("key file mode %v", fi.Mode())
+	}
+	bad := filepath.Join(dir, "bad.key")
+	os.WriteFile(bad, []byte("nsec1notakey\n"), 0o600)
+	e.refused(t, 5, "does not hold a secret key", "challenge", "--key", bad)
+	e.refused(t, 5, "no key", "challenge")
+	// The key never appears in any output.
+	keyText, _ := os.ReadFile(e.aKey)
+	r := vesper(t, nil, nil, "whoami", "--key", e.aKey)
+	if r.code != 0 || strings.Contains(r.stdout+r.stderr, strings.TrimSpace(string(keyText))) || strings.Contains(r.stdout+r.stderr, e.a.Hex()) {
+		t.Fatal("whoami printed the key")
+	}
+	// No relay answering: exit 4; a dead relay next to a live one is fine.
+	dead := "ws://127.0.0.1:1"
+	r = vesper(t, nil, nil, "challenge", "--json", "--relays", dead, "--key", e.aKey)
+	if r.code != 4 {
+		t.Fatalf("dead relay only: exit %d %s", r.code, r.stdout)
+	}
+	r = vesper(t, nil, nil, "challenge", "--json", "--relays", dead+","+e.relay.URL(), "--key", e.aKey)
+	var out map[string]any
+	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &out) != nil || len(out["accepted"].([]any)) != 1 {
+		t.Fatalf("one dead relay: exit %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	e.refused(t, 2, "MATCH", "status", "zz")
+}
+
+// TestAgentSeesIndependentClientMoves: moves posted by go-nostr's client,
+// not this project's code, show in `vesper status`.
+func TestAgentSeesIndependentClientMoves(t *testing.T) {
+	e := newAgentEnv(t)
+	now := time.Now().Unix() - 60
+	m := testkit.NewMatch(e.a, e.b, "chess", "", now)
+	m.Accept(now + 1)
+	m.Play([]string{"e2-e4", "e7e5", "Ng1f3"}, now+2, 1)
+	publishIndependent(t, e.relay.URL(), m.Events...)
+	st := e.status(t, m.ID)
+	got, _ := json.Marshal(st["moves"])
+	if string(got) != `["e2e4","e7e5","g1f3"]` {
+		t.Fatalf("moves %s", got)
+	}
+}
