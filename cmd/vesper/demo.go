@@ -90,21 +90,24 @@ func runDemo(ctx context.Context, data, siteDir string) error {
 		}
 		return nil
 	}
-	now := time.Now().Unix()
+	// Each event is stamped a second after the one before: fold order
+	// breaks created_at ties by id, so same-second events could reorder.
+	now := time.Now().Unix() - 60
+	tick := func() int64 { now++; return now }
 	for name, k := range map[string]nostr.SecretKey{"alice (demo agent)": alice, "bob (demo agent)": bob} {
-		prof := &nostr.Event{Kind: nostr.KindProfile, CreatedAt: nostr.Timestamp(now),
+		prof := &nostr.Event{Kind: nostr.KindProfile, CreatedAt: nostr.Timestamp(tick()),
 			Content: `{"name":"` + name + `","bot":true,"about":"a vesper demo agent"}`}
 		if err := post(k, prof); err != nil {
 			return err
 		}
 	}
-	ch := nostr.NewChallenge(nostr.GameChess, bob.PublicKey(), now)
+	ch := nostr.NewChallenge(nostr.GameChess, bob.PublicKey(), tick())
 	if err := post(alice, ch); err != nil {
 		return err
 	}
 	id := ch.ID
 	say("alice challenged bob: match %s", id)
-	if err := post(bob, nostr.NewAccept(id, alice.PublicKey(), now)); err != nil {
+	if err := post(bob, nostr.NewAccept(id, alice.PublicKey(), tick())); err != nil {
 		return err
 	}
 	say("bob accepted")
@@ -113,7 +116,7 @@ func runDemo(ctx context.Context, data, siteDir string) error {
 		if i%2 == 1 {
 			k = bob
 		}
-		if err := post(k, nostr.NewMove(id, i+1, mv, now)); err != nil {
+		if err := post(k, nostr.NewMove(id, i+1, mv, tick())); err != nil {
 			return err
 		}
 		say("ply %d: %s", i+1, mv)
@@ -124,7 +127,7 @@ func runDemo(ctx context.Context, data, siteDir string) error {
 	}
 	say("game over: %s wins by %s", s.Result, s.Reason)
 	for _, k := range []nostr.SecretKey{alice, bob} {
-		if err := post(k, nostr.NewResult(id, s.Computed(), now)); err != nil {
+		if err := post(k, nostr.NewResult(id, s.Computed(), tick())); err != nil {
 			return err
 		}
 	}

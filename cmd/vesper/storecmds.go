@@ -21,7 +21,7 @@ func rebuildCommand() *cli.Command {
 		Usage: "re-fold every stored match from the raw events and rewrite the summaries",
 		Flags: []cli.Flag{dataFlag()},
 		Action: func(c *cli.Context) error {
-			st, err := openStore(c)
+			st, err := openStore(c, false)
 			if err != nil {
 				return err
 			}
@@ -52,12 +52,18 @@ func rebuildCommand() *cli.Command {
 	}
 }
 
-func openStore(c *cli.Context) (*store.Store, error) {
+// openStore opens an existing store; readOnly never writes, so it is safe
+// beside a running daemon.
+func openStore(c *cli.Context, readOnly bool) (*store.Store, error) {
 	path := dbPath(c)
 	if _, err := os.Stat(path); err != nil {
 		return nil, fail(exitFailure, "no store at %s (is --data right? the daemon or demo creates it)", path)
 	}
-	st, err := store.Open(path)
+	open := store.Open
+	if readOnly {
+		open = store.OpenReadOnly
+	}
+	st, err := open(path)
 	if err != nil {
 		return nil, fail(exitFailure, "cannot open store %s: %v", path, err)
 	}
@@ -72,7 +78,7 @@ func matchesCommand() *cli.Command {
 			"Safe to run while a daemon writes to the same store.",
 		Flags: []cli.Flag{dataFlag(), jsonFlag()},
 		Action: func(c *cli.Context) error {
-			st, err := openStore(c)
+			st, err := openStore(c, true)
 			if err != nil {
 				return err
 			}
@@ -115,7 +121,7 @@ func exportCommand() *cli.Command {
 			if err != nil {
 				return fail(exitUsage, "--match: %v", err)
 			}
-			st, err := openStore(c)
+			st, err := openStore(c, true)
 			if err != nil {
 				return err
 			}

@@ -1,0 +1,366 @@
+package relay
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	gn "github.com/nbd-wtf/go-nostr"
+
+	"vesper/nostr"
+	"vesper/relayd"
+)
+
+func TestStoredThenLive(t *testing.T) {
+	r := startRelay(t, relayd.Options{})
+	key := nostr.GenerateKey()
+	now := time.Now().Unix()
+	challenge := sign(t, key, nostr.NewChallenge("chess", "", now-100))
+	stored := []*nostr.Event{challenge, move(t, key, challenge.ID, 1, now-50)}
+	seed(t, r, stored...)
+	offTopic := sign(t, key, &nostr.Event{Kind: nostr.KindChallenge, CreatedAt: gn.Timestamp(now - 10), Tags: nostr.Tags{{"t", "other"}}})
+	oldReferee := sign(t, key, &nostr.Event{Kind: nostr.KindOldReferee, CreatedAt: gn.Timestamp(now - 10), Tags: nostr.Tags{{"g", challenge.ID}}})
+	seed(t, r, offTopic, oldReferee)
+
+	c, s := run(t, fastConfig(r.URL()))
+	waitFor(t, "the stored events", func() bool { return s.has(url(r), stored...) })
+	if c.Connected() != 1 {
+		t.Errorf("Connected: got %d, want 1", c.Connected())
+	}
+	live := []*nostr.Event{move(t, key, challenge.ID, 2, now), move(t, key, challenge.ID, 3, now+1)}
+	seed(t, r, live...)
+	waitFor(t, "the live events", func() bool { return s.has(url(r), live...) })
+	if s.has(url(r), offTopic) || s.has(url(r), oldReferee) {
+		t.Error("delivered an event outside the subscription (other topic, or kind 4423)")
+	}
+	got, _ := s.get(url(r), challenge.ID)
+	if string(got.Raw) != string(nostr.MarshalEvent(challenge)) {
+		t.Errorf("Raw: got %s, want %s", got.Raw, nostr.MarshalEvent(challenge))
+	}
+}
+
+func TestBackfillPaging(t *testing.T) {
+	tests := []struct {
+		name    string
+		opts    relayd.Options
+		perSec  int // events per second of created_at
+		seconds int
+	}{
+		{"cap advertised", relayd.Options{MaxLimit: 5}, 1, 40},
+		{"cap hidden", relayd.Options{MaxLimit: 5, HideLimits: true}, 1, 40},
+		{"same-second runs", relayd.Options{MaxLimit: 5, HideLimits: true}, 4, 10},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := startRelay(t, tt.opts)
+			key := nostr.GenerateKey()
+			base := time.Now().Unix() - 1000
+			var evs []*nostr.Event
+			for sec := range tt.seconds {
+				for i := range tt.perSec {
+					evs = append(evs, move(t, key, fmt.Sprintf("match-%d", i), sec+1, base+int64(sec)))
+				}
+			}
+			seed(t, r, evs...)
+			_, s := run(t, fastConfig(r.URL()))
+			waitFor(t, "every event", func() bool { return s.has(url(r), evs...) })
+			if n := s.count(url(r)); n != len(evs) {
+				t.Errorf("got %d distinct events, want %d", n, len(evs))
+			}
+			if q := r.Queries(); q < int64(len(evs)/5) {
+				t.Errorf("relay served %d queries: the client cannot have paged", q)
+			}
+		})
+	}
+}
+
+func TestReconnectBackfillsGap(t *testing.T) {
+	tests := []struct {
+		name  string
+		fault func(r *relayd.Relay, gap func())
+	}{
+		{"connections dropped", func(r *relayd.Relay, gap func()) {
+			r.DropConnections()
+			gap()
+		}},
+		{"relay down and back", func(r *relayd.Relay, gap func()) {
+			r.Stop()
+			gap()
+			if err := r.Restart(); err != nil {
+				panic(err)
+			}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := startRelay(t, relayd.Options{MaxLimit: 5})
+			key := nostr.GenerateKey()
+			now := time.Now().Unix()
+			before := []*nostr.Event{move(t, key, "m", 1, now-5), move(t, key, "m", 2, now-4)}
+			seed(t, r, before...)
+			c, s := run(t, fastConfig(r.URL()))
+			waitFor(t, "the first events", func() bool { return s.has(url(r), before...) })
+
+			var gap []*nostr.Event
+			for i := range 12 {
+				gap = append(gap, move(t, key, "m", 3+i, now-3+int64(i%3)))
+			}
+			tt.fault(r, func() { seed(t, r, gap...) })
+			waitFor(t, "the events of the gap", func() bool { return s.has(url(r), gap...) })
+			waitFor(t, "the client to be connected", func() bool { return c.Connected() == 1 })
+			after := move(t, key, "m", 99, now)
+			seed(t, r, after)
+			waitFor(t, "a live event after the reconnect", func() bool { return s.has(url(r), after) })
+		})
+	}
+}
+
+func TestDeadRelayDoesNotStall(t *testing.T) {
+	r := startRelay(t, relayd.Options{})
+	key := nostr.GenerateKey()
+	ev := move(t, key, "m", 1, time.Now().Unix())
+	seed(t, r, ev)
+	c, s := run(t, fastConfig(deadURL(t), r.URL(), deadURL(t)))
+	waitFor(t, "the event from the live relay", func() bool { return s.has(url(r), ev) })
+	live := move(t, key, "m", 2, time.Now().Unix())
+	seed(t, r, live)
+	waitFor(t, "a live event", func() bool { return s.has(url(r), live) })
+	if n := c.Connected(); n != 1 {
+		t.Errorf("Connected: got %d, want 1", n)
+	}
+}
+
+func TestForgedEventsRejected(t *testing.T) {
+	r := startRelay(t, relayd.Options{})
+	key := nostr.GenerateKey()
+	now := time.Now().Unix()
+	ply := 10
+	forge := func(mutate func(*nostr.Event)) *nostr.Event {
+		ply++ // every forgery a distinct event
+		ev := move(t, key, "m", ply, now)
+		mutate(ev)
+		return ev
+	}
+	badSigs := func() []*nostr.Event {
+		return []*nostr.Event{
+			forge(func(ev *nostr.Event) { ev.Sig = strings.Repeat("0", 128) }),
+			forge(func(ev *nostr.Event) { ev.Sig = move(t, nostr.GenerateKey(), "m", 1, now).Sig }),
+		}
+	}
+	badIDs := func() []*nostr.Event {
+		return []*nostr.Event{
+			forge(func(ev *nostr.Event) { ev.Content = "e7e5" }),
+			forge(func(ev *nostr.Event) { ev.ID = strings.Repeat(fmt.Sprintf("%02x", ply), 32) }),
+		}
+	}
+	inject := func(evs []*nostr.Event) {
+		for _, ev := range evs {
+			if err := r.Inject(t.Context(), ev); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	storedSigs, storedIDs := badSigs(), badIDs()
+	inject(storedSigs)
+	inject(storedIDs)
+	good := move(t, key, "m", 2, now)
+	seed(t, r, good)
+
+	_, s := run(t, fastConfig(r.URL()))
+	waitFor(t, "the good event", func() bool { return s.has(url(r), good) })
+	waitFor(t, "the backfill rejections", func() bool {
+		return s.rejected(RejectBadSignature) == 2 && s.rejected(RejectBadID) == 2
+	})
+	inject(badSigs())
+	inject(badIDs())
+	waitFor(t, "the live rejections", func() bool {
+		return s.rejected(RejectBadSignature) == 4 && s.rejected(RejectBadID) == 4
+	})
+	for _, ev := range append(storedSigs, storedIDs...) {
+		if s.has(url(r), ev) {
+			t.Errorf("forged event %s delivered", ev.ID)
+		}
+	}
+	if n := s.count(url(r)); n != 1 {
+		t.Errorf("delivered %d events, want only the good one", n)
+	}
+}
+
+func TestTooLargeDeliveredAndFlagged(t *testing.T) {
+	r := startRelay(t, relayd.Options{})
+	key := nostr.GenerateKey()
+	big := sign(t, key, nostr.NewMove("m", 1, strings.Repeat("x", nostr.MaxEventSize), time.Now().Unix()))
+	small := move(t, key, "m", 2, time.Now().Unix())
+	seed(t, r, big, small)
+	_, s := run(t, fastConfig(r.URL()))
+	waitFor(t, "both events", func() bool { return s.has(url(r), big, small) })
+	if got, _ := s.get(url(r), big.ID); !got.TooLarge {
+		t.Error("oversized event not flagged")
+	}
+	if got, _ := s.get(url(r), small.ID); got.TooLarge {
+		t.Error("small event flagged")
+	}
+}
+
+func TestWatchAuthors(t *testing.T) {
+	r := startRelay(t, relayd.Options{})
+	alice, bob := nostr.GenerateKey(), nostr.GenerateKey()
+	now := time.Now().Unix()
+	oldProfile := sign(t, alice, &nostr.Event{Kind: nostr.KindProfile, CreatedAt: gn.Timestamp(now - 100000), Content: `{"name":"alice"}`})
+	bobProfile := sign(t, bob, &nostr.Event{Kind: nostr.KindProfile, CreatedAt: gn.Timestamp(now - 10), Content: `{"name":"bob"}`})
+	seed(t, r, oldProfile, bobProfile)
+	cfg := fastConfig(r.URL())
+	cursors := NewMemCursors()
+	cursors.SetCursor(t.Context(), url(r), now) // a client that has run before
+	cfg.Cursors = cursors
+	c, s := run(t, cfg)
+	ev := move(t, alice, "m", 1, now)
+	seed(t, r, ev)
+	waitFor(t, "a game event", func() bool { return s.has(url(r), ev) })
+	if s.has(url(r), oldProfile) {
+		t.Fatal("profile delivered before its author was watched")
+	}
+	c.WatchAuthors(alice.PublicKey(), "not a pubkey")
+	waitFor(t, "the watched author's old profile", func() bool { return s.has(url(r), oldProfile) })
+	newProfile := sign(t, alice, &nostr.Event{Kind: nostr.KindProfile, CreatedAt: gn.Timestamp(now + 1), Content: `{"name":"alice2"}`})
+	seed(t, r, newProfile)
+	waitFor(t, "the profile update, live", func() bool { return s.has(url(r), newProfile) })
+	if s.has(url(r), bobProfile) {
+		t.Error("unwatched author's profile delivered")
+	}
+}
+
+func TestAuthOnRequest(t *testing.T) {
+	r := startRelay(t, relayd.Options{RequireAuth: true})
+	key := nostr.GenerateKey()
+	ev := move(t, key, "m", 1, time.Now().Unix())
+	seed(t, r, ev)
+	cfg := fastConfig(r.URL())
+	cfg.Key = nostr.GenerateKey()
+	_, s := run(t, cfg)
+	waitFor(t, "the event behind AUTH", func() bool { return s.has(url(r), ev) })
+}
+
+func TestCursorAdvances(t *testing.T) {
+	r := startRelay(t, relayd.Options{})
+	cursors := NewMemCursors()
+	cfg := fastConfig(r.URL())
+	cfg.Cursors = cursors
+	start := time.Now().Unix()
+	run(t, cfg)
+	waitFor(t, "a cursor", func() bool {
+		v, _ := cursors.Cursor(context.Background(), url(r))
+		return v >= start
+	})
+}
+
+func TestBackfillStartsAtCursor(t *testing.T) {
+	r := startRelay(t, relayd.Options{})
+	key := nostr.GenerateKey()
+	now := time.Now().Unix()
+	old := move(t, key, "m", 1, now-3600)
+	recent := move(t, key, "m", 2, now-30)
+	seed(t, r, old, recent)
+	cursors := NewMemCursors()
+	cursors.SetCursor(t.Context(), url(r), now)
+	cfg := fastConfig(r.URL())
+	cfg.Cursors = cursors
+	cfg.SafetyMargin = time.Minute
+	_, s := run(t, cfg)
+	waitFor(t, "the event inside the margin", func() bool { return s.has(url(r), recent) })
+	if s.has(url(r), old) {
+		t.Error("backfill went past cursor - margin")
+	}
+}
+
+func TestCursorWaitsForConsumer(t *testing.T) {
+	r := startRelay(t, relayd.Options{})
+	key := nostr.GenerateKey()
+	now := time.Now().Unix()
+	for i := range 5 {
+		seed(t, r, move(t, key, "m", i+1, now-int64(i)))
+	}
+	cursors := NewMemCursors()
+	cfg := fastConfig(r.URL())
+	cfg.Cursors = cursors
+	c := New(cfg)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	out := make(chan Received, 10) // nobody reads it yet
+	go c.Run(ctx, out)
+	waitFor(t, "the backfill to fill the buffer", func() bool { return len(out) == 5 })
+	// Pings go on; the cursor must stay while the events sit in the buffer.
+	deadline := time.Now().Add(3 * cfg.PingInterval)
+	for time.Now().Before(deadline) {
+		if v, _ := cursors.Cursor(ctx, url(r)); v != 0 {
+			t.Fatalf("cursor moved to %d with 5 events not yet taken", v)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	for range 5 {
+		<-out
+	}
+	waitFor(t, "the cursor once the buffer is drained", func() bool {
+		v, _ := cursors.Cursor(ctx, url(r))
+		return v >= now
+	})
+}
+
+func TestSlowConsumerDoesNotTimeOutBackfill(t *testing.T) {
+	r := startRelay(t, relayd.Options{})
+	key := nostr.GenerateKey()
+	now := time.Now().Unix()
+	var evs []*nostr.Event
+	for i := range 20 {
+		evs = append(evs, move(t, key, "m", i+1, now-int64(i)))
+	}
+	seed(t, r, evs...)
+	cfg := fastConfig(r.URL())
+	cfg.QueryTimeout = 200 * time.Millisecond
+	c := New(cfg)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	out := make(chan Received)
+	go c.Run(ctx, out)
+	got := map[string]bool{}
+	for len(got) < len(evs) {
+		select {
+		case rec := <-out:
+			got[rec.Event.ID] = true
+			time.Sleep(30 * time.Millisecond) // the consumer's work, 3 s in all
+		case <-time.After(10 * time.Second):
+			t.Fatalf("got %d of %d events", len(got), len(evs))
+		}
+	}
+	if n := r.Queries(); n > 4 {
+		t.Errorf("%d stored-event queries: the backfill restarted", n)
+	}
+}
+
+func TestWatchedProfilesIgnoreCursor(t *testing.T) {
+	r := startRelay(t, relayd.Options{})
+	alice := nostr.GenerateKey()
+	now := time.Now().Unix()
+	profile := sign(t, alice, &nostr.Event{Kind: nostr.KindProfile, CreatedAt: gn.Timestamp(now - 100000), Content: `{"name":"alice"}`})
+	oldMove := move(t, alice, "m", 1, now-100000)
+	seed(t, r, profile, oldMove)
+	cfg := fastConfig(r.URL())
+	cfg.Cursors = NewMemCursors()
+	cfg.Cursors.SetCursor(t.Context(), url(r), now)
+	c := New(cfg)
+	c.WatchAuthors(alice.PublicKey())
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	out := make(chan Received)
+	go c.Run(ctx, out)
+	select {
+	case rec := <-out:
+		if rec.Event.ID != profile.ID {
+			t.Fatalf("got %s, want the profile (the old move is before the cursor)", rec.Event.ID)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no profile")
+	}
+}

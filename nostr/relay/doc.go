@@ -1,0 +1,64 @@
+// Package relay talks to Nostr relays for vesper: a Client that follows the
+// game kinds (PROTOCOL.md section 1) and watched profiles on every
+// configured relay, one-shot Fetch and FetchMatch for the CLI, and Publish
+// with per-relay acknowledgements.
+//
+// # Why not go-nostr's SimplePool (or its Relay)
+//
+// The package is built on go-nostr v0.52.3 (its websocket Connection,
+// Event, Filter and REQ envelope, NIP-11 and NIP-42 helpers) but runs the
+// NIP-01 conversation itself, one connection per relay, because:
+//
+//   - Strictness. go-nostr decodes EVENTs with a lenient decoder (a null
+//     field becomes zero, a missing one empty), while PROTOCOL.md section 1
+//     drops such events, and two verifiers must drop the same ones. Here the
+//     raw bytes of every EVENT go to nostr.ParseEvent and nostr.Verify.
+//   - Counting. go-nostr's Relay drops bad signatures silently and does not
+//     check that the id is the event's hash; here every rejected event is
+//     reported to Config.OnReject with its reason (RejectBadID, ...).
+//   - Backfill. SimplePool resubscribes from "now" after a drop and dedupes
+//     across relays; the client must instead backfill each relay's gap from
+//     its own cursor, paging backwards past relay caps, and deliver an event
+//     once per relay that has it (the store records which relays had it).
+//   - Order and races. go-nostr dispatches each event on its own goroutine
+//     (no order with respect to EOSE) and its Relay has data races on
+//     reconnect; here one reader goroutine per connection delivers in wire
+//     order, so "EOSE" means every stored event before it was delivered.
+//
+// # How a relay is followed
+//
+// Each relay has its own goroutine and connection, so a dead or slow relay
+// stalls no other. On every connect the client reads the relay's NIP-11
+// document (max_limit sets the page size), opens a live subscription with
+// "limit":0 (new events only), waits for its EOSE, then backfills each
+// filter from cursor - SafetyMargin to now, paging with "until" (pager).
+// Kind-0 profiles, being replaceable, are fetched whole for every watched
+// author (a relay keeps one per author). Live and backfill overlap, so
+// nothing between them is lost; duplicates are harmless (the store
+// dedupes).
+//
+// The cursor is a time of our clock, not the newest created_at seen: an
+// event dated in the future cannot push it ahead, and a quiet relay is not
+// backfilled from its last event on every reconnect. When the backfill is
+// done the cursor moves to the time the live subscription started, and
+// afterwards to the time of each successful ping (every PingInterval),
+// since a live subscription delivers in order. It moves only when the
+// consumer has taken every delivered event from out, so no event waiting
+// in a buffered out is ever behind a saved cursor (a consumer should store
+// what it takes before it takes more: what it holds in memory is lost by a
+// crash). A dropped connection is retried with jittered exponential
+// backoff (reset after a successful backfill, stepped twice on
+// "rate-limited:"), and the next backfill covers the gap.
+//
+// NIP-42: when a relay answers a REQ or an EVENT with "auth-required:", the
+// client signs the relay's challenge with the configured key (once per
+// connection) and retries. Publish skips relays whose NIP-11 document
+// restricts writes (restricted_writes, payment_required, auth_required
+// without a key, PoW or size limits the event does not meet), counts an OK
+// false "duplicate:" as accepted, and waits and retries on "rate-limited:"
+// while its timeout allows.
+//
+// Every delivered event passed nostr.ParseEvent and nostr.Verify. Events
+// larger than nostr.MaxEventSize are delivered with Received.TooLarge set:
+// they are protocol events the fold must see to ignore.
+package relay

@@ -1,0 +1,199 @@
+package relay
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	ws "github.com/coder/websocket"
+	gn "github.com/nbd-wtf/go-nostr"
+
+	"vesper/nostr"
+	"vesper/relayd"
+)
+
+func TestFetchPagesAndDedupes(t *testing.T) {
+	a := startRelay(t, relayd.Options{MaxLimit: 5, HideLimits: true})
+	b := startRelay(t, relayd.Options{MaxLimit: 3})
+	key := nostr.GenerateKey()
+	base := time.Now().Unix() - 100
+	var all []*nostr.Event
+	for i := range 20 {
+		ev := move(t, key, "m", i+1, base+int64(i))
+		all = append(all, ev)
+		switch {
+		case i < 8:
+			seed(t, a, ev)
+		case i < 14:
+			seed(t, a, ev)
+			seed(t, b, ev)
+		default:
+			seed(t, b, ev)
+		}
+	}
+	got, err := Fetch(t.Context(), []string{a.URL(), b.URL(), deadURL(t)}, []gn.Filter{{Kinds: []int{nostr.KindMove}}}, 5*time.Second)
+	if err == nil || !strings.Contains(err.Error(), "127.0.0.1") {
+		t.Errorf("err: got %v, want the dead relay's failure", err)
+	}
+	var ids, want []string
+	for _, r := range got {
+		ids = append(ids, r.Event.ID)
+	}
+	for _, ev := range all {
+		want = append(want, ev.ID)
+	}
+	if !slices.Equal(ids, want) {
+		t.Errorf("got %d events %v,\nwant %d in created_at order %v", len(ids), ids, len(want), want)
+	}
+}
+
+func TestFetchLimit(t *testing.T) {
+	r := startRelay(t, relayd.Options{MaxLimit: 2, HideLimits: true})
+	key := nostr.GenerateKey()
+	base := time.Now().Unix() - 100
+	for i := range 10 {
+		seed(t, r, move(t, key, "m", i+1, base+int64(i)))
+	}
+	got, err := Fetch(t.Context(), []string{r.URL()}, []gn.Filter{{Kinds: []int{nostr.KindMove}, Limit: 5}}, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 5 || got[0].Event.CreatedAt != gn.Timestamp(base+5) {
+		t.Fatalf("got %d events from %v, want the 5 newest", len(got), got[0].Event.CreatedAt)
+	}
+}
+
+func TestFetchMatch(t *testing.T) {
+	r := startRelay(t, relayd.Options{MaxLimit: 4})
+	alice, bob := nostr.GenerateKey(), nostr.GenerateKey()
+	now := time.Now().Unix()
+	ch := sign(t, alice, nostr.NewChallenge("chess", "", now-100))
+	other := sign(t, alice, nostr.NewChallenge("gomoku", "", now-99))
+	want := []*nostr.Event{ch, sign(t, bob, nostr.NewAccept(ch.ID, alice.PublicKey(), now-90))}
+	for i := range 9 {
+		want = append(want, move(t, alice, ch.ID, i+1, now-80+int64(i)))
+	}
+	want = append(want, sign(t, alice, nostr.NewRequest(ch.ID, "", now-10)))
+	seed(t, r, want...)
+	seed(t, r, other, move(t, bob, other.ID, 1, now-50))
+	got, err := FetchMatch(t.Context(), []string{r.URL()}, ch.ID, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %d events, want %d", len(got), len(want))
+	}
+	for i, ev := range want {
+		if got[i].Event.ID != ev.ID || got[i].Relay != url(r) {
+			t.Errorf("event %d: got %s from %s, want %s", i, got[i].Event.ID, got[i].Relay, ev.ID)
+		}
+	}
+}
+
+// rawRelay answers every REQ with the given EVENT payloads, verbatim, then
+// EOSE: a relay that serves what khatru never would (malformed JSON forms,
+// unrequested kinds), and that ignores since, until and limit.
+func rawRelay(t *testing.T, events ...string) string {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := ws.Accept(w, r, nil)
+		if err != nil {
+			return
+		}
+		defer c.CloseNow()
+		ctx := r.Context()
+		for {
+			_, msg, err := c.Read(ctx)
+			if err != nil {
+				return
+			}
+			var req []json.RawMessage
+			var label, id string
+			if json.Unmarshal(msg, &req) != nil || len(req) < 2 {
+				continue
+			}
+			json.Unmarshal(req[0], &label)
+			json.Unmarshal(req[1], &id)
+			if label != "REQ" {
+				continue
+			}
+			sid, _ := json.Marshal(id)
+			for _, ev := range events {
+				c.Write(ctx, ws.MessageText, []byte(`["EVENT",`+string(sid)+`,`+ev+`]`))
+			}
+			c.Write(ctx, ws.MessageText, []byte(`["EOSE",`+string(sid)+`]`))
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return "ws" + strings.TrimPrefix(srv.URL, "http")
+}
+
+func TestStrictParsing(t *testing.T) {
+	key := nostr.GenerateKey()
+	now := time.Now().Unix()
+	good := move(t, key, "m", 1, now)
+	empty := sign(t, key, &nostr.Event{Kind: nostr.KindMove, CreatedAt: gn.Timestamp(now - 1), Tags: nostr.Tags{{"g", "m"}}})
+	profile := sign(t, key, &nostr.Event{Kind: nostr.KindProfile, CreatedAt: gn.Timestamp(now - 2), Content: "{}"})
+	js := func(ev *nostr.Event) string { return string(nostr.MarshalEvent(ev)) }
+	ts := `"created_at":` + strconvI(now-1)
+	tests := []struct {
+		name   string
+		raw    string
+		reason string // "" = delivered
+	}{
+		{"well formed", js(good), ""},
+		{"content null (go-nostr reads it as empty)", strings.Replace(js(empty), `"content":""`, `"content":null`, 1), RejectMalformed},
+		{"created_at with a fraction", strings.Replace(js(empty), ts, ts+".0", 1), RejectMalformed},
+		{"uppercase id", strings.Replace(js(empty), empty.ID, strings.ToUpper(empty.ID), 1), RejectMalformed},
+		{"tag value not a string", strings.Replace(js(empty), `["g","m"]`, `["g",1]`, 1), RejectMalformed},
+		{"not an object", `[1,2]`, RejectMalformed},
+		{"unrequested kind", js(profile), RejectUnrequested},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newSink()
+			u := rawRelay(t, tt.raw)
+			got, err := FetchWith(t.Context(), []string{u}, []gn.Filter{{Kinds: []int{nostr.KindMove}}},
+				FetchOptions{Timeout: 5 * time.Second, OnReject: s.onReject})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.reason == "" {
+				if len(got) != 1 {
+					t.Fatalf("got %d events, want it delivered", len(got))
+				}
+				return
+			}
+			if len(got) != 0 {
+				t.Errorf("delivered %s", got[0].Raw)
+			}
+			if s.rejected(tt.reason) == 0 {
+				t.Errorf("rejections %v, want %s", s.rejects, tt.reason)
+			}
+		})
+	}
+}
+
+// A relay that ignores until must not make the pager loop.
+func TestPagerEndsOnRelayIgnoringUntil(t *testing.T) {
+	key := nostr.GenerateKey()
+	now := time.Now().Unix()
+	var raws []string
+	for i := range 5 {
+		raws = append(raws, string(nostr.MarshalEvent(move(t, key, "m", i+1, now-int64(i)))))
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+	defer cancel()
+	got, err := FetchWith(ctx, []string{rawRelay(t, raws...)}, []gn.Filter{{Kinds: []int{nostr.KindMove}}}, FetchOptions{PageLimit: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 5 {
+		t.Fatalf("got %d events, want 5", len(got))
+	}
+}

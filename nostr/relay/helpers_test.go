@@ -1,0 +1,181 @@
+package relay
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"sync"
+	"testing"
+	"time"
+
+	gn "github.com/nbd-wtf/go-nostr"
+
+	"vesper/nostr"
+	"vesper/relayd"
+)
+
+func startRelay(t *testing.T, opts relayd.Options) *relayd.Relay {
+	t.Helper()
+	r, err := relayd.Start(t.Context(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r
+}
+
+// deadURL is a loopback address nothing listens on.
+func deadURL(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return "ws://" + addr
+}
+
+func sign(t *testing.T, key nostr.SecretKey, ev *nostr.Event) *nostr.Event {
+	t.Helper()
+	if err := key.Sign(ev); err != nil {
+		t.Fatal(err)
+	}
+	return ev
+}
+
+func move(t *testing.T, key nostr.SecretKey, match string, ply int, createdAt int64) *nostr.Event {
+	return sign(t, key, nostr.NewMove(match, ply, "e2e4", createdAt))
+}
+
+// seed stores events on the relay directly, as if published earlier.
+func seed(t *testing.T, r *relayd.Relay, evs ...*nostr.Event) {
+	t.Helper()
+	for _, ev := range evs {
+		if err := r.Publish(t.Context(), ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// waitFor polls cond until it holds; no sleeping for synchronisation.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// sink records what a client delivers.
+type sink struct {
+	mu      sync.Mutex
+	got     map[string]map[string]Received // relay -> id -> event
+	total   int
+	rejects map[string]int // reason -> count
+}
+
+func newSink() *sink {
+	return &sink{got: make(map[string]map[string]Received), rejects: make(map[string]int)}
+}
+
+func (s *sink) add(r Received) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.got[r.Relay] == nil {
+		s.got[r.Relay] = make(map[string]Received)
+	}
+	s.got[r.Relay][r.Event.ID] = r
+	s.total++
+}
+
+func (s *sink) onReject(_, reason string) {
+	s.mu.Lock()
+	s.rejects[reason]++
+	s.mu.Unlock()
+}
+
+func (s *sink) rejected(reason string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.rejects[reason]
+}
+
+func (s *sink) has(relay string, evs ...*nostr.Event) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, ev := range evs {
+		if _, ok := s.got[relay][ev.ID]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *sink) get(relay, id string) (Received, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, ok := s.got[relay][id]
+	return r, ok
+}
+
+func (s *sink) count(relay string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.got[relay])
+}
+
+// fastConfig keeps reconnects and pings quick for loopback tests.
+func fastConfig(relays ...string) Config {
+	return Config{
+		Relays:       relays,
+		MinBackoff:   10 * time.Millisecond,
+		MaxBackoff:   200 * time.Millisecond,
+		PingInterval: 100 * time.Millisecond,
+		QueryTimeout: 5 * time.Second,
+		DialTimeout:  2 * time.Second,
+	}
+}
+
+// run starts a client and stops it (waiting for Run to return) at cleanup.
+func run(t *testing.T, cfg Config) (*Client, *sink) {
+	t.Helper()
+	s := newSink()
+	if cfg.OnReject == nil {
+		cfg.OnReject = s.onReject
+	}
+	c := New(cfg)
+	ctx, cancel := context.WithCancel(t.Context())
+	out := make(chan Received)
+	done := make(chan error, 1)
+	go func() { done <- c.Run(ctx, out) }()
+	go func() {
+		for {
+			select {
+			case r := <-out:
+				s.add(r)
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("Run: %v", err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Error("Run did not return after cancel")
+		}
+	})
+	return c, s
+}
+
+func url(r *relayd.Relay) string { return gn.NormalizeURL(r.URL()) }
+
+func strconvI(v int64) string { return fmt.Sprint(v) }

@@ -1,0 +1,129 @@
+package relay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"sync"
+	"time"
+
+	gn "github.com/nbd-wtf/go-nostr"
+
+	"vesper/nostr"
+)
+
+// pager reads everything one filter matches from one relay, however few
+// events the relay returns per query. Relays answer a REQ with the newest
+// `limit` events (often capped at 500), so the pager walks backwards: each
+// page asks for events no newer than the oldest second of the page before
+// ("until" is inclusive, so that second is asked again and the events of it
+// already delivered are skipped), until a page brings nothing new.
+type pager struct {
+	conn     *conn
+	key      nostr.SecretKey
+	limit    int  // events asked per page
+	capKnown bool // the relay's cap is known (NIP-11), so a short page is the last one
+	timeout  time.Duration
+}
+
+type pageStats struct {
+	mu       sync.Mutex
+	n, fresh int
+	oldest   gn.Timestamp
+	atOldest map[string]struct{}
+}
+
+func (st *pageStats) add(ev *gn.Event, dup bool) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.n++
+	if dup {
+		return
+	}
+	st.fresh++
+	switch {
+	case st.fresh == 1 || ev.CreatedAt < st.oldest:
+		st.oldest = ev.CreatedAt
+		st.atOldest = map[string]struct{}{ev.ID: {}}
+	case ev.CreatedAt == st.oldest:
+		st.atOldest[ev.ID] = struct{}{}
+	}
+}
+
+// run delivers every event f matches between f.Since and f.Until (or now),
+// newest first, each once; max > 0 stops after that many. It returns how
+// many it delivered.
+func (p *pager) run(ctx context.Context, f gn.Filter, max int, deliver func(*gn.Event)) (int, error) {
+	var since gn.Timestamp
+	if f.Since != nil {
+		since = *f.Since
+	}
+	until := f.Until
+	seen := map[string]struct{}{} // ids of the second *until already delivered
+	total := 0
+	authTried := false
+	for {
+		pf := f
+		pf.Until = until
+		pf.LimitZero = false
+		pf.Limit = p.limit
+		if max > 0 && max-total < pf.Limit {
+			pf.Limit = max - total
+		}
+		st := &pageStats{}
+		boundary, bsec := seen, until // this page's own copies: the next page replaces them
+		s, err := p.conn.subscribe(gn.Filters{pf}, func(ev *gn.Event) {
+			_, dup := boundary[ev.ID]
+			dup = dup && bsec != nil && ev.CreatedAt == *bsec
+			st.add(ev, dup)
+			if !dup {
+				deliver(ev)
+			}
+		})
+		if err != nil {
+			return total, err
+		}
+		err = p.conn.waitEOSE(ctx, s, p.timeout)
+		p.conn.unsubscribe(s)
+		if err != nil {
+			if errors.Is(err, ErrAuthRequired) && !authTried {
+				authTried = true
+				aerr := p.conn.auth(ctx, p.key)
+				if aerr == nil {
+					continue // the same page again, now authenticated
+				}
+				return total, fmt.Errorf("%w (%v)", err, aerr)
+			}
+			return total, err
+		}
+		st.mu.Lock()
+		n, fresh, oldest, atOldest := st.n, st.fresh, st.oldest, st.atOldest
+		st.mu.Unlock()
+		total += fresh
+		switch {
+		case n == 0:
+			return total, nil
+		case max > 0 && total >= max:
+			return total, nil
+		case p.capKnown && n < pf.Limit:
+			return total, nil
+		case fresh == 0:
+			// Nothing new: the page was all the boundary second again. Either
+			// nothing is older, or the relay holds more than a page of events
+			// in that one second and the rest of them cannot be reached.
+			if until == nil || *until <= since {
+				return total, nil
+			}
+			u := *until - 1
+			until, seen = &u, map[string]struct{}{}
+		case until != nil && oldest == *until:
+			merged := maps.Clone(seen)
+			maps.Copy(merged, atOldest)
+			seen = merged
+		default:
+			u := oldest
+			until, seen = &u, atOldest
+		}
+	}
+}

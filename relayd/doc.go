@@ -1,0 +1,24 @@
+// Package relayd is a real Nostr relay for loopback tests and local use:
+// khatru v0.19.1 in front of a small event store of our own, kept in memory
+// or in SQLite (modernc.org/sqlite, no cgo).
+//
+// Why our own store: eventstore v0.16.2's slicestore reads and writes its
+// slice without a lock (khatru handles every message in its own goroutine,
+// so it races), and its sqlite3 backend needs cgo (mattn/go-sqlite3), which
+// this module does not carry. The stores here implement eventstore.Store, so
+// khatru's hooks use them exactly as they would use eventstore's.
+//
+// Live delivery is ours too (live.go): khatru v0.19.1 walks its listener
+// list without a lock, which the race detector reports in any test with
+// concurrent subscribers and publishers. With it replaced, tests that use
+// this relay run clean under -race.
+//
+// The relay is meant for fault injection as much as for serving: it can drop
+// every client websocket (DropConnections), go away and come back on the same
+// port (Stop, Restart), cap query results (Options.MaxLimit, to exercise
+// backfill paging), refuse writes with a chosen OK message
+// (SetRejectWrites, e.g. "rate-limited: slow down"), require NIP-42 AUTH,
+// answer duplicates with OK false "duplicate:" as some relays do, and serve
+// events that never passed its checks (Inject, to test a client's own
+// verification).
+package relayd
