@@ -142,7 +142,12 @@ func (n *node) runDaemon(ctx context.Context, o runOptions) error {
 		defer st.Stop()
 		siteC = st.C
 	}
-	n.duties(ctx, poke)
+	// Duties wait for a quiet second after events arrive: during a backfill
+	// the daemon would otherwise decide on half a match (accept a challenge
+	// whose accept is in the next page, say).
+	quiet := time.NewTimer(time.Second)
+	defer quiet.Stop()
+	lastEvent := time.Now()
 	for {
 		select {
 		case <-ctx.Done():
@@ -167,9 +172,14 @@ func (n *node) runDaemon(ctx context.Context, o runOptions) error {
 				return fail(exitFailure, "store: %v", err)
 			}
 			client.WatchAuthors(fresh...)
+			lastEvent = time.Now()
+			quiet.Reset(time.Second)
+		case <-quiet.C:
 			n.duties(ctx, poke)
 		case <-tick.C:
-			n.duties(ctx, poke)
+			if time.Since(lastEvent) >= time.Second {
+				n.duties(ctx, poke)
+			}
 			n.met.statuses(n.statusCounts())
 		case <-siteC:
 			n.buildSiteLogged(ctx, o)
