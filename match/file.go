@@ -76,8 +76,17 @@ func jsonNumber(raw json.RawMessage) (int64, bool) {
 		return v, true
 	}
 	fv, err := strconv.ParseFloat(string(raw), 64)
-	if err != nil || fv != fv || fv > 9e18 || fv < -9e18 {
+	if err != nil && !errors.Is(err, strconv.ErrRange) || fv != fv {
 		return 0, false
+	}
+	// Beyond any real timestamp, a number still counts: clamp it so the
+	// comparisons of rule 5 and of "now" come out as they would unclamped.
+	const limit = 1 << 60
+	if fv > limit {
+		return limit, true
+	}
+	if fv < -limit {
+		return -limit, true
 	}
 	i := int64(fv)
 	if float64(i) > fv {

@@ -486,3 +486,50 @@ func randomGomokuMatch(rng *rand.Rand) *testkit.Match {
 	}
 	return m
 }
+
+// A request is valid on signatures only when both players have signed and
+// they differ: one signature alone is not a disagreement (our reading of
+// section 2, Arbitration).
+func TestSection2OneSignatureIsNoDisagreement(t *testing.T) {
+	m := gomokuMatch()
+	last := m.Play([]string{"h8", "h9"}, t0+100, 10)
+	st := fold(t, m)
+	m.Result(alice, result(st, First), last+1)
+	req := m.Request(alice, last+2)
+	st = fold(t, m)
+	if token(st, req) != IgnRequestInvalid {
+		t.Fatalf("got %v", st.Ignored)
+	}
+}
+
+func TestSection6SeenAt(t *testing.T) {
+	m := gomokuMatch()
+	mv := m.Move(alice, 1, "h8", t0+1000)
+	var evs []string
+	for _, ev := range m.Events {
+		evs = append(evs, string(nostr.MarshalEvent(ev)))
+	}
+	cases := []struct {
+		seen  string
+		plies int
+	}{
+		{`"` + mv.ID + `":1750000700`, 1},    // t0+1000 <= t0+700+300
+		{`"` + mv.ID + `":1750000699`, 0},    // one second short: future-dated
+		{`"` + mv.ID + `":1750000699.9`, 0},  // fractions do not round up
+		{`"` + mv.ID + `":"late"`, 1}, // not a number: created_at stands in
+		{`"` + mv.ID + `":null`, 1},   // likewise
+		{`"` + mv.ID + `":1e300`, 1},  // a huge number is still a number
+		{`"` + mv.ID + `":-1e300`, 0}, // and so is a huge negative one
+	}
+	for _, c := range cases {
+		doc := `{"match":"` + m.ID + `","events":[` + strings.Join(evs, ",") + `],"seen_at":{` + c.seen + `}}`
+		f, err := ParseFile([]byte(doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := Fold(f.Match, f.Events, f.SeenAt)
+		if err != nil || st.Plies() != c.plies {
+			t.Errorf("seen_at %s: plies %d, want %d (%v)", c.seen, st.Plies(), c.plies, err)
+		}
+	}
+}
