@@ -513,13 +513,13 @@ func TestSection6SeenAt(t *testing.T) {
 		seen  string
 		plies int
 	}{
-		{`"` + mv.ID + `":1750000700`, 1},    // t0+1000 <= t0+700+300
-		{`"` + mv.ID + `":1750000699`, 0},    // one second short: future-dated
-		{`"` + mv.ID + `":1750000699.9`, 0},  // fractions do not round up
-		{`"` + mv.ID + `":"late"`, 1}, // not a number: created_at stands in
-		{`"` + mv.ID + `":null`, 1},   // likewise
-		{`"` + mv.ID + `":1e300`, 1},  // a huge number is still a number
-		{`"` + mv.ID + `":-1e300`, 0}, // and so is a huge negative one
+		{`"` + mv.ID + `":1750000700`, 1},   // t0+1000 <= t0+700+300
+		{`"` + mv.ID + `":1750000699`, 0},   // one second short: future-dated
+		{`"` + mv.ID + `":1750000699.9`, 0}, // fractions do not round up
+		{`"` + mv.ID + `":"late"`, 1},       // not a number: created_at stands in
+		{`"` + mv.ID + `":null`, 1},         // likewise
+		{`"` + mv.ID + `":1e300`, 1},        // a huge number is still a number
+		{`"` + mv.ID + `":-1e300`, 0},       // and so is a huge negative one
 	}
 	for _, c := range cases {
 		doc := `{"match":"` + m.ID + `","events":[` + strings.Join(evs, ",") + `],"seen_at":{` + c.seen + `}}`
