@@ -125,6 +125,9 @@ func (n *node) runDaemon(ctx context.Context, o runOptions) error {
 			n.log.Error("relay client stopped", "err", err)
 		}
 	}()
+	if err := n.profileDuty(ctx); err != nil {
+		return fail(exitFailure, "outbox: %v", err)
+	}
 	kick := make(chan struct{}, 1)
 	go n.publisher(ctx, kick)
 	poke := func() {

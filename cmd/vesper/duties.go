@@ -75,6 +75,25 @@ func (n *node) decide(ctx context.Context) (int, error) {
 	return recorded, nil
 }
 
+// profileDuty publishes the daemon's kind 0 once per profile version: it
+// declares a bot (NIP-24) and says what the key does.
+func (n *node) profileDuty(ctx context.Context) error {
+	if n.self == "" {
+		return nil
+	}
+	duty := "profile:" + n.self + ":v1"
+	if has, err := n.st.OutboxHas(ctx, duty); err != nil || has {
+		return err
+	}
+	ev := &nostr.Event{Kind: nostr.KindProfile, CreatedAt: nostr.Timestamp(n.clock()),
+		Content: `{"name":"vesper house","bot":true,"about":"The vesper daemon: verifier, fallback arbiter and house player. It accepts open chess and gomoku challenges nobody took for 30 minutes and plays them with its built-in engine."}`}
+	if err := n.key.Sign(ev); err != nil {
+		return err
+	}
+	_, _, err := n.st.OutboxAdd(ctx, duty, ev)
+	return err
+}
+
 // chooseMove asks the engine for a move within the think budget.
 func (n *node) chooseMove(s *match.State) (string, error) {
 	lim := engine.Limits{Time: n.think}
