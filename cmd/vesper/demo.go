@@ -146,7 +146,7 @@ func runDemo(ctx context.Context, data, siteDir string) error {
 	say("")
 	say("data:  %s (vesper matches --data %s)", data, data)
 	say("site:  %s", filepath.Join(siteDir, "index.html"))
-	say("match: %s", filepath.Join(siteDir, "match", id+".html"))
+	say("match: %s", filepath.Join(siteDir, "m", id+".html"))
 	return nil
 }
 

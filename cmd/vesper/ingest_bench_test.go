@@ -1,0 +1,81 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"vesper/arbiter"
+	"vesper/internal/testkit"
+	"vesper/match/chessjs"
+	"vesper/nostr"
+	"vesper/relayd"
+	"vesper/store"
+)
+
+// randomMatches signs n chess matches of random legal games.
+func randomMatches(n int, seed int64) []*nostr.Event {
+	rng := rand.New(rand.NewSource(seed))
+	var evs []*nostr.Event
+	for i := 0; i < n; i++ {
+		a, b := testkit.Key(fmt.Sprintf("ia%d", i)), testkit.Key(fmt.Sprintf("ib%d", i))
+		t := time.Now().Unix() - 86400 + int64(i)
+		m := testkit.NewMatch(a, b, "chess", "", t)
+		m.Accept(t + 1)
+		g := chessjs.NewGame()
+		var moves []string
+		for ply := 0; ply < 80 && !g.Outcome().Over; ply++ {
+			legal := g.LegalMoves()
+			mv := legal[rng.Intn(len(legal))]
+			g.Move(mv.UCI())
+			moves = append(moves, mv.UCI())
+		}
+		m.Play(moves, t+2, 1)
+		evs = append(evs, m.Events...)
+	}
+	return evs
+}
+
+// BenchmarkIngestFromRelay: events per second from a local relay into the
+// store, with strict parsing, id and signature checks, storage and the
+// re-fold of every touched match. Reported as events/s.
+func BenchmarkIngestFromRelay(b *testing.B) {
+	evs := randomMatches(100, 1)
+	r, err := relayd.Start(context.Background(), relayd.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer r.Close()
+	for _, ev := range evs {
+		if err := r.Publish(context.Background(), ev); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		st, err := store.Open(filepath.Join(b.TempDir(), "v.db"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		n := newNode(st, nostr.SecretKey{}, []string{r.URL()}, arbiter.Config{}, discardLog())
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		start := time.Now()
+		go func() { _ = n.runDaemon(ctx, runOptions{tick: time.Hour}); close(done) }()
+		for {
+			events, _, _ := st.Stats(context.Background())
+			if events >= len(evs) {
+				break
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		el := time.Since(start)
+		cancel()
+		<-done
+		st.Close()
+		b.ReportMetric(float64(len(evs))/el.Seconds(), "events/s")
+	}
+}

@@ -1,0 +1,275 @@
+package site
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"vesper/internal/testkit"
+	"vesper/match"
+	"vesper/match/chessjs"
+	"vesper/match/gomoku"
+	"vesper/nostr"
+)
+
+// The benchmark world: 10,000 matches between 200 bots over 60 days, about
+// 60% gomoku and 30% chess (random legal games of up to 60 plies, most of
+// them finished and signed by both players, some in progress), 10% open or
+// expired challenges.
+//
+// Events get their real ids but a dummy signature: signing a quarter of a
+// million events takes minutes here, and neither the fold nor the site
+// verifies signatures (section 1 is checked before events are stored).
+const benchPlayers = 200
+
+// benchMatches is 10,000 unless VESPER_BENCH_MATCHES says otherwise (for
+// profiling on a smaller world).
+func benchMatches() int {
+	if n, err := strconv.Atoi(os.Getenv("VESPER_BENCH_MATCHES")); err == nil && n > 0 {
+		return n
+	}
+	return 10000
+}
+
+type benchWorld struct {
+	in      Input
+	players []string
+	// changed is in with 1% of the matches in progress given one more move.
+	changed Input
+}
+
+var benchOnce = sync.OnceValue(func() *benchWorld { return makeBenchWorld() })
+
+type fakeMatch struct {
+	id     string
+	events []*nostr.Event
+}
+
+func fakeSign(pk string, ev *nostr.Event) *nostr.Event {
+	ev.PubKey = pk
+	if ev.Tags == nil {
+		ev.Tags = nostr.Tags{}
+	}
+	ev.ID = nostr.ComputeID(ev)
+	ev.Sig = strings.Repeat("0", 128)
+	return ev
+}
+
+func makeBenchWorld() *benchWorld {
+	rng := rand.New(rand.NewPCG(1, 2))
+	w := &benchWorld{}
+	profiles := map[string]Profile{}
+	for i := range benchPlayers {
+		pk := testkit.Key(fmt.Sprintf("bench-%d", i)).PublicKey()
+		w.players = append(w.players, pk)
+		profiles[pk] = Profile{Name: fmt.Sprintf("Bot %d", i), Bot: true}
+	}
+	const start = t0
+	end := start + 60*86400
+	seen := map[string]int64{}
+	var states, changed []*match.State
+	inProgress := 0
+	total := benchMatches()
+	for i := range total {
+		a := w.players[rng.IntN(benchPlayers)]
+		b := w.players[rng.IntN(benchPlayers)]
+		for b == a {
+			b = w.players[rng.IntN(benchPlayers)]
+		}
+		created := start + rng.Int64N(end-start-3*86400)
+		kind := nostr.GameGomoku
+		r := rng.IntN(10)
+		if r >= 6 && r < 9 {
+			kind = nostr.GameChess
+		}
+		if r == 9 {
+			created = end - rng.Int64N(10*86400) // some open, some expired
+		}
+		ch := fakeSign(a, nostr.NewChallenge(kind, "", created))
+		m := &fakeMatch{id: ch.ID, events: []*nostr.Event{ch}}
+		if r != 9 {
+			playBench(rng, m, a, b, kind, created, i%7 == 0)
+		}
+		for _, ev := range m.events {
+			seen[ev.ID] = int64(ev.CreatedAt) + 1
+		}
+		s, err := match.Fold(m.id, m.events, seen)
+		if err != nil {
+			panic(err)
+		}
+		states = append(states, s)
+		next := s
+		if s.Accepted && !s.Over && inProgress < total/100 {
+			if extra := oneMore(s, m); extra != nil {
+				seen[extra.ID] = int64(extra.CreatedAt) + 1
+				m.events = append(m.events, extra)
+				if next, err = match.Fold(m.id, m.events, seen); err != nil {
+					panic(err)
+				}
+				inProgress++
+			}
+		}
+		changed = append(changed, next)
+	}
+	w.in = Input{States: states, SeenAt: seen, Profiles: profiles, Now: end, Daemon: w.players[0]}
+	w.in.RatingGames = RatingGames(states)
+	w.changed = w.in
+	w.changed.States = changed
+	return w
+}
+
+// playBench plays a random legal game; unfinished leaves it in progress.
+func playBench(rng *rand.Rand, m *fakeMatch, a, b, kind string, t int64, unfinished bool) {
+	add := func(pk string, ev *nostr.Event) { m.events = append(m.events, fakeSign(pk, ev)) }
+	t += 60
+	add(b, nostr.NewAccept(m.id, a, t))
+	plies := 9 + rng.IntN(52)
+	var moves []string
+	if kind == nostr.GameChess {
+		g := chessjs.NewGame()
+		for len(moves) < plies && !g.Outcome().Over {
+			legal := g.LegalMoves()
+			mv := legal[rng.IntN(len(legal))]
+			g.Move(mv.UCI())
+			moves = append(moves, mv.UCI())
+		}
+	} else {
+		g := gomoku.NewGame()
+		for len(moves) < plies {
+			// Near the centre, so fives happen in about half the games.
+			p := gomoku.Point{Col: 4 + rng.IntN(7), Row: 4 + rng.IntN(7)}
+			if g.At(p) != 0 {
+				continue
+			}
+			mv, _ := g.Move(p.String())
+			moves = append(moves, mv)
+			if over, _, _ := g.Outcome(); over {
+				break
+			}
+		}
+	}
+	for i, mv := range moves {
+		pk := a
+		if i%2 == 1 {
+			pk = b
+		}
+		t += 30 + rng.Int64N(600)
+		add(pk, nostr.NewMove(m.id, i+1, mv, t))
+	}
+	if unfinished {
+		return
+	}
+	s, err := match.Fold(m.id, m.events, nil)
+	if err != nil {
+		panic(err)
+	}
+	if !s.Over {
+		loser := a
+		if s.ToMove() == match.Second {
+			loser = b
+		}
+		add(loser, nostr.NewMove(m.id, s.Plies()+1, "resign", t+10))
+		if s, err = match.Fold(m.id, m.events, nil); err != nil {
+			panic(err)
+		}
+	}
+	r := nostr.Result{Result: s.Result, Reason: string(s.Reason), Plies: s.Plies(), FinalHash: s.FinalHash()}
+	add(a, nostr.NewResult(m.id, r, t+20))
+	add(b, nostr.NewResult(m.id, r, t+30))
+}
+
+// oneMore returns a legal next move event for a match in progress.
+func oneMore(s *match.State, m *fakeMatch) *nostr.Event {
+	g := s.Board()
+	t := s.ClockStart() + 100
+	var mv string
+	if s.Kind == nostr.GameChess {
+		for _, cand := range []string{"a2a3", "h2h3", "a7a6", "h7h6", "b1c3", "g8f6"} {
+			if c, err := g.Clone().Play(cand); err == nil {
+				mv = c
+				break
+			}
+		}
+	} else {
+		for c := 0; c < gomoku.Size && mv == ""; c++ {
+			p := gomoku.Point{Col: c, Row: 0}
+			if cm, err := g.Clone().Play(p.String()); err == nil {
+				mv = cm
+			}
+		}
+	}
+	if mv == "" {
+		return nil
+	}
+	return fakeSign(s.Player(s.ToMove()), nostr.NewMove(m.id, s.Plies()+1, mv, t))
+}
+
+// BenchmarkBuild10k measures a full build of the 10,000-match site into an
+// empty place, a rebuild with nothing changed, and a rebuild after 1% of the
+// matches got a move (the daemon's usual 15-minute case).
+func BenchmarkBuild10k(b *testing.B) {
+	w := benchOnce()
+	report := func(b *testing.B, st Stats) {
+		b.ReportMetric(float64(st.Pages), "files")
+		b.ReportMetric(float64(st.Written), "written")
+		b.ReportMetric(float64(st.Unchanged), "linked")
+	}
+	b.Run("full", func(b *testing.B) {
+		var st Stats
+		for i := 0; i < b.N; i++ {
+			b.StopTimer()
+			out := filepath.Join(b.TempDir(), "site")
+			b.StartTimer()
+			var err error
+			if st, err = Build(w.in, out); err != nil {
+				b.Fatal(err)
+			}
+		}
+		report(b, st)
+	})
+	b.Run("unchanged", func(b *testing.B) {
+		out := filepath.Join(b.TempDir(), "site")
+		if _, err := Build(w.in, out); err != nil {
+			b.Fatal(err)
+		}
+		b.ResetTimer()
+		var st Stats
+		for i := 0; i < b.N; i++ {
+			var err error
+			if st, err = Build(w.in, out); err != nil {
+				b.Fatal(err)
+			}
+		}
+		report(b, st)
+	})
+	b.Run("1pct-changed", func(b *testing.B) {
+		out := filepath.Join(b.TempDir(), "site")
+		if _, err := Build(w.in, out); err != nil {
+			b.Fatal(err)
+		}
+		b.ResetTimer()
+		var st Stats
+		for i := 0; i < b.N; i++ {
+			in := w.changed
+			if i%2 == 1 {
+				in = w.in
+			}
+			var err error
+			if st, err = Build(in, out); err != nil {
+				b.Fatal(err)
+			}
+		}
+		report(b, st)
+	})
+	if dir := os.Getenv("VESPER_BENCH_SITE"); dir != "" {
+		// Keep one build to look at.
+		if _, err := Build(w.in, dir); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

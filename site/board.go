@@ -1,0 +1,190 @@
+package site
+
+import (
+	"html/template"
+	"strconv"
+	"strings"
+
+	"vesper/match/gomoku"
+)
+
+// Boards are drawn as inline SVG built here from numbers and fixed strings
+// only: no text that came from a relay ever reaches them, which is why they
+// may be handed to the templates as template.HTML. The shapes are defined
+// once per page (chessDefs, gomokuDefs) and every board refers to them with
+// <use>, so a replay of a hundred positions stays small.
+
+// chessBoard is a position: pieces by square (0 = a1, 63 = h8) as FEN
+// letters, 0 for empty, plus the last move and a king in check to mark.
+type chessBoard struct {
+	sq       [64]byte
+	from, to int // -1 when there is no last move
+	check    int // square of the king in check, -1 if none
+}
+
+// parseFEN reads the placement field of a FEN. It is only ever given
+// chessjs output, but a malformed string still yields a board, not a panic.
+func parseFEN(fen string) chessBoard {
+	b := chessBoard{from: -1, to: -1, check: -1}
+	placement, _, _ := strings.Cut(fen, " ")
+	rank, file := 7, 0
+	for i := 0; i < len(placement); i++ {
+		c := placement[i]
+		switch {
+		case c == '/':
+			rank, file = rank-1, 0
+		case c >= '1' && c <= '8':
+			file += int(c - '0')
+		case strings.IndexByte("pnbrqkPNBRQK", c) >= 0:
+			if rank >= 0 && rank < 8 && file >= 0 && file < 8 {
+				b.sq[rank*8+file] = c
+			}
+			file++
+		}
+	}
+	return b
+}
+
+// squareIndex reads "e4" as 28, or -1.
+func squareIndex(s string) int {
+	if len(s) != 2 || s[0] < 'a' || s[0] > 'h' || s[1] < '1' || s[1] > '8' {
+		return -1
+	}
+	return int(s[1]-'1')*8 + int(s[0]-'a')
+}
+
+// kingSquare finds the king of the side given by upper (White) or not.
+func (b *chessBoard) kingSquare(white bool) int {
+	want := byte('k')
+	if white {
+		want = 'K'
+	}
+	for i, c := range b.sq {
+		if c == want {
+			return i
+		}
+	}
+	return -1
+}
+
+// chessDefs returns the board and the six piece shapes, drawn in a 100-unit
+// box and scaled to one square. Colour comes from the <use> element's class.
+// A build computes it once.
+func chessDefs() string {
+	return `<svg class="defs" aria-hidden="true" width="0" height="0"><defs>` +
+		`<g id="cb"><rect width="8" height="8" class="lt"/><path class="dk" d="` + darkSquares() + `"/>` + chessLabels() + `</g>` +
+		`<g id="p"><g transform="scale(.01)"><circle cx="50" cy="32" r="13"/><path d="M35 78Q37 54 50 45Q63 54 65 78Z"/>` + pieceBase + `</g></g>` +
+		`<g id="r"><g transform="scale(.01)"><path d="M27 18h11v8h7v-8h10v8h7v-8h11v20l-7 6v32h-32v-32l-7-6Z"/>` + pieceBase + `</g></g>` +
+		`<g id="n"><g transform="scale(.01)"><path d="M33 80C32 66 44 60 47 52L35 56L25 47L43 23L47 12L55 22C71 28 77 52 71 80Z"/><circle cx="48" cy="32" r="3" class="eye"/>` + pieceBase + `</g></g>` +
+		`<g id="b"><g transform="scale(.01)"><circle cx="50" cy="13" r="6"/><path d="M50 19C64 30 66 46 58 57L62 78H38L42 57C34 46 36 30 50 19Z"/><path d="M45 40L55 32" class="eye"/>` + pieceBase + `</g></g>` +
+		`<g id="q"><g transform="scale(.01)"><path d="M27 78L19 31L36 50L41 22L50 46L59 22L64 50L81 31L73 78Z"/><circle cx="19" cy="28" r="5"/><circle cx="41" cy="19" r="5"/><circle cx="59" cy="19" r="5"/><circle cx="81" cy="28" r="5"/>` + pieceBase + `</g></g>` +
+		`<g id="k"><g transform="scale(.01)"><path d="M46 12h8v10h10v8h-10v13h-8v-13h-10v-8h10Z"/><path d="M28 78C18 56 30 42 50 49C70 42 82 56 72 78Z"/>` + pieceBase + `</g></g>` +
+		`</defs></svg>`
+}
+
+const pieceBase = `<rect x="22" y="79" width="56" height="11" rx="3"/>`
+
+// darkSquares is the path of the 32 dark squares (a1 is dark; row 0 of the
+// SVG is rank 8).
+func darkSquares() string {
+	var b strings.Builder
+	for y := 0; y < 8; y++ {
+		for x := 0; x < 8; x++ {
+			if (x+y)%2 == 1 {
+				b.WriteString("M" + strconv.Itoa(x) + " " + strconv.Itoa(y) + "h1v1h-1Z")
+			}
+		}
+	}
+	return b.String()
+}
+
+func chessLabels() string {
+	var b strings.Builder
+	for i := 0; i < 8; i++ {
+		b.WriteString(`<text class="lb" x="` + strconv.Itoa(i) + `.04" y="7.96">` + string(rune('a'+i)) + `</text>`)
+		b.WriteString(`<text class="lb" x=".04" y="` + strconv.Itoa(7-i) + `.24">` + strconv.Itoa(i+1) + `</text>`)
+	}
+	return b.String()
+}
+
+// svg draws the position; label is a fixed description built by the caller
+// from numbers and SAN produced by chessjs.
+func (b *chessBoard) svg(label string) template.HTML {
+	var s strings.Builder
+	s.Grow(1400)
+	s.WriteString(`<svg class="board" viewBox="0 0 8 8" role="img" aria-label="`)
+	template.HTMLEscape(&s, []byte(label))
+	s.WriteString(`"><use href="#cb"/>`)
+	mark := func(sq int, class string) {
+		if sq < 0 || sq > 63 {
+			return
+		}
+		s.WriteString(`<rect class="` + class + `" x="` + strconv.Itoa(sq%8) + `" y="` + strconv.Itoa(7-sq/8) + `" width="1" height="1"/>`)
+	}
+	mark(b.from, "hl")
+	mark(b.to, "hl")
+	mark(b.check, "ck")
+	for sq, c := range b.sq {
+		if c == 0 {
+			continue
+		}
+		color, kind := "w", c
+		if c >= 'a' {
+			color = "k"
+		} else {
+			kind = c + 'a' - 'A'
+		}
+		s.WriteString(`<use href="#` + string(kind) + `" class="` + color + `" x="` + strconv.Itoa(sq%8) + `" y="` + strconv.Itoa(7-sq/8) + `"/>`)
+	}
+	s.WriteString(`</svg>`)
+	return template.HTML(s.String())
+}
+
+// gomokuDefs returns the 15x15 grid (points at 1..15 in SVG units, row 15
+// at the top) and the stone.
+func gomokuDefs() string {
+	var b strings.Builder
+	b.WriteString(`<svg class="defs" aria-hidden="true" width="0" height="0"><defs><g id="gb"><rect width="16" height="16" class="wood"/><path class="grid" d="`)
+	for i := 1; i <= gomoku.Size; i++ {
+		n := strconv.Itoa(i)
+		b.WriteString("M1 " + n + "H15M" + n + " 1V15")
+	}
+	b.WriteString(`"/>`)
+	for _, p := range [][2]int{{4, 4}, {12, 4}, {8, 8}, {4, 12}, {12, 12}} {
+		b.WriteString(`<circle class="star" cx="` + strconv.Itoa(p[0]) + `" cy="` + strconv.Itoa(p[1]) + `" r=".12"/>`)
+	}
+	for i := 0; i < gomoku.Size; i++ {
+		b.WriteString(`<text class="glb" text-anchor="middle" x="` + strconv.Itoa(i+1) + `" y="15.8">` + string(rune('a'+i)) + `</text>`)
+		b.WriteString(`<text class="glb" text-anchor="middle" x=".45" y="` + strconv.Itoa(gomoku.Size-i) + `.1">` + strconv.Itoa(i+1) + `</text>`)
+	}
+	b.WriteString(`</g><circle id="st" r=".45"/></defs></svg>`)
+	return b.String()
+}
+
+// gomokuSVG draws the first n stones of points (first player black). numbers
+// writes each stone's ply on it, for the final position.
+func gomokuSVG(points []gomoku.Point, n int, numbers bool, label string) template.HTML {
+	var s strings.Builder
+	s.Grow(200 + n*40)
+	s.WriteString(`<svg class="board" viewBox="0 0 16 16" role="img" aria-label="`)
+	template.HTMLEscape(&s, []byte(label))
+	s.WriteString(`"><use href="#gb"/>`)
+	for i := 0; i < n && i < len(points); i++ {
+		p := points[i]
+		x, y := strconv.Itoa(p.Col+1), strconv.Itoa(gomoku.Size-p.Row)
+		color := "k"
+		if i%2 == 1 {
+			color = "w"
+		}
+		s.WriteString(`<use href="#st" class="s` + color + `" x="` + x + `" y="` + y + `"/>`)
+		if numbers {
+			s.WriteString(`<text class="n` + color + `" text-anchor="middle" x="` + x + `" y="` + y + `.14">` + strconv.Itoa(i+1) + `</text>`)
+		}
+	}
+	if n > 0 && n <= len(points) {
+		p := points[n-1]
+		s.WriteString(`<circle class="last" cx="` + strconv.Itoa(p.Col+1) + `" cy="` + strconv.Itoa(gomoku.Size-p.Row) + `" r=".5"/>`)
+	}
+	s.WriteString(`</svg>`)
+	return template.HTML(s.String())
+}

@@ -1,0 +1,151 @@
+package site
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// chromium finds Debian's chromium; the test is skipped without it unless
+// VESPER_REQUIRE_BROWSER is set (CI sets it, so CI cannot skip silently).
+func chromium(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("VESPER_REQUIRE_BROWSER") != "" {
+		t.Fatal("chromium not found and VESPER_REQUIRE_BROWSER is set (apt-get install -y chromium)")
+	}
+	t.Skip("chromium not found (apt-get install -y chromium; set VESPER_REQUIRE_BROWSER to make this an error)")
+	return ""
+}
+
+// loadPage opens url in headless Chromium as a phone-sized window, saves a
+// screenshot and returns the DOM after load (scripts, had any run, would
+// have run by then).
+func loadPage(t *testing.T, bin, url, shot string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	profile := t.TempDir()
+	cmd := exec.CommandContext(ctx, bin,
+		"--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+		"--disable-component-update", "--no-first-run", "--disable-sync", "--disable-extensions",
+		"--user-data-dir="+profile, "--window-size=390,1400", "--hide-scrollbars",
+		"--screenshot="+shot, "--dump-dom", url)
+	cmd.Dir = profile // chromium may drop files in its working directory
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("chromium %s: %v\n%s", url, err, lastLines(stderr.String(), 10))
+	}
+	png, err := os.ReadFile(shot)
+	if err != nil || len(png) < 1000 || !bytes.HasPrefix(png, []byte("\x89PNG")) {
+		t.Fatalf("no screenshot of %s (%d bytes, %v)", url, len(png), err)
+	}
+	return stdout.String()
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
+
+var titleRE = regexp.MustCompile(`<title>([^<]*)</title>`)
+
+// TestBrowserRunsNoScript loads pages of the hostile site in a real browser
+// from a loopback server. Every payload in it, had it been injected, would
+// set the title to PWNED or mark the body with data-pwned. A control page
+// with a plain inline script shows that scripts do run in this browser, so
+// the absence of the marks means something.
+func TestBrowserRunsNoScript(t *testing.T) {
+	bin := chromium(t)
+	in := hostileInput(t)
+	out, _ := buildFixture(t, in)
+
+	var mu sync.Mutex
+	var requests []string
+	files := http.FileServer(http.Dir(out))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		requests = append(requests, r.URL.Path)
+		mu.Unlock()
+		files.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	// The control runs the same script a payload would, with no CSP, from
+	// its own server so its favicon request does not count below.
+	control := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Write([]byte(`<!DOCTYPE html><html><head><title>control</title></head><body>` + pwnScript + `</body></html>`))
+	}))
+	defer control.Close()
+
+	var hostileMatch string
+	for _, s := range in.States {
+		if s != nil && s.First == mallory.PublicKey() {
+			hostileMatch = s.Match
+		}
+	}
+	shots := os.Getenv("VESPER_SCREENSHOT_DIR") // keep them to look at
+	if shots == "" {
+		shots = t.TempDir()
+	}
+	cases := []struct {
+		name, base, path, title string
+		pwned                   bool
+	}{
+		{"control", control.URL, "/", "PWNED", true},
+		// "/": http.FileServer redirects /index.html there.
+		{"index", srv.URL, "/", "Board games over Nostr · vesper", false},
+		{"match", srv.URL, "/m/" + hostileMatch + ".html", "", false},
+	}
+	t.Run("pages", func(t *testing.T) {
+		for _, c := range cases {
+			t.Run(c.name, func(t *testing.T) {
+				t.Parallel() // two browsers at a time keep this test to a few seconds
+				dom := loadPage(t, bin, c.base+c.path, filepath.Join(shots, c.name+".png"))
+				m := titleRE.FindStringSubmatch(dom)
+				if m == nil {
+					t.Fatalf("no title in the DOM of %s:\n%s", c.path, lastLines(dom, 5))
+				}
+				title := m[1]
+				gotPwned := strings.Contains(title, "PWNED") || strings.Contains(dom, "data-pwned=")
+				if gotPwned != c.pwned {
+					t.Errorf("%s: pwned = %v, want %v (title %q)", c.path, gotPwned, c.pwned, title)
+				}
+				if c.title != "" && title != c.title {
+					t.Errorf("%s: title %q, want %q", c.path, title, c.title)
+				}
+				if c.name == "match" && !strings.Contains(dom, "&lt;script&gt;") {
+					t.Errorf("%s: the escaped payload is not in the DOM as text", c.path)
+				}
+			})
+		}
+	})
+	mu.Lock()
+	defer mu.Unlock()
+	// Only the pages themselves were fetched: no favicon, no image, no
+	// stylesheet, nothing a payload could have pulled in.
+	want := map[string]bool{}
+	for _, c := range cases[1:] {
+		want[c.path] = true
+	}
+	for _, p := range requests {
+		if !want[p] {
+			t.Errorf("the browser requested %s", p)
+		}
+	}
+	t.Logf("screenshots in %s", shots)
+}

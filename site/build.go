@@ -1,0 +1,307 @@
+package site
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"vesper/match"
+	"vesper/nostr"
+	"vesper/ratings"
+)
+
+// DaemonAcceptDelay is how long an open challenge waits before the daemon
+// may accept it (PROTOCOL.md section 3).
+const DaemonAcceptDelay = 30 * 60
+
+// Input is everything a build shows. The site reads no store and no clock:
+// the caller passes the folded states, the times it first saw each event,
+// the profiles and now.
+type Input struct {
+	States []*match.State
+	// SeenAt maps event ids to the unix time this verifier first received
+	// them; match.json carries the entries of each match's events.
+	SeenAt map[string]int64
+	// Profiles are parsed kind-0 contents (ParseProfile) by hex pubkey.
+	Profiles map[string]Profile
+	// Daemon is the daemon's hex pubkey, "" when it runs without a key. Its
+	// games are labelled as its games on every page.
+	Daemon string
+	Now    int64
+	// ListAll lists every account on the index, the ratings pages and the
+	// feeds; by default only NIP-24 bots (and the daemon) are listed.
+	ListAll bool
+	// Ratings are the tables by game kind ("chess", "gomoku"). A kind
+	// without a table is rated here from RatingGames.
+	Ratings     map[string][]ratings.Player
+	RatingGames map[string][]ratings.Game
+	// Params are the rating constants, used to grow each RD to Now; the
+	// zero value means ratings.LichessParams().
+	Params ratings.Params
+}
+
+// Stats counts the files of a build: Written were rendered and written,
+// Unchanged were carried over from the previous build by hard link, Skipped
+// counts states whose match id is not 64 lowercase hex (they get no page,
+// since paths are built from ids).
+type Stats struct {
+	Pages, Written, Unchanged, Skipped int
+}
+
+// Build renders the site into a new directory beside outDir and switches
+// outDir (a symlink the site manages) to it atomically; see output.go. Only
+// one Build may run for an outDir at a time.
+func Build(in Input, outDir string) (Stats, error) {
+	b, err := newBuilder(in)
+	if err != nil {
+		return Stats{}, err
+	}
+	o, err := openOutput(outDir)
+	if err != nil {
+		return Stats{}, err
+	}
+	if err := b.build(o); err != nil {
+		o.abort()
+		return o.stats, err
+	}
+	if err := o.publish(outDir); err != nil {
+		o.abort()
+		return o.stats, err
+	}
+	return o.stats, nil
+}
+
+// builder holds what every page of one build shares.
+type builder struct {
+	in       Input
+	params   ratings.Params
+	tpl      *templates
+	defs     *boardDefs
+	renderID string
+
+	players  map[string]*player
+	states   []*match.State // valid ids, newest challenge first
+	byPlayer map[string][]*match.State
+	tables   map[string][]ratings.Player // every rated player, by kind
+	rated    map[string]map[string]ratings.Player
+	skipped  int
+}
+
+// kinds are the game kinds in the order pages show them.
+var kinds = [2]string{nostr.GameChess, nostr.GameGomoku}
+
+func newBuilder(in Input) (*builder, error) {
+	tpl, err := parseTemplates()
+	if err != nil {
+		return nil, err
+	}
+	b := &builder{
+		in: in, params: in.Params, tpl: tpl, defs: newBoardDefs(),
+		players: map[string]*player{}, byPlayer: map[string][]*match.State{},
+		tables: map[string][]ratings.Player{}, rated: map[string]map[string]ratings.Player{},
+	}
+	if b.params.Tau == 0 {
+		b.params = ratings.LichessParams()
+	}
+	b.renderID = renderID(tpl.source)
+	seen := map[string]bool{}
+	for _, s := range in.States {
+		if s == nil || !nostr.IsLowerHex(s.Match, 64) || seen[s.Match] {
+			b.skipped++
+			continue
+		}
+		seen[s.Match] = true
+		b.states = append(b.states, s)
+	}
+	slices.SortFunc(b.states, func(x, y *match.State) int {
+		return cmp.Or(cmp.Compare(y.CreatedAt, x.CreatedAt), cmp.Compare(x.Match, y.Match))
+	})
+	for _, s := range b.states {
+		for _, pk := range participants(s) {
+			b.byPlayer[pk] = append(b.byPlayer[pk], s)
+		}
+	}
+	for _, kind := range kinds {
+		t, ok := in.Ratings[kind]
+		if !ok && len(in.RatingGames[kind]) > 0 {
+			t = ratings.Table(kind, in.RatingGames[kind], b.params)
+		}
+		b.tables[kind] = t
+		m := make(map[string]ratings.Player, len(t))
+		for _, p := range t {
+			m[p.Pubkey] = p
+		}
+		b.rated[kind] = m
+	}
+	return b, nil
+}
+
+// participants are the accounts a match concerns: its players and an
+// invitee who has not (yet) accepted. The fold guarantees they differ.
+func participants(s *match.State) []string {
+	pks := []string{s.First}
+	if s.Accepted {
+		pks = append(pks, s.Second)
+	}
+	if s.Invitee != "" && s.Invitee != s.Second {
+		pks = append(pks, s.Invitee)
+	}
+	return pks
+}
+
+func (b *builder) build(o *output) error {
+	o.stats.Skipped = b.skipped
+	for _, dir := range []string{"m", "p", "ratings"} {
+		if err := o.mkdir(dir); err != nil {
+			return fmt.Errorf("site: %w", err)
+		}
+	}
+	for _, s := range b.states {
+		if err := b.matchFiles(o, s); err != nil {
+			return err
+		}
+	}
+	for _, pk := range b.playerKeys() {
+		if err := b.put(o, "p/"+pk+".html", "player", b.playerPage(pk)); err != nil {
+			return err
+		}
+	}
+	for _, kind := range kinds {
+		if err := b.put(o, "ratings/"+kind+".html", "ratings", b.ratingsPage(kind)); err != nil {
+			return err
+		}
+	}
+	if err := b.put(o, "index.html", "index", b.indexPage()); err != nil {
+		return err
+	}
+	if err := b.put(o, "how-to-play.html", "howto", b.howtoPage()); err != nil {
+		return err
+	}
+	if err := o.put("ratings.json", "", b.ratingsJSON()); err != nil {
+		return err
+	}
+	return o.put("matches.json", "", b.matchesJSON())
+}
+
+// put renders a page template and stores it.
+func (b *builder) put(o *output, rel, name string, data any) error {
+	html, err := b.tpl.render(name, data)
+	if err != nil {
+		return fmt.Errorf("site: %s: %w", rel, err)
+	}
+	return o.put(rel, "", html)
+}
+
+// matchFiles writes a match's page, match.json and (chess) PGN, or carries
+// them over untouched when nothing they are made from has changed.
+func (b *builder) matchFiles(o *output, s *match.State) error {
+	base := "m/" + s.Match
+	paths := []string{base + ".html", base + ".json"}
+	if s.Kind == nostr.GameChess {
+		paths = append(paths, base+".pgn")
+	}
+	key := b.matchKey(s)
+	if o.reuse(key, paths...) {
+		return nil
+	}
+	v := b.matchView(s)
+	html, err := b.tpl.render("match", v)
+	if err != nil {
+		return fmt.Errorf("site: %s: %w", paths[0], err)
+	}
+	if err := o.put(paths[0], key, html); err != nil {
+		return err
+	}
+	if err := o.put(paths[1], key, matchJSON(s, b.in.SeenAt, b.in.Now)); err != nil {
+		return err
+	}
+	if len(paths) == 3 {
+		return o.put(paths[2], key, []byte(v.PGN))
+	}
+	return nil
+}
+
+// playerKeys are every valid pubkey that gets a page: players, invitees,
+// rated players and the daemon (the index names it), sorted.
+func (b *builder) playerKeys() []string {
+	var keys []string
+	if nostr.IsLowerHex(b.in.Daemon, 64) {
+		keys = append(keys, b.in.Daemon)
+	}
+	for pk := range b.byPlayer {
+		if nostr.IsLowerHex(pk, 64) {
+			keys = append(keys, pk)
+		}
+	}
+	for _, kind := range kinds {
+		for _, p := range b.tables[kind] {
+			if _, ok := b.byPlayer[p.Pubkey]; !ok && nostr.IsLowerHex(p.Pubkey, 64) {
+				keys = append(keys, p.Pubkey)
+			}
+		}
+	}
+	slices.Sort(keys)
+	return slices.Compact(keys)
+}
+
+// listed reports whether an account appears in listings.
+func (b *builder) listed(pk string) bool {
+	return b.in.ListAll || (pk != "" && pk == b.in.Daemon) || b.in.Profiles[pk].Bot
+}
+
+// matchListed reports whether a match appears on the index and in
+// matches.json: all its players are listed.
+func (b *builder) matchListed(s *match.State) bool {
+	return b.listed(s.First) && (!s.Accepted || b.listed(s.Second))
+}
+
+// player returns the view of a pubkey, cached for the build.
+func (b *builder) player(pk string) player {
+	if pk == "" {
+		return player{}
+	}
+	if p, ok := b.players[pk]; ok {
+		return *p
+	}
+	p := &player{Pubkey: pk, Daemon: pk == b.in.Daemon}
+	if nostr.IsLowerHex(pk, 64) {
+		prof := b.in.Profiles[pk]
+		p.Npub = nostr.Npub(pk)
+		p.Short = p.Npub[:10] + "…" + p.Npub[len(p.Npub)-6:]
+		p.Href = "p/" + pk + ".html"
+		p.Name = cleanLine(prof.Name, maxName)
+		p.Bot = prof.Bot
+	} else {
+		p.Short = "invalid key"
+	}
+	b.players[pk] = p
+	return *p
+}
+
+// player is how a page shows an account.
+type player struct {
+	Pubkey, Npub, Short, Name string
+	Daemon, Bot               bool
+	Href                      string // from the site root; "" for an invalid key
+}
+
+// Label is the name, or the short npub for an account without one.
+func (p player) Label() string {
+	if p.Name != "" {
+		return p.Name
+	}
+	return p.Short
+}
+
+func (p player) pgnName() string {
+	if p.Pubkey == "" {
+		return "?"
+	}
+	return p.Label()
+}
+
+// withRoot pairs a value with the page's root, for sub-templates that link.
+type withRoot struct {
+	Root string
+	V    any
+}

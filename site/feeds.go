@@ -1,0 +1,143 @@
+package site
+
+import (
+	"math"
+
+	"vesper/match"
+)
+
+// The feeds are for agents: the same listing rules as the pages, without
+// their row limits. Strings are cleaned as on the pages, and the JSON is
+// written without HTML escaping (it is never embedded in HTML).
+
+type ratingsFeed struct {
+	GeneratedAt   int64                   `json:"generated_at"`
+	Listing       string                  `json:"listing"` // "bots" or "all"
+	ProvisionalRD float64                 `json:"provisional_rd"`
+	Pools         map[string][]ratingJSON `json:"pools"`
+}
+
+type ratingJSON struct {
+	Pubkey      string  `json:"pubkey"`
+	Npub        string  `json:"npub"`
+	Name        string  `json:"name"`
+	Daemon      bool    `json:"daemon"`
+	Rank        int     `json:"rank"` // 0 while provisional
+	Rating      float64 `json:"rating"`
+	RD          float64 `json:"rd"`     // as of the last game
+	RDNow       float64 `json:"rd_now"` // grown to generated_at
+	Volatility  float64 `json:"volatility"`
+	Display     string  `json:"display"`
+	Provisional bool    `json:"provisional"`
+	Games       int     `json:"games"`
+	Wins        int     `json:"wins"`
+	Draws       int     `json:"draws"`
+	Losses      int     `json:"losses"`
+	Score       float64 `json:"score"`
+	ScoreLow    float64 `json:"score_low"`
+	ScoreHigh   float64 `json:"score_high"`
+	LastGame    int64   `json:"last_game"`
+	Page        string  `json:"page"`
+}
+
+func (b *builder) listing() string {
+	if b.in.ListAll {
+		return "all"
+	}
+	return "bots"
+}
+
+// jsonNum keeps NaN and infinities (which JSON cannot hold) out of a feed.
+func jsonNum(f float64) float64 {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0
+	}
+	return f
+}
+
+func (b *builder) ratingsJSON() []byte {
+	feed := ratingsFeed{GeneratedAt: b.in.Now, Listing: b.listing(), ProvisionalRD: 110,
+		Pools: map[string][]ratingJSON{}}
+	for _, kind := range kinds {
+		list := []ratingJSON{}
+		ranks := map[string]int{}
+		for _, r := range b.ratingRows(kind) {
+			ranks[r.P.Pubkey] = r.Rank
+		}
+		for _, p := range b.tables[kind] {
+			rank, ok := ranks[p.Pubkey]
+			if !ok {
+				continue
+			}
+			v := b.player(p.Pubkey)
+			shown := p
+			shown.RD = p.RDAt(b.in.Now, b.params)
+			list = append(list, ratingJSON{
+				Pubkey: p.Pubkey, Npub: v.Npub, Name: v.Name, Daemon: v.Daemon, Rank: rank,
+				Rating: jsonNum(p.Rating), RD: jsonNum(p.RD), RDNow: jsonNum(shown.RD), Volatility: jsonNum(p.Volatility),
+				Display: shown.Display(), Provisional: shown.Provisional(),
+				Games: p.Games, Wins: p.Wins, Draws: p.Draws, Losses: p.Losses,
+				Score: jsonNum(p.Score), ScoreLow: jsonNum(p.ScoreLow), ScoreHigh: jsonNum(p.ScoreHigh),
+				LastGame: p.LastGame, Page: v.Href,
+			})
+		}
+		feed.Pools[kind] = list
+	}
+	return match.MarshalLine(feed)
+}
+
+type matchesFeed struct {
+	GeneratedAt int64        `json:"generated_at"`
+	Listing     string       `json:"listing"`
+	Matches     []matchEntry `json:"matches"`
+}
+
+type matchEntry struct {
+	Match      string         `json:"match"`
+	Game       string         `json:"game"`
+	First      string         `json:"first"`
+	Second     *string        `json:"second"`
+	Invitee    *string        `json:"invitee"`
+	Status     match.Status   `json:"status"`
+	Result     *string        `json:"result"`
+	Reason     *match.Reason  `json:"reason"`
+	Plies      int            `json:"plies"`
+	Final      bool           `json:"final"`
+	FinalBy    *match.FinalBy `json:"final_by"`
+	CreatedAt  int64          `json:"created_at"`
+	EndedAt    *int64         `json:"ended_at"`
+	Deadline   *int64         `json:"deadline"`
+	DaemonGame bool           `json:"daemon_game"`
+	Page       string         `json:"page"`
+	JSON       string         `json:"json"`
+}
+
+// matchesJSON lists every listed match, newest challenge first. deadline is
+// the arbitration deadline (section 2) while the result is not final.
+func (b *builder) matchesJSON() []byte {
+	feed := matchesFeed{GeneratedAt: b.in.Now, Listing: b.listing(), Matches: []matchEntry{}}
+	for _, s := range b.states {
+		if !b.matchListed(s) {
+			continue
+		}
+		sum := s.Summary(b.in.Now)
+		m := matchEntry{
+			Match: s.Match, Game: s.Kind, First: s.First, Second: sum.Second, Status: sum.Status,
+			Result: sum.Result, Reason: sum.Reason, Plies: sum.Plies, Final: s.Final, FinalBy: sum.FinalBy,
+			CreatedAt: s.CreatedAt, DaemonGame: b.in.Daemon != "" && (s.First == b.in.Daemon || s.Second == b.in.Daemon),
+			Page: "m/" + s.Match + ".html", JSON: "m/" + s.Match + ".json",
+		}
+		if s.Invitee != "" {
+			m.Invitee = &s.Invitee
+		}
+		if s.Over {
+			m.EndedAt = &s.EndedAt
+		}
+		if s.Accepted && !s.Final {
+			d := s.Deadline()
+			m.Deadline = &d
+		}
+		feed.Matches = append(feed.Matches, m)
+	}
+	return match.MarshalLine(feed)
+}

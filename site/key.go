@@ -1,0 +1,115 @@
+package site
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"io"
+	"os"
+	"slices"
+	"strconv"
+	"sync"
+
+	"vesper/match"
+)
+
+// renderVersion changes by hand when the meaning of a match key changes;
+// any change of the templates or of the binary changes keys by itself.
+const renderVersion = "site/1"
+
+// exeSum identifies the running binary, so a new release re-renders every
+// match page even where the templates did not change. When the binary cannot
+// be read, a random value makes every key new: rendering too much is safe,
+// keeping a stale page is not.
+var exeSum = sync.OnceValue(func() string {
+	h := sha256.New()
+	path, err := os.Executable()
+	if err == nil {
+		var f *os.File
+		if f, err = os.Open(path); err == nil {
+			_, err = io.Copy(h, f)
+			f.Close()
+		}
+	}
+	if err != nil {
+		var r [32]byte
+		_, _ = rand.Read(r[:])
+		h.Write(r[:])
+	}
+	return hex.EncodeToString(h.Sum(nil))
+})
+
+func renderID(templateSource []byte) string {
+	h := sha256.New()
+	h.Write([]byte(renderVersion + "\x00" + exeSum() + "\x00"))
+	h.Write(templateSource)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// clock is everything about "now" that a match's files show. The match key
+// includes it, so a file is re-rendered exactly when one of these changes;
+// the page shows absolute times for everything else.
+type clock struct {
+	Status      match.Status
+	ClockOut    bool // active: the pending ply's clock has run out
+	DaemonMay   bool // open, no invitee: the daemon may accept it now
+	Arbitrable  bool // over, not final: arbitration may be requested
+	DaemonAfter int64
+}
+
+func matchClock(s *match.State, now int64) clock {
+	c := clock{Status: s.Status(now), DaemonAfter: s.CreatedAt + DaemonAcceptDelay}
+	switch c.Status {
+	case match.StatusActive:
+		c.ClockOut = now > s.ClockStart()+match.MoveClock
+	case match.StatusOpen:
+		c.DaemonMay = s.Invitee == "" && now >= c.DaemonAfter
+	case match.StatusOver:
+		c.Arbitrable = !s.Final && now > s.Deadline()
+	}
+	return c
+}
+
+// matchKey hashes every input of a match's files: the events (their ids fix
+// their content), the seen_at entries, the clock flags, the profiles of
+// every account shown and the daemon's key.
+func (b *builder) matchKey(s *match.State) string {
+	h := sha256.New()
+	var n [8]byte
+	str := func(v string) {
+		binary.BigEndian.PutUint64(n[:], uint64(len(v)))
+		h.Write(n[:])
+		h.Write([]byte(v))
+	}
+	c := matchClock(s, b.in.Now)
+	str(b.renderID)
+	str(b.in.Daemon)
+	str(string(c.Status) + strconv.FormatBool(c.ClockOut) + strconv.FormatBool(c.DaemonMay) + strconv.FormatBool(c.Arbitrable))
+	accounts := map[string]bool{s.First: true, s.Second: true, s.Invitee: true}
+	for _, ev := range s.Events {
+		str(ev.ID)
+		if t, ok := b.in.SeenAt[ev.ID]; ok {
+			str(strconv.FormatInt(t, 10))
+		} else {
+			str("-")
+		}
+		accounts[ev.PubKey] = true
+	}
+	for _, pk := range sortedKeys(accounts) {
+		p := b.in.Profiles[pk]
+		str(pk)
+		str(p.Name)
+		str(strconv.FormatBool(p.Bot))
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func sortedKeys(m map[string]bool) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

@@ -1,0 +1,46 @@
+package site
+
+import (
+	"strconv"
+
+	"vesper/match"
+	"vesper/nostr"
+)
+
+// matchJSON renders the match.json of PROTOCOL.md section 6: the events
+// exactly as signed (nostr.MarshalEvent: canonical escaping, no HTML
+// escaping, so ids and signatures still check), in fold order, one per line;
+// the seen_at entries this verifier holds for them; and the summary at now.
+func matchJSON(s *match.State, seenAt map[string]int64, now int64) []byte {
+	b := make([]byte, 0, 1024*len(s.Events))
+	b = append(b, `{"match":`...)
+	b = nostr.AppendString(b, s.Match)
+	b = append(b, ",\n\"events\":["...)
+	for i, ev := range s.Events {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '\n')
+		b = append(b, nostr.MarshalEvent(ev)...)
+	}
+	b = append(b, "],\n\"seen_at\":{"...)
+	first := true
+	for _, ev := range s.Events {
+		t, ok := seenAt[ev.ID]
+		if !ok {
+			continue
+		}
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = nostr.AppendString(b, ev.ID)
+		b = append(b, ':')
+		b = strconv.AppendInt(b, t, 10)
+	}
+	b = append(b, "},\n\"summary\":"...)
+	b = append(b, match.MarshalLine(s.Summary(now))...) // ends in a newline
+	b = b[:len(b)-1]
+	b = append(b, "}\n"...)
+	return b
+}

@@ -1,0 +1,272 @@
+package site
+
+import (
+	"strconv"
+
+	"vesper/match"
+	"vesper/nostr"
+)
+
+// matchPage is the view of m/<id>.html.
+type matchPage struct {
+	Root, Title string
+	S           *match.State
+	Game        string // "Chess" or "Gomoku"
+	Clock       clock
+
+	First, Second, Invitee player
+	FirstSide, SecondSide  string // "White"/"Black"; gomoku: "Black"/"White" (stones)
+
+	Expires, ClockRunsOut int64
+	ToMove, Waiting       player
+	ToMoveSide, WaitSide  string
+
+	Winner     player
+	WinnerSide string
+	ResultCode string // 1-0, 0-1, ½-½
+	ReasonText string
+	Final      []evRef // what made the result final
+	Sigs       []evRef // signatures so far while not final
+
+	FinalText  string // "two matching signatures", ...
+	DaemonLine string // when the daemon may accept an open challenge
+
+	Replay  replay
+	LastPly int
+	Moves   []moveRef
+	PGN     string
+	Events  []eventRow
+	Ignored []eventRow
+}
+
+// evRef names an event that did something, and who signed it.
+type evRef struct {
+	What string
+	ID   string
+	By   player
+}
+
+// moveRef is one entry of the move list; Num is "12." before White's move
+// (the first player's) and "" otherwise.
+type moveRef struct {
+	Ply  int
+	Num  string
+	Move string
+}
+
+// eventRow is one event of the match in fold order.
+type eventRow struct {
+	N         int
+	ID        string
+	Kind      string
+	Author    player
+	CreatedAt int64
+	SeenAt    int64
+	Seen      bool
+	Use       string
+	Ignored   string
+	Excerpt   string
+}
+
+var kindNames = map[int]string{
+	nostr.KindChallenge: "challenge", nostr.KindAccept: "accept", nostr.KindMove: "move",
+	nostr.KindResult: "result", nostr.KindRequest: "arbitration request", nostr.KindRuling: "ruling",
+}
+
+var reasonTexts = map[match.Reason]string{
+	match.ReasonCheckmate: "checkmate", match.ReasonStalemate: "stalemate",
+	match.ReasonThreefold: "threefold repetition", match.ReasonFiftyMoveRule: "the fifty-move rule",
+	match.ReasonInsufficient: "insufficient material", match.ReasonFiveInARow: "five in a row",
+	match.ReasonBoardFull: "a full board", match.ReasonResignation: "resignation",
+	match.ReasonTimeout: "timeout", match.ReasonAgreement: "agreement",
+}
+
+var finalTexts = map[match.FinalBy]string{
+	match.FinalBySignatures: "two matching signatures",
+	match.FinalByTimeout:    "a valid timeout claim",
+	match.FinalByRuling:     "an arbiter's ruling after an arbitration request",
+}
+
+func reasonText(r match.Reason) string {
+	if t, ok := reasonTexts[r]; ok {
+		return t
+	}
+	return cleanLine(string(r), 40)
+}
+
+func gameName(kind string) string {
+	if kind == nostr.GameGomoku {
+		return "Gomoku"
+	}
+	return "Chess"
+}
+
+// sides names the two roles as a reader of that game knows them: the first
+// player is White in chess and plays the black stones in gomoku.
+func sides(kind string) (first, second string) {
+	if kind == nostr.GameGomoku {
+		return "Black", "White"
+	}
+	return "White", "Black"
+}
+
+func (b *builder) matchView(s *match.State) *matchPage {
+	v := &matchPage{
+		Root: "../", S: s, Game: gameName(s.Kind), Clock: matchClock(s, b.in.Now),
+		First: b.player(s.First), Second: b.player(s.Second), Invitee: b.player(s.Invitee),
+		Expires: s.CreatedAt + match.ChallengeExpiry,
+	}
+	v.FirstSide, v.SecondSide = sides(s.Kind)
+	v.Title = v.Game + ": " + v.First.Label() + " vs "
+	if s.Accepted {
+		v.Title += v.Second.Label()
+	} else {
+		v.Title += "?"
+	}
+	if s.Accepted && !s.Over {
+		v.ClockRunsOut = s.ClockStart() + match.MoveClock
+		v.ToMove, v.Waiting = v.First, v.Second
+		v.ToMoveSide, v.WaitSide = v.FirstSide, v.SecondSide
+		if s.ToMove() == match.Second {
+			v.ToMove, v.Waiting = v.Second, v.First
+			v.ToMoveSide, v.WaitSide = v.SecondSide, v.FirstSide
+		}
+	}
+	if s.Over {
+		v.ReasonText = reasonText(s.Reason)
+		switch s.Result {
+		case match.First:
+			v.Winner, v.WinnerSide, v.ResultCode = v.First, v.FirstSide, "1-0"
+		case match.Second:
+			v.Winner, v.WinnerSide, v.ResultCode = v.Second, v.SecondSide, "0-1"
+		default:
+			v.ResultCode = "½-½"
+		}
+	}
+	v.Replay = replayGame(s.Kind, s.Moves, b.defs)
+	v.LastPly = len(v.Replay.Steps) - 1
+	v.FinalText = finalTexts[s.FinalBy]
+	if v.Clock.Status == match.StatusOpen && s.Invitee == "" && b.in.Daemon != "" && s.First != b.in.Daemon {
+		if v.Clock.DaemonMay {
+			v.DaemonLine = "Nobody accepted within 30 minutes, so this site's daemon may now accept it and play it with its engine."
+		} else {
+			v.DaemonLine = "If nobody accepts it first, this site's daemon may accept it from " + date(v.Clock.DaemonAfter) + " (30 minutes after it was posted)."
+		}
+	}
+	for i, mv := range v.Replay.Moves {
+		ref := moveRef{Ply: i + 1, Move: mv}
+		if i%2 == 0 {
+			ref.Num = strconv.Itoa(i/2+1) + "."
+		}
+		v.Moves = append(v.Moves, ref)
+	}
+	if s.Kind == nostr.GameChess {
+		v.PGN = pgn(s, v.Replay.Moves, v.First, v.Second)
+	}
+	b.finality(s, v)
+	b.eventRows(s, v)
+	return v
+}
+
+// finality says how the result became final (section 2, "What final
+// means"), or which signatures exist while it is not.
+func (b *builder) finality(s *match.State, v *matchPage) {
+	author := func(id string) player {
+		for _, ev := range s.Events {
+			if ev.ID == id {
+				return b.player(ev.PubKey)
+			}
+		}
+		return player{}
+	}
+	sig := func(role string, p player) {
+		if sg, ok := s.Sigs[role]; ok {
+			what := "signature of the " + role + " player: " + sg.Result.Result + " after " + strconv.Itoa(sg.Result.Plies) + " plies"
+			if s.Final {
+				what = "signature of the " + role + " player"
+			}
+			dst := &v.Sigs
+			if s.Final {
+				dst = &v.Final
+			}
+			*dst = append(*dst, evRef{What: what, ID: sg.Event, By: p})
+		}
+	}
+	switch {
+	case !s.Final:
+		sig(match.First, v.First)
+		sig(match.Second, v.Second)
+	case s.FinalBy == match.FinalBySignatures:
+		sig(match.First, v.First)
+		sig(match.Second, v.Second)
+	case s.FinalBy == match.FinalByTimeout:
+		v.Final = append(v.Final, evRef{What: "timeout claim", ID: s.FinalEvent, By: author(s.FinalEvent)})
+	case s.FinalBy == match.FinalByRuling:
+		for _, r := range s.Requests {
+			v.Final = append(v.Final, evRef{What: "arbitration request", ID: r.Event, By: b.player(r.Author)})
+		}
+		v.Final = append(v.Final, evRef{What: "arbiter's ruling", ID: s.FinalEvent, By: author(s.FinalEvent)})
+	}
+}
+
+// eventRows lists every event in fold order with what the fold did with it.
+func (b *builder) eventRows(s *match.State, v *matchPage) {
+	ignored := make(map[string]string, len(s.Ignored))
+	for _, ig := range s.Ignored {
+		ignored[ig.ID] = cleanLine(ig.Reason(), 300)
+	}
+	use := map[string]string{s.Match: "challenge"}
+	if s.Accepted {
+		use[s.AcceptEvent] = "accept"
+	}
+	for i, id := range s.MoveEvents {
+		mv := ""
+		if i < len(v.Replay.Moves) {
+			mv = ": " + v.Replay.Moves[i]
+		}
+		use[id] = "counted move, ply " + strconv.Itoa(i+1) + mv
+	}
+	for _, role := range []string{match.First, match.Second} {
+		if sg, ok := s.Sigs[role]; ok {
+			use[sg.Event] = "latest signature of the " + role + " player"
+		}
+	}
+	for _, r := range s.Requests {
+		use[r.Event] = "valid arbitration request"
+	}
+	if s.Over {
+		use[s.EndEvent] = join(use[s.EndEvent], "ended the game")
+	}
+	if s.Final {
+		use[s.FinalEvent] = join(use[s.FinalEvent], "made the result final")
+	}
+	for i, ev := range s.Events {
+		kind, ok := kindNames[ev.Kind]
+		if !ok {
+			kind = "kind " + strconv.Itoa(ev.Kind)
+		}
+		row := eventRow{
+			N: i + 1, ID: ev.ID, Kind: kind, Author: b.player(ev.PubKey),
+			CreatedAt: int64(ev.CreatedAt), Ignored: ignored[ev.ID],
+			Excerpt: cleanLine(ev.Content, maxExcerpt),
+		}
+		row.SeenAt, row.Seen = b.in.SeenAt[ev.ID]
+		if row.Ignored == "" {
+			row.Use = use[ev.ID]
+			if row.Use == "" {
+				row.Use = "used (superseded)"
+			}
+		}
+		v.Events = append(v.Events, row)
+		if row.Ignored != "" {
+			v.Ignored = append(v.Ignored, row)
+		}
+	}
+}
+
+func join(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}

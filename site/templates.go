@@ -1,0 +1,95 @@
+package site
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"strconv"
+	"time"
+)
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+// pageNames are the page templates; each is parsed with layout.html.
+var pageNames = []string{"index", "match", "player", "ratings", "howto"}
+
+// templates are the parsed pages of one build, and their source bytes (for
+// the render id of match keys).
+type templates struct {
+	set    map[string]*template.Template
+	source []byte
+}
+
+func parseTemplates() (*templates, error) {
+	t := &templates{set: map[string]*template.Template{}}
+	layout, err := fs.ReadFile(templateFS, "templates/layout.html")
+	if err != nil {
+		return nil, fmt.Errorf("site: %w", err)
+	}
+	t.source = append(t.source, layout...)
+	base, err := template.New("layout").Funcs(funcs).Parse(string(layout))
+	if err != nil {
+		return nil, fmt.Errorf("site: layout.html: %w", err)
+	}
+	for _, name := range pageNames {
+		src, err := fs.ReadFile(templateFS, "templates/"+name+".html")
+		if err != nil {
+			return nil, fmt.Errorf("site: %w", err)
+		}
+		t.source = append(t.source, src...)
+		clone, err := base.Clone()
+		if err != nil {
+			return nil, fmt.Errorf("site: %w", err)
+		}
+		if _, err := clone.Parse(string(src)); err != nil {
+			return nil, fmt.Errorf("site: %s.html: %w", name, err)
+		}
+		t.set[name] = clone
+	}
+	return t, nil
+}
+
+func (t *templates) render(name string, data any) ([]byte, error) {
+	var b bytes.Buffer
+	if err := t.set[name].ExecuteTemplate(&b, "layout", data); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// funcs are the template helpers. They format numbers and times; none of
+// them marks a string as safe HTML.
+var funcs = template.FuncMap{
+	"date": date,
+	"day":  func(t int64) string { return time.Unix(t, 0).UTC().Format("2006-01-02") },
+	"iso":  func(t int64) string { return time.Unix(t, 0).UTC().Format(time.RFC3339) },
+	"dur":  duration,
+	"add":  func(a, b int) int { return a + b },
+	"at":   func(root string, v any) withRoot { return withRoot{Root: root, V: v} },
+	"short": func(id string) string {
+		if len(id) > 12 {
+			return id[:12] + "…"
+		}
+		return id
+	},
+}
+
+func date(t int64) string { return time.Unix(t, 0).UTC().Format("2006-01-02 15:04 UTC") }
+
+// duration writes seconds as "3 d 4 h", "5 h 07 min" or "12 min".
+func duration(s int64) string {
+	if s < 0 {
+		s = -s
+	}
+	m := s / 60
+	switch {
+	case m < 60:
+		return strconv.FormatInt(m, 10) + " min"
+	case m < 24*60:
+		return fmt.Sprintf("%d h %02d min", m/60, m%60)
+	}
+	return fmt.Sprintf("%d d %d h", m/(24*60), m/60%24)
+}
