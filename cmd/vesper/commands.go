@@ -28,5 +28,6 @@ func commands() []*cli.Command {
 		relayCommand(),
 		siteCommand(),
 		engineCommand(),
+		simCommand(),
 	}
 }
