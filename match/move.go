@@ -32,12 +32,6 @@ func (s *State) applyMove(ev *nostr.Event, seenAt int64) {
 		s.ignore(ev, IgnWrongPlayer, "ply %d belongs to the %s player", ply, role)
 		return
 	}
-	if !resign {
-		if _, err := s.game.Clone().Play(ev.Content); err != nil {
-			s.ignore(ev, IgnIllegal, "not a legal move in the current position")
-			return
-		}
-	}
 	if int64(ev.CreatedAt) > seenAt+FutureSlack {
 		s.ignore(ev, IgnFuture, "created_at > seen_at + %d", FutureSlack)
 		return
@@ -54,7 +48,11 @@ func (s *State) applyMove(ev *nostr.Event, seenAt int64) {
 		s.end(ev, winner, ReasonResignation)
 		return
 	}
-	s.count(ev, ev.Content)
+	// Legality is checked last, by playing the move: Play leaves the game
+	// unchanged when the move is illegal, so no copy is needed.
+	if !s.count(ev, ev.Content) {
+		s.ignore(ev, IgnIllegal, "not a legal move in the current position")
+	}
 }
 
 // applyEarlyMove holds the first legal ply-1 move of the challenger that
@@ -84,11 +82,12 @@ func (s *State) applyEarlyMove(ev *nostr.Event, ply int, seenAt int64) {
 	}
 }
 
-// count plays a legal board move and ends the game if a rule ends it.
-func (s *State) count(ev *nostr.Event, move string) {
+// count plays a board move if it is legal, and ends the game if a rule
+// ends it. It reports whether the move was legal.
+func (s *State) count(ev *nostr.Event, move string) bool {
 	canon, err := s.game.Play(move)
 	if err != nil {
-		return // checked legal by the caller; unreachable
+		return false
 	}
 	s.Moves = append(s.Moves, canon)
 	s.MoveEvents = append(s.MoveEvents, ev.ID)
@@ -96,4 +95,5 @@ func (s *State) count(ev *nostr.Event, move string) {
 	if over, winner, reason := s.game.Outcome(); over {
 		s.end(ev, winner, reason)
 	}
+	return true
 }

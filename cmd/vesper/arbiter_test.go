@@ -180,3 +180,27 @@ func TestArbiterOutboxSurvivesKill9(t *testing.T) {
 		t.Fatalf("rulings on the relay: %d %s (want exactly the recorded %s)", len(got), got[0].ID, recorded.Event.ID)
 	}
 }
+
+// TestArbiterOnce: `vesper arbiter --once` fetches, rules and exits,
+// printing what it did; a second run publishes nothing new.
+func TestArbiterOnce(t *testing.T) {
+	rs := startRelays(t, 1, relayd.Options{})
+	url := rs[0].URL()
+	house, alice, bob := testkit.Key("house"), testkit.Key("alice"), testkit.Key("bob")
+	m := stalled(alice, bob, 3*86400)
+	m.Request(alice, time.Now().Unix()-2*3600)
+	publishIndependent(t, url, m.Events...)
+	data, key := t.TempDir(), writeKey(t, house)
+	for i, want := range []int{1, 0} {
+		out, r := (&agentEnv{relay: rs[0]}).run(t, "arbiter", "--once", "--key", key, "--data", data, "--no-play")
+		if r.code != 0 {
+			t.Fatalf("run %d: exit %d %s", i, r.code, r.stderr)
+		}
+		if got := int(out["recorded"].(float64)); got != want {
+			t.Fatalf("run %d: recorded %d duties, want %d (%v)", i, got, want, out)
+		}
+	}
+	if got := forMatch(authored(t, url, nostr.KindRuling, house.PublicKey()), m.ID); len(got) != 1 {
+		t.Fatalf("%d rulings, want 1", len(got))
+	}
+}

@@ -5,6 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -259,14 +262,20 @@ func TestDaemonBadInput(t *testing.T) {
 	badSig := *testkit.Sign(k, nostr.NewChallenge("chess", "", time.Now().Unix()-1))
 	badSig.Sig = strings.Repeat("ab", 64)
 	unknown := testkit.Sign(k, &nostr.Event{Kind: 4423, CreatedAt: nostr.Timestamp(time.Now().Unix()), Tags: nostr.Tags{{"g", good.ID}}, Content: "old referee"})
-	for _, ev := range []*nostr.Event{&forged, &badSig, unknown} {
+	// An oversized move and a challenge whose content is not JSON are real,
+	// signed events: stored, and judged by the fold (too_large, no match).
+	big := testkit.Sign(good.B, nostr.NewMove(good.ID, 9, strings.Repeat("x", 70000), int64(good.Events[len(good.Events)-1].CreatedAt)))
+	good.Events = append(good.Events, big)
+	notJSON := testkit.Sign(k, &nostr.Event{Kind: nostr.KindChallenge, CreatedAt: nostr.Timestamp(time.Now().Unix()), Tags: nostr.Tags{{"t", nostr.GamesTopic}}, Content: "let's play"})
+	for _, ev := range []*nostr.Event{&forged, &badSig, unknown, big, notJSON} {
 		if err := rs[0].Inject(ctx, ev); err != nil {
 			t.Fatal(err)
 		}
 	}
 	data := t.TempDir()
-	startDaemon(t, data, urls(rs), "--metrics", "127.0.0.1:0")
-	publishIndependent(t, rs[0].URL(), good.Events...)
+	addr := freeAddr(t)
+	startDaemon(t, data, urls(rs), "--metrics", addr)
+	publishIndependent(t, rs[0].URL(), good.Events[:len(good.Events)-1]...)
 	want := expected(t, good, time.Now().Unix())
 	waitFor(t, "the good match", 30*time.Second, func() bool { return summaries(t, data)[good.ID] == want })
 	got := summaries(t, data)
@@ -279,4 +288,28 @@ func TestDaemonBadInput(t *testing.T) {
 	if len(got) != 1 {
 		t.Fatalf("stored %d matches, want 1", len(got))
 	}
+	if !strings.Contains(got[good.ID], "too_large") {
+		t.Fatalf("the oversized move is not listed as ignored: %s", got[good.ID])
+	}
+	// Refusals are counted by reason.
+	waitFor(t, "the rejection counters", 10*time.Second, func() bool {
+		resp, err := http.Get("http://" + addr + "/metrics")
+		if err != nil {
+			return false
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return strings.Contains(string(body), `vesper_events_rejected_total{reason="bad_id"} 1`) &&
+			strings.Contains(string(body), `vesper_events_rejected_total{reason="bad_signature"} 1`)
+	})
+}
+
+// freeAddr returns a loopback address with a port free right now.
+func freeAddr(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
 }
