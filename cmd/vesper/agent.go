@@ -124,7 +124,22 @@ func fetchState(ctx context.Context, c *cli.Context, ref string) (*match.State, 
 	return st, nil
 }
 
-// oneArg returns the single positional argument or a usage error.
+// withMatch checks the positional arguments (the first is MATCH), loads
+// the key and fetches and folds the match: the start of every action.
+func withMatch(c *cli.Context, names ...string) (nostr.SecretKey, *match.State, []string, error) {
+	a, err := args(c, names...)
+	if err != nil {
+		return nostr.SecretKey{}, nil, nil, err
+	}
+	key, err := loadKey(c, true)
+	if err != nil {
+		return key, nil, nil, err
+	}
+	st, err := fetchState(c.Context, c, a[0])
+	return key, st, a, err
+}
+
+// args returns the positional arguments or a usage error.
 func args(c *cli.Context, names ...string) ([]string, error) {
 	if c.NArg() != len(names) {
 		return nil, fail(exitUsage, "%s: expected %s, got %d argument(s)", c.Command.Name, strings.Join(names, " "), c.NArg())
@@ -186,15 +201,7 @@ func acceptCommand() *cli.Command {
 		ArgsUsage: "MATCH",
 		Flags:     agentFlags(),
 		Action: func(c *cli.Context) error {
-			a, err := args(c, "MATCH")
-			if err != nil {
-				return err
-			}
-			key, err := loadKey(c, true)
-			if err != nil {
-				return err
-			}
-			st, err := fetchState(c.Context, c, a[0])
+			key, st, _, err := withMatch(c, "MATCH")
 			if err != nil {
 				return err
 			}
@@ -221,15 +228,7 @@ func moveCommand() *cli.Command {
 		ArgsUsage: "MATCH MOVE",
 		Flags:     agentFlags(),
 		Action: func(c *cli.Context) error {
-			a, err := args(c, "MATCH", "MOVE")
-			if err != nil {
-				return err
-			}
-			key, err := loadKey(c, true)
-			if err != nil {
-				return err
-			}
-			st, err := fetchState(c.Context, c, a[0])
+			key, st, a, err := withMatch(c, "MATCH", "MOVE")
 			if err != nil {
 				return err
 			}
@@ -285,15 +284,7 @@ func resignCommand() *cli.Command {
 		ArgsUsage: "MATCH",
 		Flags:     agentFlags(),
 		Action: func(c *cli.Context) error {
-			a, err := args(c, "MATCH")
-			if err != nil {
-				return err
-			}
-			key, err := loadKey(c, true)
-			if err != nil {
-				return err
-			}
-			st, err := fetchState(c.Context, c, a[0])
+			key, st, _, err := withMatch(c, "MATCH")
 			if err != nil {
 				return err
 			}
@@ -321,15 +312,7 @@ func resultCommand() *cli.Command {
 		ArgsUsage: "MATCH",
 		Flags:     agentFlags(&cli.StringFlag{Name: "agree", Usage: "draw, first or second: agree this result on the current position"}),
 		Action: func(c *cli.Context) error {
-			a, err := args(c, "MATCH")
-			if err != nil {
-				return err
-			}
-			key, err := loadKey(c, true)
-			if err != nil {
-				return err
-			}
-			st, err := fetchState(c.Context, c, a[0])
+			key, st, _, err := withMatch(c, "MATCH")
 			if err != nil {
 				return err
 			}
@@ -377,15 +360,7 @@ func claimCommand() *cli.Command {
 		ArgsUsage: "MATCH",
 		Flags:     agentFlags(),
 		Action: func(c *cli.Context) error {
-			a, err := args(c, "MATCH")
-			if err != nil {
-				return err
-			}
-			key, err := loadKey(c, true)
-			if err != nil {
-				return err
-			}
-			st, err := fetchState(c.Context, c, a[0])
+			key, st, _, err := withMatch(c, "MATCH")
 			if err != nil {
 				return err
 			}
@@ -422,15 +397,7 @@ func arbitrateCommand() *cli.Command {
 		ArgsUsage: "MATCH",
 		Flags:     agentFlags(&cli.StringFlag{Name: "note", Usage: "a note for the arbiter", Value: "arbitration requested"}),
 		Action: func(c *cli.Context) error {
-			a, err := args(c, "MATCH")
-			if err != nil {
-				return err
-			}
-			key, err := loadKey(c, true)
-			if err != nil {
-				return err
-			}
-			st, err := fetchState(c.Context, c, a[0])
+			key, st, _, err := withMatch(c, "MATCH")
 			if err != nil {
 				return err
 			}
@@ -457,15 +424,7 @@ func ruleCommand() *cli.Command {
 		ArgsUsage: "MATCH",
 		Flags:     agentFlags(),
 		Action: func(c *cli.Context) error {
-			a, err := args(c, "MATCH")
-			if err != nil {
-				return err
-			}
-			key, err := loadKey(c, true)
-			if err != nil {
-				return err
-			}
-			st, err := fetchState(c.Context, c, a[0])
+			key, st, _, err := withMatch(c, "MATCH")
 			if err != nil {
 				return err
 			}
