@@ -23,7 +23,11 @@ func (s *State) applyAccept(ev *nostr.Event) {
 		s.AcceptAt, s.AcceptEvent = int64(ev.CreatedAt), ev.ID
 		if s.held != nil {
 			s.count(s.held, s.held.Content)
-			s.Ignored[s.heldPos] = Ignored{} // leaves the list once counted
+			// The held move leaves the ignored list once counted. A new
+			// slice, since a Clone may share the old one.
+			rest := make([]Ignored, 0, len(s.Ignored)-1)
+			rest = append(rest, s.Ignored[:s.heldPos]...)
+			s.Ignored = append(rest, s.Ignored[s.heldPos+1:]...)
 			s.held = nil
 		}
 	}

@@ -47,18 +47,14 @@ func Fold(match string, events []*nostr.Event, seenAt map[string]int64) (*State,
 		ordered = append(ordered, ev)
 	}
 	sort.Slice(ordered, func(i, j int) bool { return Less(ordered[i], ordered[j]) })
-	s.Events = append(s.Events, ordered...)
 	for _, ev := range ordered {
 		seen, ok := seenAt[ev.ID]
 		if !ok {
 			seen = int64(ev.CreatedAt)
 		}
+		s.Events = append(s.Events, ev)
 		s.apply(ev, seen)
 	}
-	if s.held != nil {
-		s.Ignored[s.heldPos] = Ignored{ID: s.held.ID, Token: IgnHeld, Detail: "waiting for an accept"}
-	}
-	s.Ignored = dropPlaceholders(s.Ignored)
 	return s, nil
 }
 
@@ -176,16 +172,6 @@ func (s *State) apply(ev *nostr.Event, seenAt int64) {
 	case nostr.KindRuling:
 		s.applyRuling(ev)
 	}
-}
-
-func dropPlaceholders(in []Ignored) []Ignored {
-	out := in[:0]
-	for _, i := range in {
-		if i.ID != "" {
-			out = append(out, i)
-		}
-	}
-	return out
 }
 
 // end closes the game with a result.

@@ -76,9 +76,10 @@ func (s *State) applyEarlyMove(ev *nostr.Event, ply int, seenAt int64) {
 			s.ignore(ev, IgnIllegal, "not a legal move in the current position")
 			return
 		}
+		// Listed while no accept has come; the accept takes it out.
 		s.held = ev
 		s.heldPos = len(s.Ignored)
-		s.Ignored = append(s.Ignored, Ignored{}) // filled at the end if still held
+		s.Ignored = append(s.Ignored, Ignored{ID: ev.ID, Token: IgnHeld, Detail: "waiting for an accept"})
 	}
 }
 

@@ -533,3 +533,32 @@ func TestSection6SeenAt(t *testing.T) {
 		}
 	}
 }
+
+// TestExtendEqualsFold: extending a state event by event (in fold order)
+// gives the same summary as folding everything at once, and Extend refuses
+// an event that would sort earlier.
+func TestExtendEqualsFold(t *testing.T) {
+	rng := rand.New(rand.NewSource(3))
+	for n := 0; n < 20; n++ {
+		m := randomGomokuMatch(rng)
+		want := fold(t, m)
+		ordered := append([]*nostr.Event(nil), want.Events[1:]...)
+		st, err := Fold(m.ID, m.Events[:1], nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ev := range ordered {
+			next := st.Clone()
+			if !next.Extend(ev, int64(ev.CreatedAt)) {
+				t.Fatalf("Extend refused an event in fold order")
+			}
+			st = next
+		}
+		if got, w := MarshalLine(st.Summary(t0)), MarshalLine(want.Summary(t0)); string(got) != string(w) {
+			t.Fatalf("extended:\n%s\nfolded:\n%s", got, w)
+		}
+		if len(ordered) > 1 && st.Clone().Extend(ordered[0], 0) {
+			t.Fatal("Extend accepted an event that sorts before the last")
+		}
+	}
+}

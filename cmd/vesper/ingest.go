@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"sort"
 
+	"vesper/match"
 	"vesper/nostr"
 	"vesper/nostr/relay"
 	"vesper/store"
@@ -31,33 +33,67 @@ func (n *node) ingest(ctx context.Context, batch []relay.Received) ([]string, er
 	if len(in) == 0 {
 		return nil, nil
 	}
-	fresh, err := n.st.PutEvents(ctx, in)
+	stored, err := n.st.PutEvents(ctx, in)
 	if err != nil {
 		return nil, err
 	}
-	touched := map[string]bool{}
-	for i, isNew := range fresh {
-		if !isNew {
-			continue
+	// New events extend their match's state when they sort after everything
+	// folded so far (a live move); anything else re-folds the match from the
+	// store, which is exact in every case.
+	var fresh []*nostr.Event
+	for i, isNew := range stored {
+		if isNew {
+			n.met.stored()
+			fresh = append(fresh, in[i].Event)
 		}
-		n.met.stored()
-		for _, m := range store.MatchesOf(in[i].Event) {
-			touched[m] = true
+	}
+	sort.Slice(fresh, func(i, j int) bool { return match.Less(fresh[i], fresh[j]) })
+	next := map[string]*match.State{}
+	refold := map[string]bool{}
+	for _, ev := range fresh {
+		for _, m := range store.MatchesOf(ev) {
+			if refold[m] {
+				continue
+			}
+			s := next[m]
+			if s == nil {
+				if s = n.state(m); s != nil {
+					s = s.Clone()
+				}
+			}
+			if s == nil || !s.Extend(ev, now) {
+				refold[m] = true
+				continue
+			}
+			next[m] = s
 		}
 	}
 	var players []string
-	for id := range touched {
-		before := n.state(id)
-		s, err := n.refold(ctx, id)
-		if err != nil {
-			return players, err
-		}
+	note := func(before, s *match.State) {
 		if s != nil && before == nil {
 			players = append(players, s.First)
 		}
 		if s != nil && s.Accepted && (before == nil || !before.Accepted) {
 			players = append(players, s.Second)
 		}
+	}
+	for id, s := range next {
+		if refold[id] {
+			continue
+		}
+		before := n.state(id)
+		if err := n.keep(ctx, s); err != nil {
+			return players, err
+		}
+		note(before, s)
+	}
+	for id := range refold {
+		before := n.state(id)
+		s, err := n.refold(ctx, id)
+		if err != nil {
+			return players, err
+		}
+		note(before, s)
 	}
 	return players, nil
 }

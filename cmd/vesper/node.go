@@ -63,17 +63,25 @@ func (n *node) refold(ctx context.Context, id string) (*match.State, error) {
 		n.mu.Unlock()
 		return nil, nil
 	}
-	sum := s.Summary(n.clock())
-	if err := n.st.PutSummary(ctx, store.Summary{
-		Match: id, Game: s.Kind, First: s.First, Second: s.Second,
-		Status: string(sum.Status), Final: s.Final, UpdatedAt: n.clock(), JSON: match.MarshalLine(sum),
-	}); err != nil {
+	if err := n.keep(ctx, s); err != nil {
 		return nil, err
 	}
-	n.mu.Lock()
-	n.states[id] = s
-	n.mu.Unlock()
 	return s, nil
+}
+
+// keep writes a match's summary and makes s its current state.
+func (n *node) keep(ctx context.Context, s *match.State) error {
+	sum := s.Summary(n.clock())
+	if err := n.st.PutSummary(ctx, store.Summary{
+		Match: s.Match, Game: s.Kind, First: s.First, Second: s.Second,
+		Status: string(sum.Status), Final: s.Final, UpdatedAt: n.clock(), JSON: match.MarshalLine(sum),
+	}); err != nil {
+		return err
+	}
+	n.mu.Lock()
+	n.states[s.Match] = s
+	n.mu.Unlock()
+	return nil
 }
 
 // rebuild re-folds every stored match, reporting progress.
