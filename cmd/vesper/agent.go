@@ -66,6 +66,9 @@ func publish(c *cli.Context, key nostr.SecretKey, ev *nostr.Event, what publishe
 	if c.Bool("json") {
 		return printJSON(what)
 	}
+	if what.Nevent != "" {
+		fmt.Printf("match:  %s\nnevent: %s\n", what.Match, what.Nevent)
+	}
 	fmt.Printf("posted %s (kind %d) to %s\n", ev.ID, ev.Kind, strings.Join(what.Accepted, ", "))
 	for r, why := range what.Failed {
 		fmt.Printf("  not accepted by %s: %s\n", r, why)
