@@ -68,8 +68,9 @@ func (b *chessBoard) kingSquare(white bool) int {
 }
 
 // chessDefs returns the board and the six piece shapes, drawn in a 100-unit
-// box and scaled to one square. Colour comes from the <use> element's class.
-// A build computes it once.
+// box and scaled to one square, and a white and a black version of each
+// ("wn", "bn"), so a board places a piece with one short <use>. A build
+// computes it once.
 func chessDefs() string {
 	return `<svg class="defs" aria-hidden="true" width="0" height="0"><defs>` +
 		`<g id="cb"><rect width="8" height="8" class="lt"/><path class="dk" d="` + darkSquares() + `"/>` + chessLabels() + `</g>` +
@@ -79,7 +80,17 @@ func chessDefs() string {
 		`<g id="b"><g transform="scale(.01)"><circle cx="50" cy="13" r="6"/><path d="M50 19C64 30 66 46 58 57L62 78H38L42 57C34 46 36 30 50 19Z"/><path d="M45 40L55 32" class="eye"/>` + pieceBase + `</g></g>` +
 		`<g id="q"><g transform="scale(.01)"><path d="M27 78L19 31L36 50L41 22L50 46L59 22L64 50L81 31L73 78Z"/><circle cx="19" cy="28" r="5"/><circle cx="41" cy="19" r="5"/><circle cx="59" cy="19" r="5"/><circle cx="81" cy="28" r="5"/>` + pieceBase + `</g></g>` +
 		`<g id="k"><g transform="scale(.01)"><path d="M46 12h8v10h10v8h-10v13h-8v-13h-10v-8h10Z"/><path d="M28 78C18 56 30 42 50 49C70 42 82 56 72 78Z"/>` + pieceBase + `</g></g>` +
-		`</defs></svg>`
+		colourPieces() + `</defs></svg>`
+}
+
+func colourPieces() string {
+	var b strings.Builder
+	for _, c := range []string{"w", "b"} {
+		for _, p := range "pnbrqk" {
+			b.WriteString(`<g id="` + c + string(p) + `" class="p` + c + `"><use href="#` + string(p) + `"/></g>`)
+		}
+	}
+	return b.String()
 }
 
 const pieceBase = `<rect x="22" y="79" width="56" height="11" rx="3"/>`
@@ -128,13 +139,11 @@ func (b *chessBoard) svg(label string) template.HTML {
 		if c == 0 {
 			continue
 		}
-		color, kind := "w", c
-		if c >= 'a' {
-			color = "k"
-		} else {
-			kind = c + 'a' - 'A'
+		id := "b" + string(c)
+		if c < 'a' {
+			id = "w" + string(c+'a'-'A')
 		}
-		s.WriteString(`<use href="#` + string(kind) + `" class="` + color + `" x="` + strconv.Itoa(sq%8) + `" y="` + strconv.Itoa(7-sq/8) + `"/>`)
+		s.WriteString(`<use href="#` + id + `" x="` + strconv.Itoa(sq%8) + `" y="` + strconv.Itoa(7-sq/8) + `"/>`)
 	}
 	s.WriteString(`</svg>`)
 	return template.HTML(s.String())
@@ -157,7 +166,7 @@ func gomokuDefs() string {
 		b.WriteString(`<text class="glb" text-anchor="middle" x="` + strconv.Itoa(i+1) + `" y="15.8">` + string(rune('a'+i)) + `</text>`)
 		b.WriteString(`<text class="glb" text-anchor="middle" x=".45" y="` + strconv.Itoa(gomoku.Size-i) + `.1">` + strconv.Itoa(i+1) + `</text>`)
 	}
-	b.WriteString(`</g><circle id="st" r=".45"/></defs></svg>`)
+	b.WriteString(`</g><circle id="bs" class="sk" r=".45"/><circle id="ws" class="sw" r=".45"/></defs></svg>`)
 	return b.String()
 }
 
@@ -172,13 +181,13 @@ func gomokuSVG(points []gomoku.Point, n int, numbers bool, label string) templat
 	for i := 0; i < n && i < len(points); i++ {
 		p := points[i]
 		x, y := strconv.Itoa(p.Col+1), strconv.Itoa(gomoku.Size-p.Row)
-		color := "k"
+		stone, num := "bs", "nk"
 		if i%2 == 1 {
-			color = "w"
+			stone, num = "ws", "nw"
 		}
-		s.WriteString(`<use href="#st" class="s` + color + `" x="` + x + `" y="` + y + `"/>`)
+		s.WriteString(`<use href="#` + stone + `" x="` + x + `" y="` + y + `"/>`)
 		if numbers {
-			s.WriteString(`<text class="n` + color + `" text-anchor="middle" x="` + x + `" y="` + y + `.14">` + strconv.Itoa(i+1) + `</text>`)
+			s.WriteString(`<text class="` + num + `" text-anchor="middle" x="` + x + `" y="` + y + `.14">` + strconv.Itoa(i+1) + `</text>`)
 		}
 	}
 	if n > 0 && n <= len(points) {

@@ -3,7 +3,11 @@ package site
 import (
 	"cmp"
 	"fmt"
+	"html/template"
+	"runtime"
 	"slices"
+	"strings"
+	"sync"
 
 	"vesper/match"
 	"vesper/nostr"
@@ -42,8 +46,9 @@ type Input struct {
 
 // Stats counts the files of a build: Written were rendered and written,
 // Unchanged were carried over from the previous build by hard link, Skipped
-// counts states whose match id is not 64 lowercase hex (they get no page,
-// since paths are built from ids).
+// counts states left out: nil, not made by match.Fold (their match id is
+// not 64 lowercase hex, or their first event is not the challenge), or a
+// second state of the same match.
 type Stats struct {
 	Pages, Written, Unchanged, Skipped int
 }
@@ -62,13 +67,13 @@ func Build(in Input, outDir string) (Stats, error) {
 	}
 	if err := b.build(o); err != nil {
 		o.abort()
-		return o.stats, err
+		return o.result(), err
 	}
 	if err := o.publish(outDir); err != nil {
 		o.abort()
-		return o.stats, err
+		return o.result(), err
 	}
-	return o.stats, nil
+	return o.result(), nil
 }
 
 // builder holds what every page of one build shares.
@@ -79,6 +84,7 @@ type builder struct {
 	defs     *boardDefs
 	renderID string
 
+	mu       sync.Mutex // guards players: match pages render in parallel
 	players  map[string]*player
 	states   []*match.State // valid ids, newest challenge first
 	byPlayer map[string][]*match.State
@@ -106,7 +112,7 @@ func newBuilder(in Input) (*builder, error) {
 	b.renderID = renderID(tpl.source)
 	seen := map[string]bool{}
 	for _, s := range in.States {
-		if s == nil || !nostr.IsLowerHex(s.Match, 64) || seen[s.Match] {
+		if !folded(s) || seen[s.Match] {
 			b.skipped++
 			continue
 		}
@@ -136,6 +142,14 @@ func newBuilder(in Input) (*builder, error) {
 	return b, nil
 }
 
+// folded reports whether s looks like match.Fold's output: a hex id and
+// the challenge as its first event. Anything else (a hand-made State) would
+// make the state's methods fail, and a bad id must not become a path.
+func folded(s *match.State) bool {
+	return s != nil && nostr.IsLowerHex(s.Match, 64) && len(s.Events) > 0 &&
+		s.Events[0] != nil && s.Events[0].ID == s.Match
+}
+
 // participants are the accounts a match concerns: its players and an
 // invitee who has not (yet) accepted. The fold guarantees they differ.
 func participants(s *match.State) []string {
@@ -156,10 +170,8 @@ func (b *builder) build(o *output) error {
 			return fmt.Errorf("site: %w", err)
 		}
 	}
-	for _, s := range b.states {
-		if err := b.matchFiles(o, s); err != nil {
-			return err
-		}
+	if err := b.allMatchFiles(o); err != nil {
+		return err
 	}
 	for _, pk := range b.playerKeys() {
 		if err := b.put(o, "p/"+pk+".html", "player", b.playerPage(pk)); err != nil {
@@ -190,6 +202,48 @@ func (b *builder) put(o *output, rel, name string, data any) error {
 		return fmt.Errorf("site: %s: %w", rel, err)
 	}
 	return o.put(rel, "", html)
+}
+
+// allMatchFiles renders the match files on one goroutine per CPU (the
+// templates and the chess replay are CPU work). The order of the writes
+// does not matter: the manifest is sorted.
+func (b *builder) allMatchFiles(o *output) error {
+	workers := runtime.GOMAXPROCS(0)
+	next := make(chan *match.State)
+	errs := make(chan error, workers)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for s := range next {
+				if err := b.matchFiles(o, s); err != nil {
+					errs <- err
+					for range next { // drain so the sender finishes
+					}
+					return
+				}
+			}
+		}()
+	}
+	var err error
+send:
+	for _, s := range b.states {
+		select {
+		case next <- s:
+		case err = <-errs:
+			break send
+		}
+	}
+	close(next)
+	wg.Wait()
+	if err == nil {
+		select {
+		case err = <-errs:
+		default:
+		}
+	}
+	return err
 }
 
 // matchFiles writes a match's page, match.json and (chess) PGN, or carries
@@ -260,6 +314,8 @@ func (b *builder) player(pk string) player {
 	if pk == "" {
 		return player{}
 	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
 	if p, ok := b.players[pk]; ok {
 		return *p
 	}
@@ -274,6 +330,7 @@ func (b *builder) player(pk string) player {
 	} else {
 		p.Short = "invalid key"
 	}
+	p.top, p.sub = p.render(""), p.render("../")
 	b.players[pk] = p
 	return *p
 }
@@ -283,6 +340,44 @@ type player struct {
 	Pubkey, Npub, Short, Name string
 	Daemon, Bot               bool
 	Href                      string // from the site root; "" for an invalid key
+
+	top, sub template.HTML // Who for pages at the root and one level down
+}
+
+// Who is the account as a link to its page, with the daemon's label. Pages
+// show hundreds of these, so it is rendered once per account and build.
+func (p player) Who(root string) template.HTML {
+	switch {
+	case p.Pubkey == "":
+		return `<span class="mute">nobody yet</span>`
+	case root == "" && p.top != "":
+		return p.top
+	case root == "../" && p.sub != "":
+		return p.sub
+	}
+	return p.render(root)
+}
+
+// render writes the markup of Who. Besides the boards this is the one
+// place the site writes markup itself, so everything variable is escaped
+// here: the name by template.HTMLEscapeString; root is one of the two
+// constants above; Href and Npub hold only hex and bech32 characters,
+// checked when the player was made.
+func (p player) render(root string) template.HTML {
+	if p.Pubkey == "" {
+		return ""
+	}
+	var b strings.Builder
+	label := "<bdi>" + template.HTMLEscapeString(p.Label()) + "</bdi>"
+	if p.Href != "" {
+		b.WriteString(`<a href="` + template.HTMLEscapeString(root+p.Href) + `" title="` + template.HTMLEscapeString(p.Npub) + `">` + label + `</a>`)
+	} else {
+		b.WriteString(label)
+	}
+	if p.Daemon {
+		b.WriteString(` <span class="tag">daemon</span>`)
+	}
+	return template.HTML(b.String())
 }
 
 // Label is the name, or the short npub for an account without one.
@@ -298,10 +393,4 @@ func (p player) pgnName() string {
 		return "?"
 	}
 	return p.Label()
-}
-
-// withRoot pairs a value with the page's root, for sub-templates that link.
-type withRoot struct {
-	Root string
-	V    any
 }

@@ -94,8 +94,10 @@ func hostileInput(t testing.TB) Input {
 	m.Result(hugeKey, result(s, "first", "five_in_a_row"), last+2)
 	states = append(states, foldT(t, m))
 
-	// A state whose id is not hex must never become a path.
-	states = append(states, &match.State{Match: "../../../etc/passwd", Kind: "chess"}, nil)
+	// A state whose id is not hex must never become a path, and a state
+	// not made by the fold must not crash the build.
+	states = append(states, &match.State{Match: "../../../etc/passwd", Kind: "chess"}, nil,
+		&match.State{Match: strings.Repeat("ab", 32), Kind: "chess"})
 
 	profiles := map[string]Profile{
 		mallory.PublicKey(): ParseProfile(hostileJSON("name", pwnScript, "about", pwnImg+"\n"+pwnSVG+"\n"+bidi,
@@ -123,8 +125,8 @@ var sitePath = regexp.MustCompile(`^(index\.html|how-to-play\.html|ratings\.json
 func TestHostileContent(t *testing.T) {
 	in := hostileInput(t)
 	out, st := buildFixture(t, in)
-	if st.Skipped != 2 {
-		t.Errorf("Skipped = %d, want 2 (the non-hex id and the nil state)", st.Skipped)
+	if st.Skipped != 3 {
+		t.Errorf("Skipped = %d, want 3 (the non-hex id, the nil state, the hand-made state)", st.Skipped)
 	}
 	lintSite(t, out)
 

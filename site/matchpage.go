@@ -1,6 +1,7 @@
 package site
 
 import (
+	"html/template"
 	"strconv"
 
 	"vesper/match"
@@ -31,12 +32,12 @@ type matchPage struct {
 	FinalText  string // "two matching signatures", ...
 	DaemonLine string // when the daemon may accept an open challenge
 
-	Replay  replay
-	LastPly int
-	Moves   []moveRef
-	PGN     string
-	Events  []eventRow
-	Ignored []eventRow
+	Replay    replay
+	Steps     template.HTML
+	MovesHTML template.HTML
+	PGN       string
+	Events    []eventRow
+	Ignored   []eventRow
 }
 
 // evRef names an event that did something, and who signed it.
@@ -44,14 +45,6 @@ type evRef struct {
 	What string
 	ID   string
 	By   player
-}
-
-// moveRef is one entry of the move list; Num is "12." before White's move
-// (the first player's) and "" otherwise.
-type moveRef struct {
-	Ply  int
-	Num  string
-	Move string
 }
 
 // eventRow is one event of the match in fold order.
@@ -144,7 +137,7 @@ func (b *builder) matchView(s *match.State) *matchPage {
 		}
 	}
 	v.Replay = replayGame(s.Kind, s.Moves, b.defs)
-	v.LastPly = len(v.Replay.Steps) - 1
+	v.Steps, v.MovesHTML = v.Replay.stepsHTML(), v.Replay.movesHTML()
 	v.FinalText = finalTexts[s.FinalBy]
 	if v.Clock.Status == match.StatusOpen && s.Invitee == "" && b.in.Daemon != "" && s.First != b.in.Daemon {
 		if v.Clock.DaemonMay {
@@ -152,13 +145,6 @@ func (b *builder) matchView(s *match.State) *matchPage {
 		} else {
 			v.DaemonLine = "If nobody accepts it first, this site's daemon may accept it from " + date(v.Clock.DaemonAfter) + " (30 minutes after it was posted)."
 		}
-	}
-	for i, mv := range v.Replay.Moves {
-		ref := moveRef{Ply: i + 1, Move: mv}
-		if i%2 == 0 {
-			ref.Num = strconv.Itoa(i/2+1) + "."
-		}
-		v.Moves = append(v.Moves, ref)
 	}
 	if s.Kind == nostr.GameChess {
 		v.PGN = pgn(s, v.Replay.Moves, v.First, v.Second)

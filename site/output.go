@@ -9,7 +9,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 )
 
 // The published site is a symlink, outDir, to a sibling directory
@@ -17,7 +19,8 @@ import (
 // sibling, then renames a fresh symlink over outDir: rename(2) replaces the
 // link atomically, so a reader resolves either the old build or the new one,
 // never a mix. Siblings stay on the same filesystem, which both the rename
-// and the hard links need.
+// and the hard links need. The replaced build is kept until the next build,
+// for readers that resolved the link just before the swap.
 //
 // Each build directory holds manifestName: one line per file with the
 // content hash and, for match files, the key of the inputs they were
@@ -33,13 +36,15 @@ type entry struct {
 	key string // input key, "-" when the file is compared by content
 }
 
-// output is one build in progress.
+// output is one build in progress. Its methods may be called from several
+// goroutines: prev is read-only during a build, and mu guards the rest.
 type output struct {
-	dir      string // the new build directory
-	prevDir  string // the build outDir points at now, "" if none
-	prev     map[string]entry
+	dir     string // the new build directory
+	prevDir string // the build outDir points at now, "" if none
+	prev    map[string]entry
+
+	mu       sync.Mutex
 	manifest map[string]entry
-	order    []string // manifest paths in the order written, for a stable file
 	stats    Stats
 }
 
@@ -151,8 +156,7 @@ func (o *output) reuse(key string, paths ...string) bool {
 		}
 	}
 	for _, p := range paths {
-		o.record(p, o.prev[p])
-		o.stats.Unchanged++
+		o.record(p, o.prev[p], true)
 	}
 	return true
 }
@@ -169,24 +173,33 @@ func (o *output) put(rel, key string, data []byte) error {
 	}
 	e := entry{sum: sum(data), key: key}
 	if pe, ok := o.prev[rel]; ok && pe.sum == e.sum && o.link(rel) == nil {
-		o.record(rel, e)
-		o.stats.Unchanged++
+		o.record(rel, e, true)
 		return nil
 	}
 	if err := o.write(rel, data); err != nil {
 		return err
 	}
-	o.record(rel, e)
-	o.stats.Written++
+	o.record(rel, e, false)
 	return nil
 }
 
-func (o *output) record(rel string, e entry) {
-	if _, seen := o.manifest[rel]; !seen {
-		o.order = append(o.order, rel)
-	}
+func (o *output) record(rel string, e entry, linked bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
 	o.manifest[rel] = e
 	o.stats.Pages++
+	if linked {
+		o.stats.Unchanged++
+	} else {
+		o.stats.Written++
+	}
+}
+
+// result returns the counts so far.
+func (o *output) result() Stats {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.stats
 }
 
 // link hard-links rel from the previous build, or copies it where the
@@ -227,8 +240,15 @@ func (o *output) write(rel string, data []byte) error {
 }
 
 func (o *output) writeManifest() error {
+	o.mu.Lock()
+	paths := make([]string, 0, len(o.manifest))
+	for p := range o.manifest {
+		paths = append(paths, p)
+	}
+	o.mu.Unlock()
+	slices.Sort(paths)
 	var b bytes.Buffer
-	for _, p := range o.order {
+	for _, p := range paths {
 		e := o.manifest[p]
 		b.WriteString(e.sum + " " + e.key + " " + p + "\n")
 	}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"vesper/match"
+	"vesper/nostr"
 	"vesper/ratings"
 )
 
@@ -303,19 +304,10 @@ func (b *builder) playerPage(pk string) *playerPage {
 
 // validID returns id when it can be part of a path, else "".
 func validID(id string) string {
-	if len(id) == 64 && isLowerHex(id) {
+	if nostr.IsLowerHex(id, 64) {
 		return id
 	}
 	return ""
-}
-
-func isLowerHex(s string) bool {
-	for _, c := range []byte(s) {
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
-			return false
-		}
-	}
-	return true
 }
 
 func round(f float64) int {

@@ -103,6 +103,48 @@ func replayGomoku(moves []string, defs template.HTML) replay {
 	return r
 }
 
+// stepsHTML renders the replay: one section per position, shown by CSS
+// :target, with links to the start, the previous and next positions and
+// the end. It is rendered here rather than in the template because a long
+// game has hundreds of them; the only text is the move labels, escaped.
+func (r *replay) stepsHTML() template.HTML {
+	last := strconv.Itoa(len(r.Steps) - 1)
+	var b strings.Builder
+	for i, st := range r.Steps {
+		n := strconv.Itoa(st.Ply)
+		b.WriteString(`<section class="step" id="ply-` + n + `">` + "\n<h3>")
+		if st.Ply == 0 {
+			b.WriteString("Start")
+		} else {
+			b.WriteString("After " + template.HTMLEscapeString(st.Label) + ` <span class="mute">(ply ` + n + " of " + last + ")</span>")
+		}
+		b.WriteString("</h3>\n" + `<nav class="stepnav"><a href="#ply-0">« start</a>`)
+		if i > 0 {
+			b.WriteString(`<a href="#ply-` + strconv.Itoa(st.Ply-1) + `">‹ previous</a>`)
+		}
+		if i < len(r.Steps)-1 {
+			b.WriteString(`<a href="#ply-` + strconv.Itoa(st.Ply+1) + `">next ›</a>`)
+		}
+		b.WriteString(`<a href="#ply-` + last + `">end »</a></nav>` + "\n")
+		b.WriteString(string(st.Board))
+		b.WriteString("\n</section>\n")
+	}
+	return template.HTML(b.String())
+}
+
+// movesHTML is the move list, each move a link to its position; numbered
+// before the first player's moves.
+func (r *replay) movesHTML() template.HTML {
+	var b strings.Builder
+	for i, mv := range r.Moves {
+		if i%2 == 0 {
+			b.WriteString(`<span class="mute">` + strconv.Itoa(i/2+1) + ".</span> ")
+		}
+		b.WriteString(`<a href="#ply-` + strconv.Itoa(i+1) + `">` + template.HTMLEscapeString(mv) + "</a> ")
+	}
+	return template.HTML(b.String())
+}
+
 // boardDefs are the shared SVG definitions, computed once per build.
 type boardDefs struct {
 	chess, gomoku template.HTML

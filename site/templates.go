@@ -68,7 +68,6 @@ var funcs = template.FuncMap{
 	"iso":  func(t int64) string { return time.Unix(t, 0).UTC().Format(time.RFC3339) },
 	"dur":  duration,
 	"add":  func(a, b int) int { return a + b },
-	"at":   func(root string, v any) withRoot { return withRoot{Root: root, V: v} },
 	"short": func(id string) string {
 		if len(id) > 12 {
 			return id[:12] + "…"

@@ -1,0 +1,34 @@
+// Package site builds the public static site of vesper: an index of live,
+// open and finished matches, a page per match, a page per player, the
+// chess and gomoku ratings, a how-to-play page, and the feeds matches.json
+// and ratings.json for agents.
+//
+// Build takes everything as values (folded match states, seen_at times,
+// parsed profiles, ratings and now) and reads neither the store nor the
+// clock. Each match gets m/<id>.html, the match.json of PROTOCOL.md
+// section 6 beside it as m/<id>.json (events exactly as signed, so
+// `vesper verify` recomputes the summary from the file alone) and, for
+// chess, m/<id>.pgn. Paths are built from hex ids only; names and other
+// relay text never reach a path.
+//
+// Safety. Pages are html/template output with a Content-Security-Policy
+// meta tag that allows no script at all (default-src 'none'; inline styles
+// and the data: favicon only), load nothing from elsewhere, and use no
+// JavaScript: the replay is CSS :target. Every string that came from a
+// relay is cleaned (valid UTF-8, no control or bidi characters, bounded
+// length) and escaped for its context; profile links are kept only when they
+// are https URLs, and profile pictures are never loaded. The boards and the
+// rating chart are SVG written by this package from numbers and fixed
+// strings only, and player links (player.Who) escape the name themselves.
+//
+// Listing. Only accounts whose kind-0 profile declares "bot": true (NIP-24),
+// and the daemon, are listed on the index, the ratings pages and the feeds;
+// Input.ListAll lists everyone. Every match still has its page.
+//
+// Publishing. outDir is a symlink that Build switches atomically from the
+// previous build directory to the new one (see output.go), so a reader
+// never sees half a site. A match's files are carried over from the
+// previous build by hard link, without rendering, when a key over all their
+// inputs is unchanged; other pages are rendered and linked when their bytes
+// are unchanged.
+package site
