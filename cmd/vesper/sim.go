@@ -48,9 +48,11 @@ func simCommand() *cli.Command {
 			&cli.IntFlag{Name: "matches", Usage: "challenges posted (default: 8 per agent)"},
 			&cli.IntFlag{Name: "days", Value: 14, Usage: "the season starts this many days ago"},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "the same seed gives the same agents and games"},
+			&cli.Int64Flag{Name: "end", Usage: "the season's present, unix seconds (default: now); with --seed it fixes every event"},
 			&cli.DurationFlag{Name: "live", Value: time.Minute, Usage: "real time over which the season's last two simulated days are published"},
 			&cli.IntFlag{Name: "kills", Value: 5, Usage: "times the daemon is killed with SIGKILL and restarted"},
-			&cli.DurationFlag{Name: "settle", Value: 3 * time.Minute, Usage: "how long the daemon may take to catch up after the faults stop"},
+			&cli.IntFlag{Name: "forged", Usage: "events with a bad id or signature stored on the relays unchecked (0 for now: see docs/PERFORMANCE.md)"},
+			&cli.DurationFlag{Name: "settle", Value: 10 * time.Minute, Usage: "how long the daemon may take to catch up after the faults stop"},
 			&cli.StringFlag{Name: "dir", Usage: "keep the daemon's data, log and site here (default: a temporary directory, removed when every check passes)"},
 			jsonFlag(),
 		},
@@ -60,7 +62,7 @@ func simCommand() *cli.Command {
 				return fail(exitFailure, "cannot find this binary to run the daemon: %v", err)
 			}
 			o := simOptions{agents: c.Int("agents"), matches: c.Int("matches"), days: c.Int("days"),
-				seed: c.Uint64("seed"), live: c.Duration("live"), kills: c.Int("kills"),
+				seed: c.Uint64("seed"), end: c.Int64("end"), live: c.Duration("live"), kills: c.Int("kills"), forged: c.Int("forged"),
 				settle: c.Duration("settle"), dir: c.String("dir"), fleet: sim.DefaultFleet()}
 			if o.agents < 3 {
 				return fail(exitUsage, "--agents: at least 3 (two players and an arbiter)")
@@ -86,8 +88,10 @@ func simCommand() *cli.Command {
 type simOptions struct {
 	agents, matches, days int
 	seed                  uint64
+	end                   int64 // 0: now
 	live                  time.Duration
 	kills                 int
+	forged                int // events with a bad id or signature put on the relays
 	settle                time.Duration
 	dir                   string
 	fleet                 []sim.RelaySpec
@@ -115,6 +119,7 @@ type simReport struct {
 	Relays   []sim.MemberStats `json:"relays"`
 	Checked  int               `json:"matches_checked"`
 	Site     string            `json:"site"`
+	Notes    []string          `json:"daemon_events_ignored"`
 	Timings  map[string]string `json:"timings"`
 }
 
@@ -131,6 +136,9 @@ func (r *simReport) print(w io.Writer) {
 	for _, m := range r.Relays {
 		fmt.Fprintf(w, "relay %-5s %6d events, down %d times, proxy: %d connections, %d dropped, %d events doubled, %d garbage frames\n",
 			m.Name, m.Events, m.Downs, m.Proxy.Conns, m.Proxy.Drops, m.Proxy.Duplicated, m.Proxy.Garbage)
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "note: the fold ignores the daemon's %s\n", n)
 	}
 	fmt.Fprintf(w, "site: %s\n", r.Site)
 	keys := make([]string, 0, len(r.Timings))
@@ -194,8 +202,11 @@ func runSim(ctx context.Context, o simOptions, bin string, logw io.Writer) (*sim
 	}
 
 	t0 := time.Now()
+	if o.end == 0 {
+		o.end = time.Now().Unix()
+	}
 	season, err := sim.Generate(sim.Config{Seed: o.seed, Agents: o.agents, Matches: o.matches, Days: o.days,
-		End: time.Now().Unix(), Live: o.live})
+		End: o.end, Live: o.live})
 	if err != nil {
 		return nil, err
 	}
@@ -224,7 +235,7 @@ func runSim(ctx context.Context, o simOptions, bin string, logw io.Writer) (*sim
 		}
 	}
 	rng := rand.New(rand.NewPCG(o.seed, 0xdead))
-	if rep.Forged, err = injectForged(ctx, fleet, season, rng); err != nil {
+	if rep.Forged, err = injectForged(ctx, fleet, season, o.forged, rng); err != nil {
 		return nil, err
 	}
 	say("published the history: %d deliveries over %d relays", len(history), len(fleet.Members))
@@ -331,6 +342,8 @@ func runSim(ctx context.Context, o simOptions, bin string, logw io.Writer) (*sim
 	}
 	rep.Checked, rep.Statuses, rep.FinalBy, rep.Ignored = last.checked, last.statuses, last.finalBy, last.ignored
 	rep.Daemon = last.daemonKinds
+	sort.Strings(last.daemonIgnored)
+	rep.Notes = last.daemonIgnored
 	for _, p := range last.repeated {
 		rep.fail("the daemon published one duty twice: %s", p)
 	}
@@ -369,10 +382,10 @@ func deliver(ctx context.Context, f *sim.Fleet, d sim.Delivery) error {
 
 // injectForged puts copies of real events with a broken id or signature
 // on the relays, unchecked: a relay serving forgeries.
-func injectForged(ctx context.Context, f *sim.Fleet, s *sim.Season, rng *rand.Rand) (int, error) {
+func injectForged(ctx context.Context, f *sim.Fleet, s *sim.Season, count int, rng *rand.Rand) (int, error) {
 	evs := s.Events()
 	n := 0
-	for i := 0; i < len(evs) && n < 20; i += 1 + rng.IntN(len(evs)/20+1) {
+	for i := 0; i < len(evs) && n < count; i += 1 + rng.IntN(len(evs)/(count+1)+1) {
 		forged := *evs[i]
 		forged.Content += strings.Repeat(" ", 1+n)
 		if n%2 == 0 {
@@ -414,6 +427,10 @@ type simCheck struct {
 	finalBy     map[string]int
 	ignored     int
 	daemonKinds map[string]int
+	// daemonIgnored lists the daemon's own events that the fold ignores:
+	// not a failed check (an ignored event changes nothing), but a duty
+	// done on a state that later changed.
+	daemonIgnored []string
 }
 
 // checkSim compares the store with the offline fold of every event the
@@ -462,12 +479,20 @@ func checkSim(ctx context.Context, data string, f *sim.Fleet, daemon string) *si
 		// The stored summary's open/expired is as of when it was written.
 		want := bytes.TrimSpace(match.MarshalLine(s.Summary(got.UpdatedAt)))
 		if !bytes.Equal(bytes.TrimSpace(got.JSON), want) {
-			mismatched = append(mismatched, fmt.Sprintf("match %s:\n  store: %s\n  fold:  %s", id, bytes.TrimSpace(got.JSON), want))
+			mismatched = append(mismatched, fmt.Sprintf("match %s: %s\n  store: %s\n  fold:  %s",
+				id, eventDiff(ctx, st, s), bytes.TrimSpace(got.JSON), want))
 		}
 		sum := s.Summary(time.Now().Unix())
 		c.statuses[string(sum.Status)]++
 		c.finalBy[string(s.FinalBy)]++
 		c.ignored += len(s.Ignored)
+		for _, ig := range s.Ignored {
+			for _, ev := range s.Events {
+				if ev.ID == ig.ID && ev.PubKey == daemon {
+					c.daemonIgnored = append(c.daemonIgnored, fmt.Sprintf("%s %s of match %s: %s", kindName(ev.Kind), ev.ID, id, ig.Reason()))
+				}
+			}
+		}
 	}
 	for id := range stored {
 		if _, ok := c.ref[id]; !ok {
@@ -510,17 +535,48 @@ func checkSim(ctx context.Context, data string, f *sim.Fleet, daemon string) *si
 	return c
 }
 
+// eventDiff says which events of a match only the relays or only the
+// store hold.
+func eventDiff(ctx context.Context, st *store.Store, s *match.State) string {
+	stored, err := st.MatchEvents(ctx, s.Match)
+	if err != nil {
+		return err.Error()
+	}
+	inStore := map[string]bool{}
+	for _, e := range stored {
+		inStore[e.Event.ID] = true
+	}
+	var onlyRelays, onlyStore []string
+	for _, ev := range s.Events {
+		if !inStore[ev.ID] {
+			onlyRelays = append(onlyRelays, fmt.Sprintf("%s %s@%d", kindName(ev.Kind), ev.ID[:12], ev.CreatedAt))
+		}
+		delete(inStore, ev.ID)
+	}
+	for id := range inStore {
+		onlyStore = append(onlyStore, id[:12])
+	}
+	return fmt.Sprintf("relays hold %d events, the store %d; only on the relays: %v; only in the store: %v",
+		len(s.Events), len(stored), onlyRelays, onlyStore)
+}
+
 // dutyKey names what a daemon event does, so that two events with one
-// key are the same duty published twice: one accept per match, one move
-// per ply, one ruling per match, one result of each content per match.
+// key are one duty published twice (signed again after a restart): one
+// accept per match, one move per ply, one result or ruling per content.
+// Two rulings with different contents are two duties: the state changed
+// in between (see simCheck.daemonIgnored).
 func dutyKey(ev *nostr.Event) string {
 	g := strings.Join(nostr.MatchRefs(ev), ",")
 	switch ev.Kind {
 	case nostr.KindMove:
 		ply, _ := nostr.Ply(ev)
 		return fmt.Sprintf("%s %s ply %d", kindName(ev.Kind), g, ply)
-	case nostr.KindResult:
-		return fmt.Sprintf("%s %s %s", kindName(ev.Kind), g, ev.Content)
+	case nostr.KindResult, nostr.KindRuling:
+		r, err := nostr.ParseResult(ev.Content)
+		if err != nil {
+			return fmt.Sprintf("%s %s %s", kindName(ev.Kind), g, ev.Content)
+		}
+		return fmt.Sprintf("%s %s %s/%d/%s", kindName(ev.Kind), g, r.Result, r.Plies, r.FinalHash)
 	}
 	return fmt.Sprintf("%s %s", kindName(ev.Kind), g)
 }
@@ -565,8 +621,15 @@ func checkSimSite(ctx context.Context, rep *simReport, data, dir, daemon string,
 	if _, err := os.Stat(filepath.Join(dir, "index.html")); err != nil {
 		return "skipped: this build's site builder wrote no index.html (vesper site build is not wired in yet)"
 	}
+	// The site's directory is a symlink to the current build, and WalkDir
+	// does not follow a symlink even at its root.
+	root, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		rep.fail("site: %v", err)
+		return "failed"
+	}
 	linked := map[string]bool{}
-	err = filepath.WalkDir(dir, func(path string, e os.DirEntry, err error) error {
+	err = filepath.WalkDir(root, func(path string, e os.DirEntry, err error) error {
 		if err != nil || e.IsDir() {
 			return err
 		}

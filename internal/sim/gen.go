@@ -32,7 +32,7 @@ func generateMatch(cfg *Config, keys []nostr.SecretKey, pubs []string, i int) (*
 	span := int64(cfg.Days) * 86400
 	start := cfg.End - span + r.Int64N(max(span-600, 1))
 	g := &gen{cfg: cfg, r: r, keys: keys, pubs: pubs, seen: map[string]int64{},
-		clk: newClock(start, cfg.End, cfg.ratio())}
+		clk: newClock(start, cfg.End, cfg.liveSeconds())}
 	g.a = r.IntN(len(keys))
 	g.b = g.other(g.a)
 	kind := nostr.GameChess
@@ -227,7 +227,7 @@ func (g *gen) open() {
 		invitee = g.pubs[g.b]
 	}
 	g.challenge(invitee)
-	if g.chance(0.25) {
+	if g.chance(0.5) {
 		if mv, ok := g.choose(); ok {
 			g.move(g.a, 1, mv, g.quick())
 		}
@@ -376,8 +376,10 @@ func (g *gen) noiseBefore(ply, mover, waiter int) {
 		if mv, ok := g.choose(); ok {
 			g.move(g.other(g.a, g.b), ply, mv, g.quick()) // not a player
 		}
-	case p < 0.048:
+	case p < 0.047:
 		g.sign(g.players2(mover), nostr.NewRequest(g.m.ID, "nothing to rule on yet", g.clk.advance(g.quick())))
+	case p < 0.049:
+		g.sign(g.other(g.a, g.b), nostr.NewRequest(g.m.ID, "a spectator's opinion", g.clk.advance(g.quick()))) // not a player
 	case p < 0.051:
 		r := nostr.Result{Result: opposite(roleOf(ply)), Reason: "timeout", Plies: ply - 1, FinalHash: g.board.Hash()}
 		g.result(waiter, r, g.quick()) // the clock has not run out
@@ -427,6 +429,9 @@ func (g *gen) results() {
 	case p < 0.70:
 		g.result(first, res, g.quick())
 		g.result(second, res, g.quick())
+		if g.chance(0.1) {
+			g.result(first, res, g.quick()) // signed again: already final
+		}
 	case p < 0.80:
 		bad := res
 		bad.Plies++
@@ -527,6 +532,9 @@ func (g *gen) timeout(s *match.State) {
 	case p < 0.6:
 		g.m.Plan = "timeout-claim"
 		g.result(other, claim, g.quick())
+		if g.chance(0.3) {
+			g.result(silent, claim, g.quick()) // conceding, after the result is final
+		}
 	case p < 0.8:
 		g.m.Plan = "timeout-ruling"
 		g.sign(other, nostr.NewRequest(g.m.ID, "no move for a day", g.clk.advance(g.quick())))
@@ -559,7 +567,7 @@ func (g *gen) dispute(s *match.State) {
 // is the match's last event and never counts (rule 5), since it is
 // published around End.
 func (g *gen) future() {
-	if g.cfg.Live <= 0 || !g.chance(0.05) {
+	if g.cfg.Live <= 0 || !g.chance(0.15) {
 		return
 	}
 	s := g.fold()

@@ -8,6 +8,12 @@ import (
 	"vesper/nostr"
 )
 
+// earlyMax is how long before its created_at a live event may be
+// published: well inside rule 5's 300 seconds, so that a verifier that
+// first sees the event a minute later than the simulation published it
+// still counts it as every other verifier does.
+const earlyMax = 240
+
 // Delivery is one event to publish: when, and to which relays.
 type Delivery struct {
 	Event *nostr.Event
@@ -25,12 +31,12 @@ type Delivery struct {
 // Events stamped up to the season's End, and future-dated ones, are
 // history: they are on the relays before the verifier starts, as when a
 // verifier joins a running network. The live tail is published when its
-// created_at comes, some of it up to a minute late (an agent on a flaky
-// link). History must not be published while a verifier follows the
-// relays: a relay client backfills from its cursor minus a safety margin
-// (15 minutes in nostr/relay), so an event stamped days ago but first
-// published while the verifier was down or disconnected would never be
-// asked for.
+// created_at comes (or a little before, see earlyMax), some of it up to
+// half a minute late (an agent on a flaky link). History must not be
+// published while a verifier follows the relays: a relay client
+// backfills from its cursor minus a safety margin (15 minutes in
+// nostr/relay), so an event stamped days ago but first published while
+// the verifier was down or disconnected would never be asked for.
 func Plan(s *Season, n int, seed uint64) []Delivery {
 	r := rand.New(rand.NewPCG(seed, 0x5eed))
 	future := map[string]bool{}
@@ -39,13 +45,30 @@ func Plan(s *Season, n int, seed uint64) []Delivery {
 			future[id] = true
 		}
 	}
+	end := s.Config.End
+	span := int64(0) // how far the live tail's stamps reach past End
+	for _, m := range s.Matches {
+		for _, ev := range m.Events {
+			if t := int64(ev.CreatedAt); t > end && !future[ev.ID] {
+				span = max(span, t-end)
+			}
+		}
+	}
+	// Stamps must strictly increase within a match, so a match with many
+	// events after End stretches the tail past Config.Live; such events
+	// are published early, up to earlyMax before their created_at (a
+	// clock a little fast), which rule 5 accepts (up to 300 s).
+	live := max(1, s.Config.liveSeconds())
 	var out []Delivery
 	for _, ev := range s.Events() {
 		d := Delivery{Event: ev, Twice: r.Float64() < 0.05}
-		if t := int64(ev.CreatedAt); t > s.Config.End && !future[ev.ID] {
+		if t := int64(ev.CreatedAt); t > end && !future[ev.ID] {
 			d.At = t
+			if span > live {
+				d.At = max(end+1+(t-end)*live/span, t-earlyMax)
+			}
 			if r.Float64() < 0.15 {
-				d.At += 1 + r.Int64N(60)
+				d.At += 1 + r.Int64N(30)
 			}
 		}
 		for i := range n {

@@ -19,13 +19,18 @@ type Config struct {
 	Seed    uint64
 	Agents  int // players [50]
 	Matches int // challenges posted [8 per agent]
-	Days    int // how far back the season starts, in days before End [14]
+	// From is the index of the first match to generate: a large season
+	// can be made in parts (From 0, then Matches, ...) with the same events
+	// as in one go, since each match has its own random stream.
+	From int
+	Days int // how far back the season starts, in days before End [14]
 	// End is the season's present (unix seconds): matches start before it.
 	// It must be set.
 	End int64
-	// Live, when positive, compresses simulated time after End so that two
-	// simulated days take Live of real time: the matches still running at
-	// End go on while a daemon watches. It also enables future-dated moves
+	// Live, when positive, compresses simulated time after End into the
+	// Live that follows it (two simulated days into the first half, four
+	// into three quarters, and so on): the matches still running at End go
+	// on in real time while a daemon watches. It also enables future-dated moves
 	// (stamped 3 days after End), which only make sense when the events
 	// are published around End. Zero leaves every timestamp as simulated.
 	Live time.Duration
@@ -54,12 +59,12 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
-// ratio is simulated seconds per stamped second after End.
-func (c Config) ratio() int64 {
+// liveSeconds is the live window in whole seconds (0: none).
+func (c Config) liveSeconds() int64 {
 	if c.Live <= 0 {
 		return 0
 	}
-	return max(1, int64(2*86400*time.Second/c.Live))
+	return max(1, int64(c.Live/time.Second))
 }
 
 // Season is a generated season.
@@ -118,7 +123,7 @@ func Generate(cfg Config) (*Season, error) {
 	for w := range cfg.Workers {
 		wg.Go(func() {
 			for i := w; i < cfg.Matches; i += cfg.Workers {
-				m, err := generateMatch(&cfg, s.Keys, pubs, i)
+				m, err := generateMatch(&cfg, s.Keys, pubs, cfg.From+i)
 				if err != nil {
 					mu.Lock()
 					errs = append(errs, fmt.Errorf("sim: match %d: %w", i, err))

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"vesper/internal/sim"
+)
+
+// logWriter sends progress lines to the test log.
+type logWriter struct{ t *testing.T }
+
+func (w logWriter) Write(b []byte) (int, error) {
+	w.t.Log(strings.TrimRight(string(b), "\n"))
+	return len(b), nil
+}
+
+// TestSimSeasonWithFaults is `vesper sim` at a small size: a seeded season
+// over five relays (clean, dropping, delaying, duplicating with garbage,
+// going down), the daemon killed with SIGKILL three times, then the
+// daemon's summaries must equal the offline fold of everything the relays
+// hold (PROTOCOL.md section 2: same events, any order, any number of
+// relays and copies, same state). The full size is
+// `vesper sim --agents 50` (docs/PERFORMANCE.md).
+func TestSimSeasonWithFaults(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a simulated season takes about a minute")
+	}
+	fleet := sim.DefaultFleet()
+	for i := range fleet { // faster cycles, so that a short run meets each fault
+		if fleet[i].DownEvery > 0 {
+			fleet[i].DownEvery, fleet[i].DownFor = 5*time.Second, 3*time.Second
+		}
+		if fleet[i].Fault.Drop > 0 {
+			fleet[i].Fault.Drop = 2 * time.Second
+		}
+	}
+	o := simOptions{agents: 8, matches: 48, days: 10, seed: 7, live: 20 * time.Second, kills: 3,
+		settle: 90 * time.Second, dir: t.TempDir(), fleet: fleet}
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	rep, err := runSim(ctx, o, binPath, logWriter{t})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	rep.print(&out)
+	t.Log("\n" + out.String())
+	if !rep.OK {
+		t.Fatalf("the simulation failed its checks; the daemon's log is %s/daemon.log", rep.Dir)
+	}
+
+	// The run must have met every fault it claims to survive.
+	if rep.Kills != o.kills || rep.Starts != o.kills+1 {
+		t.Errorf("killed %d times, started %d times; want %d and %d", rep.Kills, rep.Starts, o.kills, o.kills+1)
+	}
+	byName := map[string]sim.MemberStats{}
+	for _, m := range rep.Relays {
+		byName[m.Name] = m
+	}
+	for _, c := range []struct {
+		what string
+		got  int64
+	}{
+		{"connections dropped", byName["drop"].Proxy.Drops},
+		{"chunks delayed", byName["delay"].Proxy.Delayed},
+		{"events sent twice", byName["dup"].Proxy.Duplicated},
+		{"garbage frames", byName["dup"].Proxy.Garbage},
+		{"times a relay went down", int64(byName["down"].Downs)},
+	} {
+		if c.got == 0 {
+			t.Errorf("no %s", c.what)
+		}
+	}
+	// (Open challenges are not required: the daemon may accept them.)
+	for _, s := range []string{"over", "active", "expired"} {
+		if rep.Statuses[s] == 0 {
+			t.Errorf("no match ended %s; statuses %v", s, rep.Statuses)
+		}
+	}
+	for _, by := range []string{"signatures", "timeout", "ruling"} {
+		if rep.FinalBy[by] == 0 {
+			t.Errorf("no match final by %s; final_by %v", by, rep.FinalBy)
+		}
+	}
+}
+
+// TestSimCommandFlags: the command parses its flags and documents them
+// (the season itself is TestSimSeasonWithFaults).
+func TestSimCommandFlags(t *testing.T) {
+	app := &cli.App{Commands: []*cli.Command{simCommand()}, Writer: &strings.Builder{}}
+	if err := app.Run([]string{"vesper", "sim", "--help"}); err != nil {
+		t.Fatal(err)
+	}
+	help := app.Writer.(*strings.Builder).String()
+	for _, flag := range []string{"--agents", "--seed", "--live", "--kills", "--settle", "--dir"} {
+		if !strings.Contains(help, flag) {
+			t.Errorf("help does not mention %s:\n%s", flag, help)
+		}
+	}
+}
