@@ -29,6 +29,9 @@ func (s *State) Extend(ev *nostr.Event, seenAt int64) bool {
 	if ev.ID == s.Match || !nostr.IsMatchKind(ev.Kind) || !nostr.HasMatchTag(ev, s.Match) {
 		return false
 	}
+	if len(s.Events) == 0 {
+		return false // compacted: the caller re-folds
+	}
 	last := s.Events[len(s.Events)-1]
 	if len(s.Events) > 1 && !Less(last, ev) {
 		return false
@@ -36,4 +39,13 @@ func (s *State) Extend(ev *nostr.Event, seenAt int64) bool {
 	s.Events = append(s.Events, ev)
 	s.apply(ev, seenAt)
 	return true
+}
+
+// Compact returns a copy without the events, for keeping many finished
+// matches in memory: everything but Events and Extend still works (Extend
+// then always asks for a re-fold).
+func (s *State) Compact() *State {
+	c := *s
+	c.Events = nil
+	return &c
 }

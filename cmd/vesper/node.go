@@ -78,6 +78,11 @@ func (n *node) keep(ctx context.Context, s *match.State) error {
 	}); err != nil {
 		return err
 	}
+	// A final match needs nothing more from the daemon: keep it without
+	// its events, which are most of a state's memory (the store has them).
+	if s.Final {
+		s = s.Compact()
+	}
 	n.mu.Lock()
 	n.states[s.Match] = s
 	n.mu.Unlock()
