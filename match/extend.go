@@ -1,6 +1,7 @@
 package match
 
 import (
+	"errors"
 	"maps"
 
 	"vesper/nostr"
@@ -41,11 +42,34 @@ func (s *State) Extend(ev *nostr.Event, seenAt int64) bool {
 	return true
 }
 
-// Compact returns a copy without the events, for keeping many finished
-// matches in memory: everything but Events and Extend still works (Extend
-// then always asks for a re-fold).
+// Compact returns a copy without the events and with the board frozen,
+// for keeping many finished matches in memory: summaries, hashes and
+// results still work; Extend always asks for a re-fold and the frozen board
+// accepts no move.
 func (s *State) Compact() *State {
 	c := *s
 	c.Events = nil
+	over, winner, reason := s.game.Outcome()
+	c.game = &frozen{kind: s.game.Kind(), hash: s.game.Hash(), moves: s.game.Moves(),
+		over: over, winner: winner, reason: reason}
 	return &c
 }
+
+// frozen is a finished position: its hash and moves, nothing to play.
+type frozen struct {
+	kind, hash string
+	moves      []string
+	over       bool
+	winner     string
+	reason     Reason
+}
+
+func (f *frozen) Kind() string { return f.kind }
+func (f *frozen) Play(string) (string, error) {
+	return "", errors.New("match: a compacted state takes no moves")
+}
+func (f *frozen) Outcome() (bool, string, Reason) { return f.over, f.winner, f.reason }
+func (f *frozen) Hash() string                    { return f.hash }
+func (f *frozen) Plies() int                      { return len(f.moves) }
+func (f *frozen) Moves() []string                 { return f.moves }
+func (f *frozen) Clone() Game                     { return f }

@@ -141,6 +141,7 @@ func truncate(s string) string {
 }
 
 func (s *State) ignore(ev *nostr.Event, token, format string, args ...any) {
+	s.ignores++
 	s.Ignored = append(s.Ignored, Ignored{ID: ev.ID, Token: token, Detail: fmt.Sprintf(format, args...)})
 }
 
@@ -154,9 +155,11 @@ func (s *State) apply(ev *nostr.Event, seenAt int64) {
 		s.ignore(ev, IgnBadG, "%s", err.(*nostr.TagError).Reason)
 		return
 	}
-	before := len(s.Ignored)
+	// Count ignores, not the list's length: an accept shortens the list
+	// when it releases the held move.
+	before := s.ignores
 	defer func() {
-		if len(s.Ignored) == before && int64(ev.CreatedAt) > s.LastUsed {
+		if s.ignores == before && int64(ev.CreatedAt) > s.LastUsed {
 			s.LastUsed = int64(ev.CreatedAt)
 		}
 	}()

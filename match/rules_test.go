@@ -562,3 +562,16 @@ func TestExtendEqualsFold(t *testing.T) {
 		}
 	}
 }
+
+func TestCompactKeepsTheSummary(t *testing.T) {
+	m := gomokuMatch()
+	m.Play(fiveMoves, t0+100, 10)
+	st := fold(t, m)
+	c := st.Compact()
+	if got, want := MarshalLine(c.Summary(t0)), MarshalLine(st.Summary(t0)); string(got) != string(want) {
+		t.Fatalf("compact:\n%s\nfull:\n%s", got, want)
+	}
+	if c.Extend(m.Events[len(m.Events)-1], t0) {
+		t.Fatal("a compacted state must ask for a re-fold")
+	}
+}

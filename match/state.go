@@ -67,6 +67,7 @@ type State struct {
 	Events []*nostr.Event
 
 	game    Game
+	ignores int // events ignored so far, for LastUsed
 	held    *nostr.Event
 	heldPos int // index in Ignored of the held move's entry
 }

@@ -38,11 +38,11 @@ import (
 // $TMPDIR/vesper-bench-N: events.jsonl (every event, as signed) and
 // vesper.db (a store holding them). Delete the directory to start over.
 //
-//	go test ./cmd/vesper -run '^$' -bench 'Scale' -benchtime 1x -timeout 3h
-//	go test ./cmd/vesper -run '^$' -bench 'Scale' -benchtime 1x -timeout 12h -vesper.scale 100000
+//	go test ./cmd/vesper -run '^$' -bench Scale -benchtime 1x -timeout 4h -vesper.scale 1000,10000
+//	go test ./cmd/vesper -run '^$' -bench Scale -benchtime 1x -timeout 24h -vesper.scale 100000
 //
 // docs/PERFORMANCE.md records the figures.
-var scaleSizes = flag.String("vesper.scale", "1000,10000", "comma-separated store sizes (matches) for BenchmarkScale")
+var scaleSizes = flag.String("vesper.scale", "1000", "comma-separated store sizes (matches) for BenchmarkScale (10000 takes about 20 minutes the first time)")
 
 const (
 	benchSeed    = 42

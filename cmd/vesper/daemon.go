@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 	"time"
 
@@ -109,6 +110,9 @@ func (n *node) runDaemon(ctx context.Context, o runOptions) error {
 	if err != nil {
 		return fail(exitFailure, "rebuild: %v", err)
 	}
+	// The rebuild's garbage (every match's events, parsed) would otherwise
+	// stay in the heap's high-water mark for a long while.
+	debug.FreeOSMemory()
 	n.log.Info("daemon started", "matches", count, "relays", len(n.relays), "pubkey", n.self)
 	var players []string
 	for _, s := range n.snapshot() {
