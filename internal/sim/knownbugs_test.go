@@ -12,18 +12,15 @@ import (
 )
 
 // Bugs the simulation found in other packages, each reduced to a test.
-// They are skipped until fixed (remove the skip then); the report that
-// came with them names the lines.
+// Both are fixed now; the tests stay as regression tests.
 
 // TestRelayClientPagesPastForgedEvents is the same with the project's
-// relay client, which the daemon backfills with. It fails today: the pager
-// (nostr/relay/page.go, "case p.capKnown && n < pf.Limit") counts only the
-// events it delivers, so a page holding one event that fails its checks
-// looks short, is taken for the last page, and everything older on that
-// relay is never fetched. `vesper sim --forged 20` shows the effect on the
-// daemon end to end.
+// relay client, which the daemon backfills with. The pager once counted
+// only the events it delivered, so a page holding one event that failed its
+// checks looked short, was taken for the last page, and everything older on
+// that relay was never fetched (`vesper sim --forged 20` showed it end to
+// end).
 func TestRelayClientPagesPastForgedEvents(t *testing.T) {
-	t.Skip("known bug in nostr/relay's pager (see the comment); remove this skip once it is fixed")
 	f, n := forgedRelay(t, 350)
 	got, err := relay.Fetch(context.Background(), f.DirectURLs(), GameFilters(), time.Minute)
 	if err != nil {

@@ -46,6 +46,9 @@ type conn struct {
 	ws     *gn.Connection
 	log    *slog.Logger
 	reject func(reason string)
+	// nrejected counts the events refused on this connection, so the pager
+	// can tell a page shortened by refused events from the last page.
+	nrejected atomic.Int64
 
 	ctx       context.Context // done when the connection ends
 	cancel    context.CancelCauseFunc
@@ -226,6 +229,7 @@ func (c *conn) handleEvent(subID string, raw []byte) {
 }
 
 func (c *conn) rejected(reason string, err error) {
+	c.nrejected.Add(1)
 	c.log.Debug("relay: event rejected", "relay", c.url, "reason", reason, "err", err)
 	if c.reject != nil {
 		c.reject(reason)

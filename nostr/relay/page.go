@@ -72,6 +72,7 @@ func (p *pager) run(ctx context.Context, f gn.Filter, max int, deliver func(*gn.
 			pf.Limit = max - total
 		}
 		st := &pageStats{}
+		rej0 := p.conn.nrejected.Load()
 		boundary, bsec := seen, until // this page's own copies: the next page replaces them
 		s, err := p.conn.subscribe(gn.Filters{pf}, func(ev *gn.Event) {
 			_, dup := boundary[ev.ID]
@@ -106,7 +107,9 @@ func (p *pager) run(ctx context.Context, f gn.Filter, max int, deliver func(*gn.
 			return total, nil
 		case max > 0 && total >= max:
 			return total, nil
-		case p.capKnown && n < pf.Limit:
+		case p.capKnown && n < pf.Limit && p.conn.nrejected.Load() == rej0:
+			// A short page is the last one only if the relay sent nothing
+			// we refused: a page shortened by forged events is not the end.
 			return total, nil
 		case fresh == 0:
 			// Nothing new: the page was all the boundary second again. Either
