@@ -51,7 +51,7 @@ func simCommand() *cli.Command {
 			&cli.Int64Flag{Name: "end", Usage: "the season's present, unix seconds (default: now); with --seed it fixes every event"},
 			&cli.DurationFlag{Name: "live", Value: time.Minute, Usage: "real time over which the season's last two simulated days are published"},
 			&cli.IntFlag{Name: "kills", Value: 5, Usage: "times the daemon is killed with SIGKILL and restarted"},
-			&cli.IntFlag{Name: "forged", Usage: "events with a bad id or signature stored on the relays unchecked (0 for now: see docs/PERFORMANCE.md)"},
+			&cli.IntFlag{Name: "forged", Usage: "events with a bad id or signature stored on the relays unchecked"},
 			&cli.DurationFlag{Name: "settle", Value: 10 * time.Minute, Usage: "how long the daemon may take to catch up after the faults stop"},
 			&cli.StringFlag{Name: "dir", Usage: "keep the daemon's data, log and site here (default: a temporary directory, removed when every check passes)"},
 			jsonFlag(),
