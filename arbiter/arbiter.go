@@ -95,8 +95,7 @@ func ownGame(s *match.State, self string, now int64) []Intent {
 		return []Intent{{Kind: SignResult, Duty: fmt.Sprintf("sign:%s:%d", s.Match, s.Plies()), Match: s.Match, Result: want}}
 	case s.ToMove() != role:
 		if now > s.ClockStart()+match.MoveClock {
-			r := nostr.Result{Result: role, Reason: string(match.ReasonTimeout), Plies: s.Plies(), FinalHash: s.FinalHash()}
-			return []Intent{{Kind: ClaimTimeout, Duty: fmt.Sprintf("claim:%s:%d", s.Match, s.Plies()), Match: s.Match, Result: r}}
+			return []Intent{{Kind: ClaimTimeout, Duty: fmt.Sprintf("claim:%s:%d", s.Match, s.Plies()), Match: s.Match, Result: s.TimeoutWin()}}
 		}
 		return nil
 	case now <= s.ClockStart()+match.MoveClock:

@@ -76,8 +76,9 @@ func summarize(t *testing.T, data []byte) map[string]any {
 	return m
 }
 
-// normalizeIgnored keeps each ignored entry's id and the token before the
-// colon is dropped too: reasons are free text between implementations.
+// normalizeIgnored keeps only each ignored entry's id, in order (reasons are
+// free text between implementations), and reduces a no-match error to its
+// "no match: " prefix.
 func normalizeIgnored(m map[string]any) map[string]any {
 	ign, ok := m["ignored"].([]any)
 	if !ok {

@@ -1,5 +1,7 @@
 package match
 
+import "vesper/nostr"
+
 // Reason is why a game ended, as the protocol spells it (section 1).
 type Reason string
 
@@ -13,7 +15,7 @@ const (
 	ReasonFiveInARow    Reason = "five_in_a_row"
 	ReasonBoardFull     Reason = "board_full"
 	ReasonResignation   Reason = "resignation"
-	ReasonTimeout       Reason = "timeout"
+	ReasonTimeout       Reason = nostr.ReasonTimeout // what makes a 4424 a claim
 	ReasonAgreement     Reason = "agreement"
 )
 
@@ -44,11 +46,12 @@ const (
 	FinalByRuling     FinalBy = "ruling"
 )
 
-// Roles. The challenger is the first player (White in chess).
+// Roles, as the result JSON spells them. The challenger is the first
+// player (White in chess).
 const (
-	First  = "first"
-	Second = "second"
-	Draw   = "draw"
+	First  = nostr.First
+	Second = nostr.Second
+	Draw   = nostr.Draw
 )
 
 // Protocol durations in seconds.

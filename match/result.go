@@ -121,13 +121,20 @@ func (s *State) CorrectRuling(t int64) (nostr.Result, bool) {
 		return s.Computed(), true
 	}
 	if t > s.ClockStart()+MoveClock {
-		winner := First
-		if s.ToMove() == First {
-			winner = Second
-		}
-		return nostr.Result{Result: winner, Reason: string(ReasonTimeout), Plies: s.Plies(), FinalHash: s.FinalHash()}, true
+		return s.TimeoutWin(), true
 	}
 	return nostr.Result{}, false
+}
+
+// TimeoutWin is the result of the pending clock running out: a win for the
+// player not to move, on the current position. It is what a valid timeout
+// claim and a correct ruling on a stalled game both carry.
+func (s *State) TimeoutWin() nostr.Result {
+	winner := First
+	if s.ToMove() == First {
+		winner = Second
+	}
+	return nostr.Result{Result: winner, Reason: string(ReasonTimeout), Plies: s.Plies(), FinalHash: s.FinalHash()}
 }
 
 // applyRuling is section 2, Arbitration: the earliest correct ruling after

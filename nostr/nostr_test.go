@@ -2,6 +2,7 @@ package nostr_test
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -147,9 +148,9 @@ func TestSection1ResultJSON(t *testing.T) {
 
 func TestSecretKeyNeverPrinted(t *testing.T) {
 	k := testkit.Key("alice")
-	for _, s := range []string{k.String(), k.GoString(), strings.TrimSpace(strings.Repeat(" ", 1))} {
-		if strings.Contains(s, k.Hex()) {
-			t.Fatal("key leaked")
+	for _, s := range []string{k.String(), k.GoString(), fmt.Sprint(k), fmt.Sprintf("%v %+v %#v", k, k, k)} {
+		if strings.Contains(s, k.Hex()) || strings.Contains(s, k.Nsec()) {
+			t.Fatalf("key leaked in %q", s)
 		}
 	}
 	if _, err := nostr.ParseSecretKey("nsec1bad" + k.Hex()); err == nil || strings.Contains(err.Error(), k.Hex()) {

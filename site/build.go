@@ -358,24 +358,25 @@ func (p player) Who(root string) template.HTML {
 	return p.render(root)
 }
 
-// render writes the markup of Who. Besides the boards this is the one
-// place the site writes markup itself, so everything variable is escaped
-// here: the name by template.HTMLEscapeString; root is one of the two
-// constants above; Href and Npub hold only hex and bech32 characters,
-// checked when the player was made.
+// whoTpl is the markup of Who. It is rendered once per player and page
+// depth (a site repeats each player on many pages), through html/template
+// like every other page part, so the name is escaped in its context.
+var whoTpl = template.Must(template.New("who").Parse(
+	`{{if .Href}}<a href="{{.Root}}{{.Href}}" title="{{.Npub}}"><bdi>{{.Label}}</bdi></a>{{else}}<bdi>{{.Label}}</bdi>{{end}}` +
+		`{{if .Daemon}} <span class="tag">daemon</span>{{end}}`))
+
+// render writes the markup of Who for pages at root.
 func (p player) render(root string) template.HTML {
 	if p.Pubkey == "" {
 		return ""
 	}
 	var b strings.Builder
-	label := "<bdi>" + template.HTMLEscapeString(p.Label()) + "</bdi>"
-	if p.Href != "" {
-		b.WriteString(`<a href="` + template.HTMLEscapeString(root+p.Href) + `" title="` + template.HTMLEscapeString(p.Npub) + `">` + label + `</a>`)
-	} else {
-		b.WriteString(label)
-	}
-	if p.Daemon {
-		b.WriteString(` <span class="tag">daemon</span>`)
+	err := whoTpl.Execute(&b, struct {
+		Root, Href, Npub, Label string
+		Daemon                  bool
+	}{root, p.Href, p.Npub, p.Label(), p.Daemon})
+	if err != nil {
+		return template.HTML(template.HTMLEscapeString(p.Label()))
 	}
 	return template.HTML(b.String())
 }

@@ -19,7 +19,8 @@
 // length) and escaped for its context; profile links are kept only when they
 // are https URLs, and profile pictures are never loaded. The boards and the
 // rating chart are SVG written by this package from numbers and fixed
-// strings only, and player links (player.Who) escape the name themselves.
+// strings only (no user text), and player links (player.Who) go through a
+// small html/template of their own, rendered once per player.
 //
 // Listing. Only accounts whose kind-0 profile declares "bot": true (NIP-24),
 // and the daemon, are listed on the index, the ratings pages and the feeds;

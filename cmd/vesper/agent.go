@@ -263,13 +263,25 @@ func checkMove(st *match.State, me, move string, now int64) (string, error) {
 	return canon, nil
 }
 
-func myTurn(st *match.State, me string, now int64) error {
+// asPlayer is the check every player action starts with: the match is
+// accepted and me plays in it. It returns me's role.
+func asPlayer(st *match.State, me string) (string, error) {
+	if !st.Accepted {
+		return "", refuse("not_accepted", "the match has not been accepted yet")
+	}
 	role := st.Role(me)
+	if role == "" {
+		return "", refuse("not_player", "you are not a player of this match")
+	}
+	return role, nil
+}
+
+func myTurn(st *match.State, me string, now int64) error {
+	role, err := asPlayer(st, me)
+	if err != nil {
+		return err
+	}
 	switch {
-	case !st.Accepted:
-		return refuse("not_accepted", "the match has not been accepted yet")
-	case role == "":
-		return refuse("not_player", "you are not a player of this match")
 	case st.Over:
 		return refuse("game_over", "the game is over (%s, %s)", st.Result, st.Reason)
 	case st.ToMove() != role:
@@ -292,11 +304,10 @@ func resignCommand() *cli.Command {
 				return err
 			}
 			now := st.Stamp(nowUnix())
+			if _, err := asPlayer(st, key.PublicKey()); err != nil {
+				return err
+			}
 			switch {
-			case !st.Accepted:
-				return refuse("not_accepted", "the match has not been accepted yet")
-			case st.Role(key.PublicKey()) == "":
-				return refuse("not_player", "you are not a player of this match")
 			case st.Over:
 				return refuse("game_over", "the game is over (%s, %s)", st.Result, st.Reason)
 			case now > st.ClockStart()+match.MoveClock:
@@ -329,12 +340,10 @@ func resultCommand() *cli.Command {
 }
 
 func resultToSign(st *match.State, me, agree string) (nostr.Result, error) {
-	switch {
-	case !st.Accepted:
-		return nostr.Result{}, refuse("not_accepted", "the match has not been accepted yet")
-	case st.Role(me) == "":
-		return nostr.Result{}, refuse("not_player", "you are not a player of this match")
-	case st.Final:
+	if _, err := asPlayer(st, me); err != nil {
+		return nostr.Result{}, err
+	}
+	if st.Final {
 		return nostr.Result{}, refuse("already_final", "the result is already final (%s by %s)", st.Result, st.FinalBy)
 	}
 	if agree == "" {
@@ -377,12 +386,11 @@ func claimCommand() *cli.Command {
 }
 
 func claimFor(st *match.State, me string, now int64) (nostr.Result, error) {
-	role := st.Role(me)
+	role, err := asPlayer(st, me)
+	if err != nil {
+		return nostr.Result{}, err
+	}
 	switch {
-	case !st.Accepted:
-		return nostr.Result{}, refuse("not_accepted", "the match has not been accepted yet")
-	case role == "":
-		return nostr.Result{}, refuse("not_player", "you are not a player of this match")
 	case st.Over:
 		return nostr.Result{}, refuse("claim_invalid", "the game is already over")
 	case st.ToMove() == role:
@@ -390,7 +398,7 @@ func claimFor(st *match.State, me string, now int64) (nostr.Result, error) {
 	case now <= st.ClockStart()+match.MoveClock:
 		return nostr.Result{}, refuse("claim_premature", "the opponent's clock runs until %s; a claim is due from the second after", when(st.ClockStart()+match.MoveClock))
 	}
-	return nostr.Result{Result: role, Reason: string(match.ReasonTimeout), Plies: st.Plies(), FinalHash: st.FinalHash()}, nil
+	return st.TimeoutWin(), nil
 }
 
 func arbitrateCommand() *cli.Command {
@@ -405,11 +413,10 @@ func arbitrateCommand() *cli.Command {
 				return err
 			}
 			now := st.Stamp(nowUnix())
+			if _, err := asPlayer(st, key.PublicKey()); err != nil {
+				return err
+			}
 			switch {
-			case !st.Accepted:
-				return refuse("not_accepted", "the match has not been accepted yet")
-			case st.Role(key.PublicKey()) == "":
-				return refuse("not_player", "only a player can ask for arbitration")
 			case st.Final:
 				return refuse("already_final", "the result is already final")
 			case !st.SignaturesDisagree() && now <= st.Deadline():

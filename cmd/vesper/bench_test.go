@@ -503,7 +503,7 @@ func benchSite(b *testing.B, fx benchFixture) {
 		out := filepath.Join(b.TempDir(), "site")
 		b.StartTimer()
 		start := time.Now()
-		if err := buildSiteFromStore(context.Background(), st, out, "", true, benchEnd); err != nil {
+		if _, err := siteFromStore(context.Background(), st, out, "", true, benchEnd); err != nil {
 			b.Fatal(err)
 		}
 		el := time.Since(start)

@@ -140,7 +140,7 @@ func runDemo(ctx context.Context, data, siteDir string) error {
 	if err := <-daemonDone; err != nil {
 		return err
 	}
-	if err := buildSiteFromStore(context.Background(), st, siteDir, house.PublicKey(), false, time.Now().Unix()); err != nil {
+	if _, err := siteFromStore(context.Background(), st, siteDir, house.PublicKey(), false, time.Now().Unix()); err != nil {
 		return fail(exitFailure, "site: %v", err)
 	}
 	say("")

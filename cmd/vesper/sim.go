@@ -613,7 +613,7 @@ func checkSimSite(ctx context.Context, rep *simReport, data, dir, daemon string,
 	defer st.Close()
 	now := time.Now().Unix()
 	t0 := time.Now()
-	if err := buildSiteFromStore(ctx, st, dir, daemon, true, now); err != nil {
+	if _, err := siteFromStore(ctx, st, dir, daemon, true, now); err != nil {
 		rep.fail("site build: %v", err)
 		return "failed"
 	}

@@ -91,11 +91,6 @@ func siteFromStore(ctx context.Context, st *store.Store, out, daemon string, lis
 	return site.Build(in, out)
 }
 
-func buildSiteFromStore(ctx context.Context, st *store.Store, out, daemon string, listAll bool, now int64) error {
-	_, err := siteFromStore(ctx, st, out, daemon, listAll, now)
-	return err
-}
-
 // buildSiteLogged is the daemon's periodic rebuild.
 func (n *node) buildSiteLogged(ctx context.Context, o runOptions) {
 	start := time.Now()

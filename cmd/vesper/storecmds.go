@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 
+	"vesper/arbiter"
 	"vesper/match"
 	"vesper/nostr"
 	"vesper/store"
@@ -26,7 +27,7 @@ func rebuildCommand() *cli.Command {
 				return err
 			}
 			defer st.Close()
-			n := newNode(st, nostr.SecretKey{}, nil, defaultNoDuties(), discardLog())
+			n := newNode(st, nostr.SecretKey{}, nil, arbiter.Config{}, discardLog())
 			var bar *progressbar.ProgressBar
 			progress := func(done, total int) {}
 			if term.IsTerminal(int(os.Stderr.Fd())) {
