@@ -1,19 +1,24 @@
 package match
 
-import "vesper/nostr"
+import (
+	"vesper/match/chessjs"
+	"vesper/match/gomoku"
+	"vesper/nostr"
+)
 
 // Reason is why a game ended, as the protocol spells it (section 1).
 type Reason string
 
-// The reason tokens of PROTOCOL.md section 1.
+// The reason tokens of PROTOCOL.md section 1. The rule-ending ones are
+// spelled by the rules packages that detect them.
 const (
-	ReasonCheckmate     Reason = "checkmate"
-	ReasonStalemate     Reason = "stalemate"
-	ReasonThreefold     Reason = "threefold_repetition"
-	ReasonFiftyMoveRule Reason = "fifty_move_rule"
-	ReasonInsufficient  Reason = "insufficient_material"
-	ReasonFiveInARow    Reason = "five_in_a_row"
-	ReasonBoardFull     Reason = "board_full"
+	ReasonCheckmate     Reason = chessjs.ReasonCheckmate
+	ReasonStalemate     Reason = chessjs.ReasonStalemate
+	ReasonThreefold     Reason = chessjs.ReasonThreefoldRepetition
+	ReasonFiftyMoveRule Reason = chessjs.ReasonFiftyMoveRule
+	ReasonInsufficient  Reason = chessjs.ReasonInsufficientMaterial
+	ReasonFiveInARow    Reason = gomoku.ReasonFive
+	ReasonBoardFull     Reason = gomoku.ReasonBoardFull
 	ReasonResignation   Reason = "resignation"
 	ReasonTimeout       Reason = nostr.ReasonTimeout // what makes a 4424 a claim
 	ReasonAgreement     Reason = "agreement"
