@@ -3,6 +3,7 @@ package match
 import (
 	"errors"
 	"maps"
+	"slices"
 
 	"vesper/nostr"
 )
@@ -17,7 +18,9 @@ func (s *State) Clone() *State {
 	c.Sigs = maps.Clone(s.Sigs)
 	c.Requests = append([]Request(nil), s.Requests...)
 	c.Ignored = append([]Ignored(nil), s.Ignored...)
-	c.Events = append([]*nostr.Event(nil), s.Events...)
+	if s.Events != nil {
+		c.Events = append([]*nostr.Event(nil), s.Events...)
+	}
 	c.game = s.game.Clone()
 	return &c
 }
@@ -25,30 +28,51 @@ func (s *State) Clone() *State {
 // Extend applies one more event in place when that gives exactly what a
 // full Fold would: the event belongs to the match, is new, and sorts after
 // every event already folded (the common case of a live move). It reports
-// false, changing nothing, when the caller must re-fold instead.
+// false, changing nothing, when the caller must re-fold instead. A lean
+// state extends like a full one but keeps no events.
 func (s *State) Extend(ev *nostr.Event, seenAt int64) bool {
 	if ev.ID == s.Match || !nostr.IsMatchKind(ev.Kind) || !nostr.HasMatchTag(ev, s.Match) {
 		return false
 	}
-	if len(s.Events) == 0 {
+	if _, done := s.game.(*frozen); done {
 		return false // compacted: the caller re-folds
 	}
-	last := s.Events[len(s.Events)-1]
-	if len(s.Events) > 1 && !Less(last, ev) {
+	if s.tailID != "" && !Less(&nostr.Event{CreatedAt: nostr.Timestamp(s.tailAt), ID: s.tailID}, ev) {
 		return false
 	}
-	s.Events = append(s.Events, ev)
+	if s.Events != nil {
+		s.Events = append(s.Events, ev)
+	}
+	s.folded(ev)
 	s.apply(ev, seenAt)
 	return true
 }
 
-// Compact returns a copy without the events and with the board frozen,
-// for keeping many finished matches in memory: summaries, hashes and
-// results still work; Extend always asks for a re-fold and the frozen board
-// accepts no move.
+// folded records ev as the latest event in fold order, which is all Extend
+// needs to know of the events before it.
+func (s *State) folded(ev *nostr.Event) {
+	s.tailAt, s.tailID = int64(ev.CreatedAt), ev.ID
+}
+
+// Lean returns a copy without the events, for keeping many live matches in
+// memory: it extends, plays and summarises like the full state, but has no
+// Events to list (the store has them).
+func (s *State) Lean() *State {
+	c := s.Clone()
+	c.Events = nil
+	return c
+}
+
+// Compact returns a copy without the events or the move events and with the
+// board frozen, for keeping many finished matches in memory: summaries,
+// hashes and results still work; Extend always asks for a re-fold and the
+// frozen board accepts no move.
 func (s *State) Compact() *State {
 	c := *s
-	c.Events = nil
+	c.Events, c.MoveEvents = nil, nil
+	c.Moves = slices.Clone(s.Moves)
+	c.MoveTimes = slices.Clone(s.MoveTimes)
+	c.Ignored = slices.Clone(s.Ignored)
 	over, winner, reason := s.game.Outcome()
 	c.game = &frozen{kind: s.game.Kind(), hash: s.game.Hash(), moves: s.game.Moves(),
 		over: over, winner: winner, reason: reason}

@@ -53,6 +53,7 @@ func Fold(match string, events []*nostr.Event, seenAt map[string]int64) (*State,
 			seen = int64(ev.CreatedAt)
 		}
 		s.Events = append(s.Events, ev)
+		s.folded(ev)
 		s.apply(ev, seen)
 	}
 	return s, nil

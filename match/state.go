@@ -63,11 +63,14 @@ type State struct {
 	// by id, so an event stamped in the same second as the one it follows
 	// may sort before it and be ignored for good.
 	LastUsed int64
-	// Events are every event of the match in fold order, challenge first.
+	// Events are every event of the match in fold order, challenge first
+	// (nil in a Lean or Compact state).
 	Events []*nostr.Event
 
 	game    Game
-	ignores int // events ignored so far, for LastUsed
+	tailAt  int64  // the last event in fold order, after the challenge
+	tailID  string // "" while only the challenge is folded
+	ignores int    // events ignored so far, for LastUsed
 	held    *nostr.Event
 	heldPos int // index in Ignored of the held move's entry
 }

@@ -106,12 +106,15 @@ func (n *node) runDaemon(ctx context.Context, o runOptions) error {
 		}
 		defer ln.Close()
 	}
+	// The rebuild parses every stored event once and keeps almost none of
+	// them: collect more often while it runs, so that its garbage does not
+	// set the process's high-water mark, and hand the rest back after.
+	gc := debug.SetGCPercent(50)
 	count, err := n.rebuild(ctx, nil)
+	debug.SetGCPercent(gc)
 	if err != nil {
 		return fail(exitFailure, "rebuild: %v", err)
 	}
-	// The rebuild's garbage (every match's events, parsed) would otherwise
-	// stay in the heap's high-water mark for a long while.
 	debug.FreeOSMemory()
 	n.log.Info("daemon started", "matches", count, "relays", len(n.relays), "pubkey", n.self)
 	var players []string

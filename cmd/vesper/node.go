@@ -78,10 +78,14 @@ func (n *node) keep(ctx context.Context, s *match.State) error {
 	}); err != nil {
 		return err
 	}
-	// A final match needs nothing more from the daemon: keep it without
-	// its events, which are most of a state's memory (the store has them).
-	if s.Final {
+	// Parsed events are most of a state's memory and the store has them:
+	// keep live matches lean (they still extend) and final ones compact
+	// (they need nothing more from the daemon).
+	switch {
+	case s.Final:
 		s = s.Compact()
+	case s.Events != nil:
+		s = s.Lean()
 	}
 	n.mu.Lock()
 	n.states[s.Match] = s
