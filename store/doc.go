@@ -15,17 +15,21 @@
 //
 // # Durability
 //
-// The file runs in WAL mode with synchronous=FULL: a call that returned nil
-// has committed and the WAL was fsynced, so its data survives a killed
-// process (kill -9) and also a power loss or kernel crash. NORMAL would
-// survive a killed process too but may lose the last commits on power
-// loss, and the daemon acts on its commits at once: it advances relay
-// cursors past stored events and publishes outbox events it recorded, so a
-// lost commit could mean a skipped event or a duty signed twice. FULL costs
-// one fsync per transaction (about 0.4 ms here: single-event commits ran
-// at about 1,100/s against 2,200/s with NORMAL); batching wins it back, as
-// PutEvents writes a whole batch in one transaction (about 10,000 events/s
-// in batches of 100, either mode).
+// The file runs in WAL mode with synchronous=NORMAL, and FULL for the
+// commits that must outlive a power loss. A call that returned nil has
+// committed: its data survives a killed process (kill -9) in either mode.
+// What NORMAL gives up is the fsync at commit, so a power loss or kernel
+// crash may undo the last commits; WAL recovery then keeps a prefix of the
+// commits, in order, so the store is as it was a moment earlier. That is
+// safe for everything fetched or computed: events and the relay cursors that
+// point past them roll back together (the events are fetched again),
+// summaries are recomputed. It is not safe for the outbox, whose event the
+// daemon publishes once recorded: were the record lost, a restart would
+// sign a second event for the same duty. OutboxAdd therefore commits with
+// synchronous=FULL, which fsyncs the WAL and every commit before it.
+// The fsync is the cost: one takes about 0.4 ms at the median on this
+// project's VMs but over 10 ms at the 99th percentile, which a new move,
+// stored and summarised, should not wait for (docs/PERFORMANCE.md).
 //
 // A restart resumes from the cursors. Callers advance a cursor only after
 // the events before it are stored; a crash between the two only means

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"slices"
@@ -285,5 +286,52 @@ func TestOutboxOneEventPerDuty(t *testing.T) {
 	}
 	if _, _, err := s.OutboxAdd(ctx, "", move); err == nil {
 		t.Error("OutboxAdd accepted an empty duty")
+	}
+}
+
+// TestOutboxCommitsAreSynced: the writer runs with synchronous=NORMAL, and
+// only an outbox record (published once recorded) commits with FULL; the
+// connection is back at NORMAL after it, so events stay cheap to store.
+func TestOutboxCommitsAreSynced(t *testing.T) {
+	s := openTemp(t)
+	ctx := t.Context()
+	level := func() int {
+		t.Helper()
+		var v int
+		if err := s.w.QueryRowContext(ctx, "PRAGMA synchronous").Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	const normal, full = 1, 2
+	if got := level(); got != normal {
+		t.Fatalf("writer synchronous = %d, want NORMAL (%d)", got, normal)
+	}
+	k := nostr.GenerateKey()
+	match := strings.Repeat("c", 64)
+	move := signed(t, k, nostr.NewMove(match, 4, "e7e5", 990))
+	if _, err := s.PutEvents(ctx, []Incoming{{Event: move, SeenAt: 990}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetCursor(ctx, "wss://r.example", 990); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.synced.Load(); got != 0 {
+		t.Fatalf("%d synced commits for an event and a cursor, want 0", got)
+	}
+	if _, _, err := s.OutboxAdd(ctx, "move:"+match+":4", move); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.synced.Load(); got != 1 {
+		t.Fatalf("%d synced commits after an outbox record, want 1", got)
+	}
+	if got := level(); got != normal {
+		t.Fatalf("writer synchronous = %d after an outbox record, want NORMAL again", got)
+	}
+	var inside int
+	if err := s.writeSynced(ctx, func(tx *sql.Tx) error {
+		return tx.QueryRowContext(ctx, "PRAGMA synchronous").Scan(&inside)
+	}); err != nil || inside != full {
+		t.Fatalf("synchronous inside writeSynced = %d (%v), want FULL (%d)", inside, err, full)
 	}
 }

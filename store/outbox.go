@@ -41,7 +41,7 @@ func (s *Store) OutboxAdd(ctx context.Context, duty string, ev *nostr.Event) (ad
 	if err := nostr.Verify(ev); err != nil {
 		return false, OutboxItem{}, fmt.Errorf("store: outbox %s: %w", duty, err)
 	}
-	err = s.write(ctx, func(tx *sql.Tx) error {
+	err = s.writeSynced(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx,
 			`INSERT INTO outbox (duty, event_id, raw, created_at) VALUES (?, ?, ?, ?)
 			 ON CONFLICT (duty) DO NOTHING`,

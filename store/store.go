@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 
 	"vesper/nostr"
 
@@ -45,6 +46,8 @@ type Store struct {
 	w    *sql.DB // exactly one connection: the only writer in this process; nil if read-only
 	r    *sql.DB // query-only pool
 	st   stmts
+
+	synced atomic.Int64 // commits made with synchronous=FULL, for tests
 }
 
 // Open opens the store at path, creating the file and its directories when
@@ -105,7 +108,7 @@ func dsn(abs string, writer, mustExist bool) string {
 	q := url.Values{}
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeoutMS))
 	if writer {
-		q.Add("_pragma", "synchronous(FULL)")
+		q.Add("_pragma", "synchronous(NORMAL)")
 		q.Add("_pragma", fmt.Sprintf("cache_size(%d)", -writerCacheKiB))
 		// BEGIN IMMEDIATE takes the write lock up front, so a transaction
 		// never has to upgrade a read lock, the case where SQLite returns
@@ -229,4 +232,39 @@ func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 		return err
 	}
 	return tx.Commit()
+}
+
+// writeSynced is write for a commit that must survive a power loss before
+// the caller acts on it outside the machine: an outbox event is recorded
+// before it is published, and a restart must find it rather than sign
+// another. The commit runs with synchronous=FULL, so the WAL is fsynced,
+// and with it every commit before this one.
+func (s *Store) writeSynced(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	if s.w == nil {
+		return ErrReadOnly
+	}
+	conn, err := s.w.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "PRAGMA synchronous = FULL"); err != nil {
+		return err
+	}
+	// Back to the writer's default even when ctx is done: the connection
+	// outlives this call.
+	defer func() { _, _ = conn.ExecContext(context.Background(), "PRAGMA synchronous = NORMAL") }()
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	s.synced.Add(1)
+	return nil
 }
