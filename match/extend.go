@@ -54,6 +54,16 @@ func (s *State) folded(ev *nostr.Event) {
 	s.tailAt, s.tailID = int64(ev.CreatedAt), ev.ID
 }
 
+// LastFolded is the created_at of the last event in fold order (the
+// challenge's while it is alone): an event stamped later extends the state,
+// an earlier one needs a re-fold.
+func (s *State) LastFolded() int64 {
+	if s.tailID == "" {
+		return s.CreatedAt
+	}
+	return s.tailAt
+}
+
 // Lean returns a copy without the events, for keeping many live matches in
 // memory: it extends, plays and summarises like the full state, but has no
 // Events to list (the store has them).

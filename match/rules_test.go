@@ -567,6 +567,9 @@ func TestExtendEqualsFold(t *testing.T) {
 		if n := len(ordered); n > 0 && st.Clone().Extend(ordered[n-1], 0) {
 			t.Fatal("Extend accepted the last event again")
 		}
+		if n := len(ordered); n > 0 && st.LastFolded() != int64(ordered[n-1].CreatedAt) {
+			t.Fatalf("LastFolded = %d, want the last event's %d", st.LastFolded(), ordered[n-1].CreatedAt)
+		}
 		if lean && st.Events != nil {
 			t.Fatal("a lean state gained events")
 		}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"vesper/nostr"
 )
@@ -333,5 +334,29 @@ func TestOutboxCommitsAreSynced(t *testing.T) {
 		return tx.QueryRowContext(ctx, "PRAGMA synchronous").Scan(&inside)
 	}); err != nil || inside != full {
 		t.Fatalf("synchronous inside writeSynced = %d (%v), want FULL (%d)", inside, err, full)
+	}
+}
+
+// TestCheckpointsRunInTheBackground: the writer leaves checkpoints (which
+// fsync and may take tens of milliseconds) to a connection of its own until
+// the WAL is large, and that connection copies written frames back soon.
+func TestCheckpointsRunInTheBackground(t *testing.T) {
+	s := openTemp(t)
+	ctx := t.Context()
+	var pages int
+	if err := s.w.QueryRowContext(ctx, "PRAGMA wal_autocheckpoint").Scan(&pages); err != nil || pages != writerCheckpointPages {
+		t.Fatalf("writer wal_autocheckpoint = %d (%v), want %d", pages, err, writerCheckpointPages)
+	}
+	k := nostr.GenerateKey()
+	ev := signed(t, k, nostr.NewMove(strings.Repeat("c", 64), 1, "e2e4", 990))
+	if _, err := s.PutEvents(ctx, []Incoming{{Event: ev, SeenAt: 990}}); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * checkpointEvery)
+	for s.checkpoints.Load() == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("no background checkpoint copied the write")
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync/atomic"
+	"time"
 
 	"vesper/nostr"
 
@@ -40,6 +41,17 @@ const (
 	readerCacheKiB = 8 << 10
 )
 
+// Checkpoints (copying the WAL back into the database file, with an fsync)
+// run on a connection of their own, every checkpointEvery while there were
+// writes: a commit that had to checkpoint would wait tens of milliseconds
+// on this machine's disk. The writer still checkpoints by itself once the
+// WAL holds writerCheckpointPages pages (about 40 MB), should the
+// background ones fall behind.
+const (
+	checkpointEvery       = time.Second
+	writerCheckpointPages = 10000
+)
+
 // Store is an open store file. Use Open; the zero value is not usable.
 type Store struct {
 	path string
@@ -48,6 +60,12 @@ type Store struct {
 	st   stmts
 
 	synced atomic.Int64 // commits made with synchronous=FULL, for tests
+
+	ck          *sql.DB       // the background checkpointer's connection
+	writes      atomic.Int64  // write commits so far
+	checkpoints atomic.Int64  // checkpoints that copied frames, for tests
+	stop        chan struct{} // closed by Close
+	stopped     chan struct{} // closed when the checkpointer has returned
 }
 
 // Open opens the store at path, creating the file and its directories when
@@ -78,7 +96,7 @@ func open(ctx context.Context, path string, steps []migration) (*Store, error) {
 	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
-	w, err := sql.Open("sqlite", dsn(abs, true, false))
+	w, err := sql.Open("sqlite", dsn(abs, roleWriter))
 	if err != nil {
 		return nil, fmt.Errorf("store: %s: %w", path, err)
 	}
@@ -90,35 +108,88 @@ func open(ctx context.Context, path string, steps []migration) (*Store, error) {
 		w.Close()
 		return nil, fmt.Errorf("store: %s: %w", path, err)
 	}
-	r, err := sql.Open("sqlite", dsn(abs, false, false))
+	r, err := sql.Open("sqlite", dsn(abs, roleReader))
 	if err != nil {
 		w.Close()
 		return nil, fmt.Errorf("store: %s: %w", path, err)
 	}
 	r.SetMaxOpenConns(readers)
 	r.SetMaxIdleConns(readers)
-	return &Store{path: abs, w: w, r: r}, nil
+	ck, err := sql.Open("sqlite", dsn(abs, roleCheckpoint))
+	if err != nil {
+		w.Close()
+		r.Close()
+		return nil, fmt.Errorf("store: %s: %w", path, err)
+	}
+	ck.SetMaxOpenConns(1)
+	s := &Store{path: abs, w: w, r: r, ck: ck, stop: make(chan struct{}), stopped: make(chan struct{})}
+	go s.checkpointer()
+	return s, nil
 }
+
+// checkpointer runs a PASSIVE checkpoint (it never blocks the writer or
+// the readers) every checkpointEvery when something was written since the
+// last one.
+func (s *Store) checkpointer() {
+	defer close(s.stopped)
+	t := time.NewTicker(checkpointEvery)
+	defer t.Stop()
+	done := int64(0)
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-t.C:
+		}
+		n := s.writes.Load()
+		if n == done {
+			continue
+		}
+		var busy, logFrames, copied int
+		err := s.ck.QueryRow("PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &logFrames, &copied)
+		if err != nil {
+			continue // the next tick tries again; the writer's own checkpoint is the backstop
+		}
+		done = n
+		if copied > 0 {
+			s.checkpoints.Add(1)
+		}
+	}
+}
+
+// The connections a Store opens, each with its own settings.
+type role int
+
+const (
+	roleWriter role = iota
+	roleReader
+	roleReadOnly // a reader that must not create the file
+	roleCheckpoint
+)
 
 // dsn builds a file: URI so that a path holding '?' or '#' stays a path.
 // Connection settings are per connection, hence in the DSN: the pool may
 // open a fresh connection at any time.
-func dsn(abs string, writer, mustExist bool) string {
+func dsn(abs string, r role) string {
 	u := url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}
 	q := url.Values{}
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeoutMS))
-	if writer {
+	switch r {
+	case roleWriter:
 		q.Add("_pragma", "synchronous(NORMAL)")
+		q.Add("_pragma", fmt.Sprintf("wal_autocheckpoint(%d)", writerCheckpointPages))
 		q.Add("_pragma", fmt.Sprintf("cache_size(%d)", -writerCacheKiB))
 		// BEGIN IMMEDIATE takes the write lock up front, so a transaction
 		// never has to upgrade a read lock, the case where SQLite returns
 		// SQLITE_BUSY at once instead of waiting out the busy timeout.
 		q.Add("_txlock", "immediate")
-	} else {
+	case roleReader, roleReadOnly:
 		q.Add("_pragma", "query_only(1)")
 		q.Add("_pragma", fmt.Sprintf("cache_size(%d)", -readerCacheKiB))
+	case roleCheckpoint:
+		q.Add("_pragma", "synchronous(NORMAL)")
 	}
-	if mustExist {
+	if r == roleReadOnly {
 		// SQLite's own URI parameter: read-write without create.
 		q.Add("mode", "rw")
 	}
@@ -138,7 +209,7 @@ func OpenReadOnly(path string) (*Store, error) {
 	if _, err := os.Stat(abs); err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
-	r, err := sql.Open("sqlite", dsn(abs, false, true))
+	r, err := sql.Open("sqlite", dsn(abs, roleReadOnly))
 	if err != nil {
 		return nil, fmt.Errorf("store: %s: %w", path, err)
 	}
@@ -182,6 +253,11 @@ func (s *Store) Path() string { return s.path }
 // Close closes the store. The writer closes last so that, when no other
 // process has the file open, SQLite checkpoints the WAL into the file.
 func (s *Store) Close() error {
+	if s.stop != nil {
+		close(s.stop)
+		<-s.stopped
+		s.ck.Close()
+	}
 	s.st.close()
 	errR := s.r.Close()
 	var errW error
@@ -231,7 +307,11 @@ func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 		_ = tx.Rollback()
 		return err
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	s.writes.Add(1)
+	return nil
 }
 
 // writeSynced is write for a commit that must survive a power loss before
@@ -266,5 +346,6 @@ func (s *Store) writeSynced(ctx context.Context, fn func(tx *sql.Tx) error) erro
 		return err
 	}
 	s.synced.Add(1)
+	s.writes.Add(1)
 	return nil
 }
