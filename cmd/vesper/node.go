@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"vesper/arbiter"
@@ -27,6 +28,12 @@ type node struct {
 	clock  func() int64
 	think  time.Duration // engine budget per move
 	met    *metrics
+
+	// recheck makes refold check every stored event's id and signature
+	// again (`vesper rebuild --verify`): the store holds only events that
+	// passed at ingest, so this is for a store that came from elsewhere.
+	recheck  bool
+	rejected atomic.Int64 // stored events that failed the re-check
 
 	mu     sync.Mutex
 	states map[string]*match.State
@@ -53,6 +60,9 @@ func (n *node) refold(ctx context.Context, id string) (*match.State, error) {
 		evs = append(evs, se.Event)
 		seen[se.Event.ID] = se.SeenAt
 	}
+	if n.recheck {
+		evs = n.checked(id, evs)
+	}
 	start := time.Now()
 	s, err := match.Fold(id, evs, seen)
 	n.met.observeFold(time.Since(start))
@@ -67,6 +77,22 @@ func (n *node) refold(ctx context.Context, id string) (*match.State, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// checked returns the events whose id and signature hold, counting and
+// logging the others (section 1 drops them, so the fold never sees them).
+func (n *node) checked(match string, evs []*nostr.Event) []*nostr.Event {
+	ok := verifyEvents(evs)
+	out := evs[:0:0]
+	for i, ev := range evs {
+		if ok[i] {
+			out = append(out, ev)
+			continue
+		}
+		n.rejected.Add(1)
+		n.log.Warn("stored event fails its check, left out", "match", match, "event", ev.ID)
+	}
+	return out
 }
 
 // keep writes a match's summary and makes s its current state.

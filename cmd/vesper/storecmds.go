@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"log/slog"
 	"os"
 	"sort"
 
@@ -20,14 +21,18 @@ func rebuildCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "rebuild",
 		Usage: "re-fold every stored match from the raw events and rewrite the summaries",
-		Flags: []cli.Flag{dataFlag()},
+		Description: "Every stored event passed its checks when it arrived. --verify checks every\n" +
+			"id and signature again (all cores) and leaves out any that fail, for a store\n" +
+			"copied from elsewhere; the count is printed and each one is logged.",
+		Flags: []cli.Flag{dataFlag(), &cli.BoolFlag{Name: "verify", Usage: "check every stored event's id and signature again"}},
 		Action: func(c *cli.Context) error {
 			st, err := openStore(c, false)
 			if err != nil {
 				return err
 			}
 			defer st.Close()
-			n := newNode(st, nostr.SecretKey{}, nil, arbiter.Config{}, discardLog())
+			n := newNode(st, nostr.SecretKey{}, nil, arbiter.Config{}, slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+			n.recheck = c.Bool("verify")
 			var bar *progressbar.ProgressBar
 			progress := func(done, total int) {}
 			if term.IsTerminal(int(os.Stderr.Fd())) {
@@ -48,6 +53,9 @@ func rebuildCommand() *cli.Command {
 				return fail(exitFailure, "rebuild: %v", err)
 			}
 			fmt.Printf("rebuilt %d matches in %s\n", total, st.Path())
+			if n.recheck {
+				fmt.Printf("%d stored events failed their check and were left out\n", n.rejected.Load())
+			}
 			return nil
 		},
 	}

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"database/sql"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"vesper/internal/testkit"
+	"vesper/nostr"
+	"vesper/store"
+)
+
+// TestRebuildVerifyLeavesOutTamperedEvents: a store whose raw event was
+// altered after ingest (its signature no longer holds) folds with that
+// event under a plain rebuild, which trusts the store, and without it under
+// `rebuild --verify`, which says how many it left out.
+func TestRebuildVerifyLeavesOutTamperedEvents(t *testing.T) {
+	dir := t.TempDir()
+	st, err := store.Open(filepath.Join(dir, "vesper.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Now().Unix() - 3600
+	m := testkit.NewMatch(testkit.Key("pa"), testkit.Key("pb"), "chess", "", t0)
+	m.Accept(t0 + 10)
+	m.Play([]string{"e2e4", "e7e5", "g1f3", "b8c6"}, t0+20, 10)
+	var in []store.Incoming
+	for _, ev := range m.Events {
+		in = append(in, store.Incoming{Event: ev, SeenAt: int64(ev.CreatedAt)})
+	}
+	if _, err := st.PutEvents(t.Context(), in); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// Tamper with the last move's signature, the id left as it was.
+	last := m.Events[len(m.Events)-1]
+	bad := *last
+	bad.Sig = strings.Repeat("0", 64) + last.Sig[64:]
+	db, err := sql.Open("sqlite", filepath.Join(dir, "vesper.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`UPDATE events SET raw = ? WHERE id = ?`, nostr.MarshalEvent(&bad), last.ID); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	plies := func() int {
+		t.Helper()
+		r := vesper(t, nil, nil, "matches", "--data", dir, "--json")
+		var sum struct{ Plies int }
+		if r.code != 0 || json.Unmarshal([]byte(r.stdout), &sum) != nil {
+			t.Fatalf("matches: %d %q %q", r.code, r.stdout, r.stderr)
+		}
+		return sum.Plies
+	}
+	if r := vesper(t, nil, nil, "rebuild", "--data", dir); r.code != 0 || strings.Contains(r.stdout, "left out") {
+		t.Fatalf("rebuild: %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	if got := plies(); got != 4 {
+		t.Fatalf("plain rebuild: %d plies, want 4 (the store is trusted)", got)
+	}
+	r := vesper(t, nil, nil, "rebuild", "--data", dir, "--verify")
+	if r.code != 0 || !strings.Contains(r.stdout, "1 stored events failed their check") || !strings.Contains(r.stderr, last.ID) {
+		t.Fatalf("rebuild --verify: %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	if got := plies(); got != 3 {
+		t.Fatalf("rebuild --verify: %d plies, want 3 (the tampered move left out)", got)
+	}
+}
