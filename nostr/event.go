@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"strconv"
+	"unicode/utf8"
 
 	gn "github.com/nbd-wtf/go-nostr"
 )
@@ -76,6 +77,9 @@ func decodeString(raw json.RawMessage, field string) (string, error) {
 	if len(raw) == 0 || raw[0] != '"' {
 		return "", &ParseError{Field: field, Reason: "not a string"}
 	}
+	if s, ok := plainString(raw); ok {
+		return s, nil
+	}
 	if hasLoneSurrogate(raw) {
 		return "", &ParseError{Field: field, Reason: "lone UTF-16 surrogate"}
 	}
@@ -84,6 +88,26 @@ func decodeString(raw json.RawMessage, field string) (string, error) {
 		return "", &ParseError{Field: field, Reason: "not a string"}
 	}
 	return s, nil
+}
+
+// plainString is the fast path of decodeString for a literal without
+// escapes, control characters or invalid UTF-8 (ids, keys, signatures,
+// most tags and contents): its value is its bytes, as encoding/json would
+// decode them. Anything else takes the full decoder.
+func plainString(lit []byte) (string, bool) {
+	if len(lit) < 2 || lit[0] != '"' || lit[len(lit)-1] != '"' {
+		return "", false
+	}
+	body := lit[1 : len(lit)-1]
+	for _, c := range body {
+		if c == '\\' || c == '"' || c < 0x20 {
+			return "", false
+		}
+	}
+	if !utf8.Valid(body) {
+		return "", false
+	}
+	return string(body), true
 }
 
 func hexField(obj map[string]json.RawMessage, name string, n int) (string, error) {

@@ -1,0 +1,410 @@
+// Package batch verifies many BIP-340 Schnorr signatures at once, for the
+// daemon's cold rebuild, where every stored event is re-checked.
+//
+// # The batch equation
+//
+// A signature (r, s) by key P on message m is valid when
+//
+//	s·G = R + e·P,  R = lift_x(r) (the curve point with x = r and even y),
+//	e = tagged_hash("BIP0340/challenge", r || P || m) mod n.
+//
+// Checking n signatures one by one costs n full scalar multiplications e·P.
+// Instead, with random coefficients a_i, one checks a single equation
+//
+//	(Σ a_i·s_i)·G = Σ a_i·R_i + Σ_P (Σ_{i signed by P} a_i·e_i)·P,
+//
+// whose right side is one multi-scalar multiplication (Pippenger's bucket
+// method, msm.go). Its cost per term is a few point additions instead of a
+// full scalar multiplication, and grouping items by key leaves one term
+// (two, after the endomorphism split of glv.go) per distinct key: Nostr
+// events come from few keys.
+//
+// # Why the coefficients are random
+//
+// Write D_i = s_i·G - R_i - e_i·P_i; signature i is valid exactly when
+// D_i = 0, and the batch equation says Σ a_i·D_i = 0. Without the a_i (all
+// 1) a signer could publish two invalid signatures whose errors cancel
+// (D_1 = -D_2) and the batch would pass. With a_i drawn from crypto/rand
+// after the signatures are fixed, the signer cannot aim at them: if some
+// D_j ≠ 0 (j ≠ 1), then for any values of the other coefficients at most
+// one value of a_j mod n makes the sum vanish (the group has prime order
+// n), so a 128-bit a_j hits it with probability at most 2^-128.
+//
+// # Why a_1 = 1 is safe
+//
+// The argument above only needs one random coefficient on some non-zero
+// D_j. If the only invalid item is the first, Σ a_i·D_i = D_1 ≠ 0 and the
+// batch fails with certainty; otherwise some other D_j ≠ 0 carries a random
+// a_j. Fixing a_1 = 1 saves one scalar multiplication's worth of digits and
+// one random draw, and loses nothing.
+//
+// # Exactly btcec's answers
+//
+// Items that btcec rejects before any curve arithmetic (public key x ≥ p
+// or not on the curve, r ≥ p) are rejected here in the same way, and r
+// that is not the x of a curve point is rejected too: btcec's computed R
+// has x = r, so it cannot succeed for such r. s is reduced mod n, as
+// btcec's ParseSignature does (it does not reject s ≥ n; such an s is then
+// simply wrong unless s - n is the right answer). For everything else, the
+// equations D_i = 0 are exactly btcec's test (R is never the point at
+// infinity, and has even y by construction), so a batch of valid items
+// always passes, and a batch that fails is split in halves until the bad
+// items are found, the smallest groups being checked by btcec itself.
+package batch
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/binary"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/btcsuite/btcd/btcec/v2/schnorr"
+	secp "github.com/decred/dcrd/dcrec/secp256k1/v4"
+)
+
+// Item is one signature to check: the x-only public key, the 32-byte
+// message (a Nostr event id) and the 64-byte signature, as raw bytes.
+type Item struct {
+	Pubkey [32]byte
+	Msg    [32]byte
+	Sig    [64]byte
+}
+
+const (
+	// maxChunk bounds the items of one batch equation. Pippenger's cost
+	// per term falls slowly with size, while larger chunks also repeat each
+	// key's terms less often; past a few thousand the gain is small and a
+	// failed chunk's bisection gets longer.
+	maxChunk = 4096
+	// minChunk is the smallest chunk made only to use another core.
+	minChunk = 128
+	// leafSize: groups this small in the bisection of a failed chunk are
+	// checked one by one with btcec, cheaper than more batch equations.
+	leafSize = 4
+)
+
+// Verify reports for each item whether its BIP-340 signature is valid. The
+// answer for every item is what github.com/btcsuite/btcd/btcec/v2/schnorr
+// (ParsePubKey + ParseSignature + Verify) answers for it, valid or not,
+// whatever the bytes (up to the 2^-128 chance of the batch equation
+// accepting an invalid item, see the package comment).
+func Verify(items []Item) []bool {
+	return verify(items, leafSize)
+}
+
+// verify is Verify with the bisection's leaf size as a parameter, so tests
+// can drive the batch equation down to single items.
+func verify(items []Item, leaf int) []bool {
+	out := make([]bool, len(items))
+	if len(items) == 0 {
+		return out
+	}
+	procs := runtime.GOMAXPROCS(0)
+
+	keys, keyOf := liftKeys(items, procs)
+
+	chunks := (len(items) + maxChunk - 1) / maxChunk
+	if chunks < procs {
+		chunks = min(procs, max(1, len(items)/minChunk))
+	}
+	size := (len(items) + chunks - 1) / chunks
+	chunks = (len(items) + size - 1) / size
+
+	run := func(w *worker, c int) {
+		lo := c * size
+		hi := min(lo+size, len(items))
+		w.chunk(items[lo:hi], keyOf[lo:hi], out[lo:hi], leaf)
+	}
+	workers := min(procs, chunks)
+	if workers <= 1 {
+		w := newWorker(keys)
+		for c := 0; c < chunks; c++ {
+			run(w, c)
+		}
+		return out
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w := newWorker(keys)
+			for {
+				c := int(next.Add(1) - 1)
+				if c >= chunks {
+					return
+				}
+				run(w, c)
+			}
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+// key is one distinct public key, lifted once per Verify call.
+type key struct {
+	bytes [32]byte
+	ok    bool               // x < p and x is on the curve
+	p     secp.JacobianPoint // lift_x(x): even y, Z = 1
+	endo  secp.JacobianPoint // lambda·P = (beta·x, y), Z = 1
+}
+
+// liftKeys numbers the distinct public keys and lifts each once, in
+// parallel when there are many (each lift is a field square root).
+func liftKeys(items []Item, procs int) ([]key, []int32) {
+	index := make(map[[32]byte]int32)
+	keyOf := make([]int32, len(items))
+	var keys []key
+	for i := range items {
+		k, seen := index[items[i].Pubkey]
+		if !seen {
+			k = int32(len(keys))
+			index[items[i].Pubkey] = k
+			keys = append(keys, key{bytes: items[i].Pubkey})
+		}
+		keyOf[i] = k
+	}
+	lift := func(ks []key) {
+		for i := range ks {
+			ks[i].lift()
+		}
+	}
+	if procs <= 1 || len(keys) < 64 {
+		lift(keys)
+		return keys, keyOf
+	}
+	var wg sync.WaitGroup
+	per := (len(keys) + procs - 1) / procs
+	for lo := 0; lo < len(keys); lo += per {
+		part := keys[lo:min(lo+per, len(keys))]
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			lift(part)
+		}()
+	}
+	wg.Wait()
+	return keys, keyOf
+}
+
+// lift decodes the key as schnorr.ParsePubKey does: x must be below p and
+// x^3 + 7 must be a square; the even square root is the key's y.
+func (k *key) lift() {
+	var x, y secp.FieldVal
+	if overflow := x.SetByteSlice(k.bytes[:]); overflow {
+		return
+	}
+	x.Normalize()
+	if !secp.DecompressY(&x, false, &y) {
+		return
+	}
+	k.ok = true
+	k.p.X.Set(&x)
+	k.p.Y.Set(&y)
+	k.p.Z.SetInt(1)
+	k.endo.X.Mul2(&x, &glvBeta).Normalize()
+	k.endo.Y.Set(&y)
+	k.endo.Z.SetInt(1)
+}
+
+// cand is an item that passed the checks that need no curve arithmetic
+// beyond lifting R, with everything its batch terms need.
+type cand struct {
+	item int // index within the chunk
+	key  int32
+	r    secp.JacobianPoint // lift_x(r), Z = 1
+	s, e secp.ModNScalar
+	a    secp.ModNScalar // random coefficient
+	aw   [4]uint64       // a as words, for the msm digits
+}
+
+// worker holds one goroutine's scratch space.
+type worker struct {
+	keys    []key
+	cands   []cand
+	slot    []int32 // key -> index into sums, -1 when unused
+	touched []int32
+	sums    []secp.ModNScalar
+	terms   []term
+	rnd     []byte
+	msm     msmScratch
+	split   splitter
+}
+
+func newWorker(keys []key) *worker {
+	w := &worker{keys: keys, slot: make([]int32, len(keys))}
+	for i := range w.slot {
+		w.slot[i] = -1
+	}
+	return w
+}
+
+// challengeTag is sha256("BIP0340/challenge"), the prefix (twice) of the
+// tagged hash that gives e.
+var challengeTag = sha256.Sum256([]byte("BIP0340/challenge"))
+
+// chunk verifies one chunk of items into out.
+func (w *worker) chunk(items []Item, keyOf []int32, out []bool, leaf int) {
+	w.cands = w.cands[:0]
+	var buf [160]byte
+	copy(buf[0:32], challengeTag[:])
+	copy(buf[32:64], challengeTag[:])
+	for i := range items {
+		it := &items[i]
+		k := keyOf[i]
+		if !w.keys[k].ok {
+			continue
+		}
+		var c cand
+		// r ≥ p: btcec's ParseSignature fails. r not an x on the curve:
+		// btcec's computed R has x = r, so it cannot succeed.
+		if overflow := c.r.X.SetByteSlice(it.Sig[0:32]); overflow {
+			continue
+		}
+		c.r.X.Normalize()
+		if !secp.DecompressY(&c.r.X, false, &c.r.Y) {
+			continue
+		}
+		c.r.Z.SetInt(1)
+		// btcec reduces s mod n rather than rejecting s ≥ n; so do we.
+		c.s.SetByteSlice(it.Sig[32:64])
+		// r < p and the key's x < p, so their bytes are exactly the
+		// bytes(r) and bytes(P) that BIP-340 hashes.
+		copy(buf[64:96], it.Sig[0:32])
+		copy(buf[96:128], it.Pubkey[:])
+		copy(buf[128:160], it.Msg[:])
+		h := sha256.Sum256(buf[:])
+		c.e.SetBytes(&h)
+		c.item = i
+		c.key = k
+		w.cands = append(w.cands, c)
+	}
+	if len(w.cands) == 0 {
+		return
+	}
+	w.coefficients()
+	w.find(w.cands, false, items, out, leaf)
+}
+
+// coefficients draws the random a_i: 128 bits each from crypto/rand, so
+// whoever made the signatures cannot predict them; a_1 = 1 (see the
+// package comment). A zero draw (chance 2^-128) would leave its item
+// unchecked, so it becomes 1.
+func (w *worker) coefficients() {
+	n := len(w.cands)
+	if cap(w.rnd) < 16*n {
+		w.rnd = make([]byte, 16*n)
+	}
+	b := w.rnd[:16*n]
+	_, _ = rand.Read(b) // never fails: crypto/rand aborts the program instead
+	for i := range w.cands {
+		c := &w.cands[i]
+		hi := binary.BigEndian.Uint64(b[16*i:])
+		lo := binary.BigEndian.Uint64(b[16*i+8:])
+		if i == 0 || hi|lo == 0 {
+			hi, lo = 0, 1
+		}
+		c.aw = [4]uint64{lo, hi, 0, 0}
+		var be [32]byte
+		binary.BigEndian.PutUint64(be[16:24], hi)
+		binary.BigEndian.PutUint64(be[24:32], lo)
+		c.a.SetBytes(&be) // < 2^128 < n: no reduction
+	}
+}
+
+// find sets out for the candidates cs. knownBad says the batch equation
+// over cs is already known to fail: the parent's sum is the sum of its
+// halves' (same coefficients), so when the left half passes the right one
+// must fail, and need not be checked again.
+func (w *worker) find(cs []cand, knownBad bool, items []Item, out []bool, leaf int) {
+	if len(cs) == 0 {
+		return
+	}
+	if len(cs) <= leaf {
+		for i := range cs {
+			out[cs[i].item] = individual(&items[cs[i].item])
+		}
+		return
+	}
+	if len(cs) == 1 && knownBad {
+		// a·D ≠ 0 with a ≠ 0 mod n means D ≠ 0: invalid for certain.
+		return
+	}
+	if !knownBad && w.check(cs) {
+		for i := range cs {
+			out[cs[i].item] = true
+		}
+		return
+	}
+	if len(cs) == 1 {
+		return
+	}
+	h := len(cs) / 2
+	if w.check(cs[:h]) {
+		for i := range cs[:h] {
+			out[cs[i].item] = true
+		}
+		w.find(cs[h:], true, items, out, leaf)
+		return
+	}
+	w.find(cs[:h], true, items, out, leaf)
+	w.find(cs[h:], false, items, out, leaf)
+}
+
+// individual is btcec's own verdict on one item.
+func individual(it *Item) bool {
+	pk, err := schnorr.ParsePubKey(it.Pubkey[:])
+	if err != nil {
+		return false
+	}
+	sig, err := schnorr.ParseSignature(it.Sig[:])
+	if err != nil {
+		return false
+	}
+	return sig.Verify(it.Msg[:], pk)
+}
+
+// check reports whether Σ a_i·R_i + Σ_P c_P·P - (Σ a_i·s_i)·G is the point
+// at infinity, with c_P = Σ_{i by P} a_i·e_i.
+func (w *worker) check(cs []cand) bool {
+	var sumS, t secp.ModNScalar
+	w.terms = w.terms[:0]
+	w.sums = w.sums[:0]
+	w.touched = w.touched[:0]
+	for i := range cs {
+		c := &cs[i]
+		t.Mul2(&c.a, &c.s)
+		sumS.Add(&t)
+		j := w.slot[c.key]
+		if j < 0 {
+			j = int32(len(w.sums))
+			w.slot[c.key] = j
+			w.touched = append(w.touched, c.key)
+			w.sums = append(w.sums, secp.ModNScalar{})
+		}
+		t.Mul2(&c.a, &c.e)
+		w.sums[j].Add(&t)
+		w.terms = append(w.terms, term{p: &c.r, k: c.aw})
+	}
+	for j, k := range w.touched {
+		w.slot[k] = -1
+		if w.sums[j].IsZero() {
+			continue
+		}
+		k1, neg1, k2, neg2 := w.split.split(&w.sums[j])
+		w.terms = append(w.terms,
+			term{p: &w.keys[k].p, k: k1, neg: neg1},
+			term{p: &w.keys[k].endo, k: k2, neg: neg2})
+	}
+
+	var lhs, rhs secp.JacobianPoint
+	w.msm.msm(w.terms, &rhs)
+	sumS.Negate()
+	secp.ScalarBaseMultNonConst(&sumS, &lhs)
+	secp.AddNonConst(&rhs, &lhs, &rhs)
+	return isInfinity(&rhs)
+}
