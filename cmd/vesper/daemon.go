@@ -155,9 +155,13 @@ func (n *node) runDaemon(ctx context.Context, o runOptions) error {
 	// Duties wait for a quiet second after events arrive: during a backfill
 	// the daemon would otherwise decide on half a match (accept a challenge
 	// whose accept is in the next page, say).
+	// And none before every relay has completed its first backfill (or is
+	// found down): after a restart, a ruling made on what one relay sent
+	// while another was still sending would be public, signed, and wrong.
 	quiet := time.NewTimer(time.Second)
 	defer quiet.Stop()
 	lastEvent := time.Now()
+	ready, backfilled := client.Ready(), false
 	for {
 		select {
 		case <-ctx.Done():
@@ -184,10 +188,16 @@ func (n *node) runDaemon(ctx context.Context, o runOptions) error {
 			client.WatchAuthors(fresh...)
 			lastEvent = time.Now()
 			quiet.Reset(time.Second)
+		case <-ready:
+			ready, backfilled = nil, true
+			n.log.Info("relays backfilled")
+			quiet.Reset(time.Second)
 		case <-quiet.C:
-			n.duties(ctx, poke)
+			if backfilled {
+				n.duties(ctx, poke)
+			}
 		case <-tick.C:
-			if time.Since(lastEvent) >= time.Second {
+			if backfilled && time.Since(lastEvent) >= time.Second {
 				n.duties(ctx, poke)
 			}
 			n.met.statuses(n.statusCounts())

@@ -98,7 +98,15 @@ type Client struct {
 	mu      sync.Mutex
 	authors map[string]struct{}
 	notify  map[string]chan struct{} // per relay: the author set grew
+	settled map[string]bool          // per relay: first backfill done or given up
+	ready   chan struct{}            // closed once every relay has settled
 }
+
+// firstTries is how many failed sessions in a row settle a relay that has
+// not completed a backfill yet: a relay that is down must not hold Ready
+// back for ever, one that drops a connection now and then should not
+// release it early.
+const firstTries = 3
 
 // New makes a client; Run starts it.
 func New(cfg Config) *Client {
@@ -108,11 +116,36 @@ func New(cfg Config) *Client {
 		relays:  normalizeURLs(cfg.Relays),
 		authors: make(map[string]struct{}),
 		notify:  make(map[string]chan struct{}),
+		settled: make(map[string]bool),
+		ready:   make(chan struct{}),
 	}
 	for _, u := range c.relays {
 		c.notify[u] = make(chan struct{}, 1)
 	}
+	if len(c.relays) == 0 {
+		close(c.ready)
+	}
 	return c
+}
+
+// Ready is closed once every relay has completed its first backfill since
+// Run started (every event it held has been sent to out), or failed
+// firstTries sessions in a row before completing one. Whoever acts on what
+// the relays hold (the daemon's rulings and claims) waits for it, so as not
+// to act on half a match after a restart.
+func (c *Client) Ready() <-chan struct{} { return c.ready }
+
+// settle marks url's first backfill as done (or given up).
+func (c *Client) settle(url string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.settled[url] {
+		return
+	}
+	c.settled[url] = true
+	if len(c.settled) == len(c.relays) {
+		close(c.ready)
+	}
 }
 
 // normalizeURLs normalises and dedupes relay URLs, dropping unparseable ones.
@@ -192,6 +225,7 @@ func (c *Client) Run(ctx context.Context, out chan<- Received) error {
 func (c *Client) follow(ctx context.Context, url string, out chan<- Received) {
 	log := c.cfg.Logger.With("relay", url)
 	bo := backoff{min: c.cfg.MinBackoff, max: c.cfg.MaxBackoff}
+	failed := 0
 	for ctx.Err() == nil {
 		healthy, err := c.session(ctx, url, out)
 		if ctx.Err() != nil {
@@ -199,6 +233,9 @@ func (c *Client) follow(ctx context.Context, url string, out chan<- Received) {
 		}
 		if healthy {
 			bo.reset()
+			failed = 0
+		} else if failed++; failed >= firstTries {
+			c.settle(url)
 		}
 		wait := bo.next()
 		if errors.Is(err, ErrRateLimited) {
@@ -275,6 +312,7 @@ func (c *Client) session(ctx context.Context, url string, out chan<- Received) (
 		}
 	}
 	log.Info("relay: backfilled", "since", int64(since), "events", n)
+	c.settle(url)
 	// The cursor may move to a time t once every event the relay had
 	// stored by t has been delivered and taken from out: here, the start
 	// of the live subscription, and later the time of each ping.

@@ -375,3 +375,47 @@ func TestWatchedProfilesIgnoreCursor(t *testing.T) {
 		t.Fatal("no profile")
 	}
 }
+
+// TestReadyAfterFirstBackfill: Ready closes only once every event a relay
+// held has been handed over (here, through pages of five), and a relay
+// that is down does not hold it back.
+func TestReadyAfterFirstBackfill(t *testing.T) {
+	r := startRelay(t, relayd.Options{MaxLimit: 5, HideLimits: true})
+	key := nostr.GenerateKey()
+	base := time.Now().Unix() - 1000
+	var evs []*nostr.Event
+	for i := range 40 {
+		evs = append(evs, move(t, key, "m", i+1, base+int64(i)))
+	}
+	seed(t, r, evs...)
+	c := New(fastConfig(r.URL(), deadURL(t)))
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	out := make(chan Received) // unbuffered: a send completes only when this test has the event
+	done := make(chan error, 1)
+	go func() { done <- c.Run(ctx, out) }()
+	got := map[string]bool{}
+	deadline := time.After(20 * time.Second)
+wait:
+	for {
+		select {
+		case rc := <-out:
+			got[rc.Event.ID] = true
+		case <-c.Ready():
+			break wait
+		case <-deadline:
+			t.Fatalf("Ready did not close; %d of %d events received", len(got), len(evs))
+		}
+	}
+	if len(got) != len(evs) {
+		t.Errorf("Ready closed with %d of the %d stored events handed over", len(got), len(evs))
+	}
+	cancel()
+	go func() {
+		for range out { // let the sessions finish sending
+		}
+	}()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
