@@ -96,7 +96,7 @@ func openNode(c *cli.Context) (*node, func(), error) {
 
 // runDaemon is the daemon loop: ingest, fold, decide, publish, build.
 func (n *node) runDaemon(ctx context.Context, o runOptions) error {
-	client := relay.New(relay.Config{Relays: n.relays, Cursors: n.st, Key: n.key, Logger: n.log,
+	client := relay.New(relay.Config{Relays: n.relays, Cursors: n.st, MarkCursors: true, Key: n.key, Logger: n.log,
 		OnReject: func(_, reason string) { n.met.rejected(reason) }})
 	if o.metrics != "" {
 		n.met = newMetrics(client.Connected)
@@ -178,7 +178,24 @@ func (n *node) runDaemon(ctx context.Context, o runOptions) error {
 					break drain
 				}
 			}
-			fresh, err := n.ingest(ctx, batch)
+			var events, marks []relay.Received
+			for _, r := range batch {
+				if r.Event == nil {
+					marks = append(marks, r)
+				} else {
+					events = append(events, r)
+				}
+			}
+			fresh, err := n.ingest(ctx, events)
+			if err == nil {
+				// A relay's cursor moves only once the events it covers are
+				// stored (they came before its mark and are now committed).
+				for _, m := range marks {
+					if err = n.st.SetCursor(ctx, m.Relay, m.Cursor); err != nil {
+						break
+					}
+				}
+			}
 			if err != nil {
 				if ctx.Err() != nil {
 					return nil

@@ -22,6 +22,7 @@ import (
 	"vesper/match"
 	"vesper/nostr"
 	"vesper/relayd"
+	"vesper/store"
 )
 
 func startRelays(t *testing.T, n int, opts relayd.Options) []*relayd.Relay {
@@ -178,6 +179,7 @@ func TestDaemonIngestAcrossRelays(t *testing.T) {
 		publishIndependent(t, rs[(i+1)%3].URL(), ev) // duplicated on another relay
 	}
 	data := t.TempDir()
+	started := time.Now().Unix()
 	d := startDaemon(t, data, urls(rs))
 	for i, ev := range m.Events[half:] {
 		publishIndependent(t, rs[(i+2)%3].URL(), ev)
@@ -185,6 +187,23 @@ func TestDaemonIngestAcrossRelays(t *testing.T) {
 	want := expected(t, m, time.Now().Unix())
 	waitFor(t, "the final summary", 30*time.Second, func() bool { return summaries(t, data)[m.ID] == want })
 	d.stop(t)
+
+	// Every relay's cursor was saved (by the daemon, behind the events it
+	// covers) at or after the daemon's start.
+	st, err := store.OpenReadOnly(filepath.Join(data, "vesper.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cursors, err := st.Cursors(t.Context())
+	st.Close()
+	if err != nil || len(cursors) != len(rs) {
+		t.Fatalf("cursors %v (%v), want one per relay", cursors, err)
+	}
+	for u, c := range cursors {
+		if c < started {
+			t.Errorf("cursor of %s is %d, before the daemon started (%d)", u, c, started)
+		}
+	}
 
 	// Stored once each, with every relay that had it.
 	r := vesper(t, nil, nil, "export", "--data", data, "--match", m.ID)

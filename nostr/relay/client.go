@@ -27,6 +27,10 @@ type Received struct {
 	// nostr.MaxEventSize. It is delivered anyway: the fold must see it to
 	// ignore it (PROTOCOL.md section 1).
 	TooLarge bool
+	// Cursor, in a Received without an Event, is a cursor mark (sent only
+	// with Config.MarkCursors): every event Relay held at that unix time was
+	// sent on out before this mark.
+	Cursor int64
 }
 
 // Config configures a Client. Zero durations and limits take the defaults
@@ -34,6 +38,11 @@ type Received struct {
 type Config struct {
 	Relays  []string
 	Cursors Cursors         // nil: in memory, so every start backfills everything
+	// MarkCursors sends each cursor move on out as a mark behind the events
+	// it covers, instead of writing Cursors: a consumer that saves the mark
+	// once the events before it are stored never moves a cursor past an
+	// event a crash lost on the way. Cursors is then only read.
+	MarkCursors bool
 	Key     nostr.SecretKey // optional: answers NIP-42 AUTH when a relay asks
 	// SafetyMargin is subtracted from the cursor when backfilling, for
 	// events that reach a relay late or carry a clock-skewed created_at
@@ -406,10 +415,23 @@ func (c *Client) openLive(ctx context.Context, cn *conn, authors []string, deliv
 
 // saveCursor moves the cursor to t, but only when the consumer has taken
 // everything from out: an event still in a buffered out would be lost for
-// good by a crash if the cursor had already moved past it. It returns the
-// cursor as it now stands.
+// good by a crash if the cursor had already moved past it (with
+// MarkCursors, the consumer moves it). It returns the cursor as it now
+// stands.
 func (c *Client) saveCursor(ctx context.Context, url string, old, t int64, out chan<- Received) int64 {
-	if t <= old || len(out) > 0 {
+	if t <= old {
+		return old
+	}
+	if c.cfg.MarkCursors {
+		// out is in order, so the mark follows every event sent before it.
+		select {
+		case out <- Received{Relay: url, Cursor: t}:
+			return t
+		case <-ctx.Done():
+			return old
+		}
+	}
+	if len(out) > 0 {
 		return old
 	}
 	if err := c.cfg.Cursors.SetCursor(ctx, url, t); err != nil {

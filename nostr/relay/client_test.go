@@ -419,3 +419,46 @@ wait:
 		t.Fatal(err)
 	}
 }
+
+// TestCursorMarksFollowTheirEvents: with MarkCursors the client writes no
+// cursor itself; it sends a mark on out behind every event of the backfill,
+// for the consumer to save once those are stored.
+func TestCursorMarksFollowTheirEvents(t *testing.T) {
+	r := startRelay(t, relayd.Options{MaxLimit: 3})
+	key := nostr.GenerateKey()
+	now := time.Now().Unix()
+	var evs []*nostr.Event
+	for i := range 10 {
+		evs = append(evs, move(t, key, "m", i+1, now-int64(20-i)))
+	}
+	seed(t, r, evs...)
+	cursors := NewMemCursors()
+	cfg := fastConfig(r.URL())
+	cfg.Cursors, cfg.MarkCursors = cursors, true
+	c := New(cfg)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	out := make(chan Received, 100)
+	go c.Run(ctx, out)
+	got := 0
+	deadline := time.After(20 * time.Second)
+	for {
+		var rc Received
+		select {
+		case rc = <-out:
+		case <-deadline:
+			t.Fatalf("no cursor mark after %d events", got)
+		}
+		if rc.Event != nil {
+			got++
+			continue
+		}
+		if got != len(evs) || rc.Relay != url(r) || rc.Cursor < now {
+			t.Fatalf("mark %+v after %d of %d events, want one for %s at or after %d", rc, got, len(evs), url(r), now)
+		}
+		break
+	}
+	if v, _ := cursors.Cursor(ctx, url(r)); v != 0 {
+		t.Errorf("the client wrote cursor %d itself", v)
+	}
+}
