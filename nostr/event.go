@@ -25,11 +25,11 @@ type Timestamp = gn.Timestamp
 // form only; Verify checks id and signature. Repeated keys keep the last
 // value, as Go's and JavaScript's parsers do.
 func ParseEvent(raw []byte) (*Event, error) {
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &obj); err != nil {
+	if !json.Valid(raw) {
 		return nil, &ParseError{Reason: "not a JSON object"}
 	}
-	if obj == nil {
+	obj, ok := objectMembers(raw)
+	if !ok {
 		return nil, &ParseError{Reason: "not a JSON object"}
 	}
 	ev := &Event{}
@@ -168,14 +168,15 @@ func tagsField(obj map[string]json.RawMessage) (Tags, error) {
 	if !ok {
 		return nil, &ParseError{Field: "tags", Reason: "missing"}
 	}
-	var outer []json.RawMessage
-	if err := json.Unmarshal(raw, &outer); err != nil || outer == nil {
+	// raw is a member of a document json.Valid accepted.
+	outer, ok := arrayElems(raw)
+	if !ok {
 		return nil, &ParseError{Field: "tags", Reason: "not an array of arrays of strings"}
 	}
 	tags := make(Tags, 0, len(outer))
 	for _, t := range outer {
-		var inner []json.RawMessage
-		if err := json.Unmarshal(t, &inner); err != nil || inner == nil {
+		inner, ok := arrayElems(t)
+		if !ok {
 			return nil, &ParseError{Field: "tags", Reason: "not an array of arrays of strings"}
 		}
 		tag := make(gn.Tag, 0, len(inner))
