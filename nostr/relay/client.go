@@ -37,13 +37,13 @@ type Received struct {
 // in brackets.
 type Config struct {
 	Relays  []string
-	Cursors Cursors         // nil: in memory, so every start backfills everything
+	Cursors Cursors // nil: in memory, so every start backfills everything
 	// MarkCursors sends each cursor move on out as a mark behind the events
 	// it covers, instead of writing Cursors: a consumer that saves the mark
 	// once the events before it are stored never moves a cursor past an
 	// event a crash lost on the way. Cursors is then only read.
 	MarkCursors bool
-	Key     nostr.SecretKey // optional: answers NIP-42 AUTH when a relay asks
+	Key         nostr.SecretKey // optional: answers NIP-42 AUTH when a relay asks
 	// SafetyMargin is subtracted from the cursor when backfilling, for
 	// events that reach a relay late or carry a clock-skewed created_at
 	// [15m].
