@@ -17,6 +17,7 @@ import (
 	"github.com/nbd-wtf/go-nostr/nip42"
 
 	"vesper/nostr"
+	"vesper/nostr/batch"
 )
 
 // Reasons passed to Config.OnReject for events a relay sent that are never
@@ -39,8 +40,8 @@ const writeTimeout = 10 * time.Second
 
 // conn is one websocket to one relay, speaking NIP-01 itself on top of
 // go-nostr's Connection so that every EVENT's raw bytes reach the strict
-// parser (see doc.go). A single reader goroutine dispatches messages in the
-// order they arrive.
+// parser (see doc.go). A reader goroutine reads frames and a dispatcher
+// goroutine handles them in the order they arrived.
 type conn struct {
 	url    string
 	ws     *gn.Connection
@@ -64,8 +65,9 @@ type conn struct {
 	challengeOK sync.Once
 	authed      bool
 
-	// delivering is set while the reader goroutine waits for the consumer
-	// to take an event; it cannot read a pong then.
+	// delivering is set while the dispatcher waits for the consumer to
+	// take an event; once the frames queued behind it fill up, the reader
+	// cannot read a pong.
 	delivering atomic.Bool
 }
 
@@ -74,7 +76,7 @@ type okReply struct {
 	msg string
 }
 
-// sub is one REQ. deliver runs on the reader goroutine, so EOSE is
+// sub is one REQ. deliver runs on the dispatcher goroutine, so EOSE is
 // signalled only after every stored event before it has been delivered.
 type sub struct {
 	id        string
@@ -124,41 +126,104 @@ func (c *conn) err() error {
 	return ErrClosed
 }
 
+// readLoop reads frames and hands them, in order, to the dispatcher. The
+// two are apart so that frames that arrive while the dispatcher checks or
+// delivers (a backfill page) queue up, and the dispatcher then checks the
+// signatures of a whole run of events at once (nostr/batch), several times
+// cheaper than one by one.
 func (c *conn) readLoop() {
-	var buf bytes.Buffer
+	frames := make(chan []byte, maxRun)
+	go c.dispatch(frames)
+	defer close(frames)
 	for {
-		buf.Reset()
+		var buf bytes.Buffer
 		if err := c.ws.ReadMessage(c.ctx, &buf); err != nil {
 			c.close(fmt.Errorf("%w: %v", ErrClosed, err))
 			return
 		}
-		c.handle(buf.Bytes())
+		select {
+		case frames <- buf.Bytes():
+		case <-c.ctx.Done():
+			return
+		}
 	}
 }
 
-func (c *conn) handle(msg []byte) {
+// maxRun bounds the events checked in one batch.
+const maxRun = 512
+
+// dispatch handles frames in arrival order: each run of EVENT frames already
+// waiting is checked as one batch, then delivered in order, before the next
+// other message (an EOSE must follow the events before it).
+func (c *conn) dispatch(frames <-chan []byte) {
+	var run []envelope
+	flush := func() {
+		c.handleEvents(run)
+		run = run[:0]
+	}
+	for msg := range frames {
+		pending := [][]byte{msg}
+	more:
+		for len(pending) < maxRun {
+			select {
+			case m, ok := <-frames:
+				if !ok {
+					break more
+				}
+				pending = append(pending, m)
+			default:
+				break more
+			}
+		}
+		for _, m := range pending {
+			env, ok := c.envelope(m)
+			if !ok {
+				continue
+			}
+			if env.label == "EVENT" {
+				if len(env.arr) >= 3 {
+					run = append(run, env)
+				}
+				continue
+			}
+			flush()
+			c.handle(env)
+		}
+		flush()
+	}
+}
+
+// envelope is one relay message split into its label and elements.
+type envelope struct {
+	label string
+	arr   []json.RawMessage
+}
+
+func (c *conn) envelope(msg []byte) (envelope, bool) {
 	var arr []json.RawMessage
 	if err := json.Unmarshal(msg, &arr); err != nil || len(arr) == 0 {
 		c.log.Debug("relay: unparseable message", "relay", c.url, "message", clip(msg))
-		return
+		return envelope{}, false
 	}
 	var label string
 	if json.Unmarshal(arr[0], &label) != nil {
-		return
+		return envelope{}, false
 	}
-	str := func(i int) string {
-		var s string
-		if i < len(arr) {
-			json.Unmarshal(arr[i], &s)
-		}
-		return s
+	return envelope{label: label, arr: arr}, true
+}
+
+// str is element i of a message as a string, "" if it is not one.
+func (e envelope) str(i int) string {
+	var s string
+	if i < len(e.arr) {
+		json.Unmarshal(e.arr[i], &s)
 	}
+	return s
+}
+
+func (c *conn) handle(env envelope) {
+	arr, label, str := env.arr, env.label, env.str
 	switch label {
-	case "EVENT":
-		if len(arr) < 3 {
-			return
-		}
-		c.handleEvent(str(1), arr[2])
 	case "EOSE":
 		if s := c.lookup(str(1)); s != nil {
 			s.eoseOnce.Do(func() { close(s.eose) })
@@ -194,37 +259,52 @@ func (c *conn) handle(msg []byte) {
 	}
 }
 
-// handleEvent is the gate of PROTOCOL.md section 1: the raw bytes are parsed
-// strictly and the id and signature checked; oversized events still pass
-// (the fold must see them to ignore them as too large).
-func (c *conn) handleEvent(subID string, raw []byte) {
-	s := c.lookup(subID)
-	if s == nil {
-		return // a subscription we have closed
-	}
-	ev, err := nostr.ParseEvent(raw)
-	if err != nil {
-		c.rejected(RejectMalformed, err)
+// handleEvents is the gate of PROTOCOL.md section 1 for a run of EVENT
+// messages: the raw bytes are parsed strictly and the ids and signatures
+// checked (the signatures together); oversized events still pass (the fold
+// must see them to ignore them as too large). Then each is delivered, in
+// order.
+func (c *conn) handleEvents(run []envelope) {
+	if len(run) == 0 {
 		return
 	}
-	if err := nostr.Verify(ev); err != nil {
-		reason := RejectBadSignature
-		if !ev.CheckID() {
-			reason = RejectBadID
+	evs := make([]*gn.Event, len(run))
+	subs := make([]*sub, len(run))
+	for i, env := range run {
+		if subs[i] = c.lookup(env.str(1)); subs[i] == nil {
+			continue // a subscription we have closed
 		}
-		c.rejected(reason, err)
-		return
+		ev, err := nostr.ParseEvent(env.arr[2])
+		if err != nil {
+			c.rejected(RejectMalformed, err)
+			continue
+		}
+		evs[i] = ev
 	}
-	if !s.filters.Match(ev) {
-		c.rejected(RejectUnrequested, fmt.Errorf("event %s kind %d", ev.ID, ev.Kind))
-		return
-	}
-	c.delivering.Store(true)
-	s.deliver(ev)
-	c.delivering.Store(false)
-	select {
-	case s.activity <- struct{}{}:
-	default:
+	sigOK := batch.Events(evs) // false for the nil ones
+	for i, ev := range evs {
+		s := subs[i]
+		if ev == nil {
+			continue
+		}
+		switch {
+		case !ev.CheckID():
+			c.rejected(RejectBadID, &nostr.CheckError{ID: ev.ID, Reason: "id is not the hash of the event"})
+			continue
+		case !sigOK[i]:
+			c.rejected(RejectBadSignature, &nostr.CheckError{ID: ev.ID, Reason: "bad signature"})
+			continue
+		case !s.filters.Match(ev):
+			c.rejected(RejectUnrequested, fmt.Errorf("event %s kind %d", ev.ID, ev.Kind))
+			continue
+		}
+		c.delivering.Store(true)
+		s.deliver(ev)
+		c.delivering.Store(false)
+		select {
+		case s.activity <- struct{}{}:
+		default:
+		}
 	}
 }
 
