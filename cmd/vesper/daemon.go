@@ -6,12 +6,14 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"sort"
 	"syscall"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"vesper/arbiter"
+	"vesper/nostr"
 	"vesper/nostr/relay"
 	"vesper/store"
 )
@@ -162,6 +164,7 @@ func (n *node) runDaemon(ctx context.Context, o runOptions) error {
 	defer quiet.Stop()
 	lastEvent := time.Now()
 	ready, backfilled := client.Ready(), false
+	unfolded := map[string]bool{} // matches stored during the first backfill, not yet folded
 	for {
 		select {
 		case <-ctx.Done():
@@ -186,7 +189,21 @@ func (n *node) runDaemon(ctx context.Context, o runOptions) error {
 					events = append(events, r)
 				}
 			}
-			fresh, err := n.ingest(ctx, events)
+			var fresh []string
+			if backfilled {
+				fresh, err = n.ingest(ctx, events)
+			} else {
+				// Until every relay has sent its backlog, store only: a match
+				// would otherwise be re-folded once per batch that touches it.
+				var evs []*nostr.Event
+				if evs, err = n.put(ctx, events, n.clock()); err == nil {
+					for _, ev := range evs {
+						for _, m := range store.MatchesOf(ev) {
+							unfolded[m] = true
+						}
+					}
+				}
+			}
 			if err == nil {
 				// A relay's cursor moves only once the events it covers are
 				// stored (they came before its mark and are now committed).
@@ -207,7 +224,16 @@ func (n *node) runDaemon(ctx context.Context, o runOptions) error {
 			quiet.Reset(time.Second)
 		case <-ready:
 			ready, backfilled = nil, true
-			n.log.Info("relays backfilled")
+			players, err := n.foldBackfill(ctx, unfolded)
+			if err != nil {
+				if ctx.Err() != nil {
+					return nil
+				}
+				return fail(exitFailure, "store: %v", err)
+			}
+			client.WatchAuthors(players...)
+			n.log.Info("relays backfilled", "matches_folded", len(unfolded))
+			unfolded = nil
 			quiet.Reset(time.Second)
 		case <-quiet.C:
 			if backfilled {
@@ -222,6 +248,29 @@ func (n *node) runDaemon(ctx context.Context, o runOptions) error {
 			n.buildSiteLogged(ctx, o)
 		}
 	}
+}
+
+// foldBackfill folds, once each, the matches the first backfill stored,
+// and returns their players (for their profiles).
+func (n *node) foldBackfill(ctx context.Context, unfolded map[string]bool) ([]string, error) {
+	ids := make([]string, 0, len(unfolded))
+	for id := range unfolded {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	if err := n.refoldAll(ctx, ids, nil); err != nil {
+		return nil, err
+	}
+	var players []string
+	for _, id := range ids {
+		if s := n.state(id); s != nil {
+			players = append(players, s.First)
+			if s.Accepted {
+				players = append(players, s.Second)
+			}
+		}
+	}
+	return players, nil
 }
 
 func (n *node) duties(ctx context.Context, poke func()) {

@@ -15,6 +15,16 @@ import (
 // and returns the pubkeys of players it has not seen before.
 func (n *node) ingest(ctx context.Context, batch []relay.Received) ([]string, error) {
 	now := n.clock()
+	fresh, err := n.put(ctx, batch, now)
+	if err != nil || len(fresh) == 0 {
+		return nil, err
+	}
+	return n.fold(ctx, fresh, now)
+}
+
+// put stores a batch of checked events (each once, remembering every relay
+// that had it) and kind 0 profiles, and returns the events that were new.
+func (n *node) put(ctx context.Context, batch []relay.Received, now int64) ([]*nostr.Event, error) {
 	var in []store.Incoming
 	for _, r := range batch {
 		if r.Event.Kind == nostr.KindProfile {
@@ -37,9 +47,6 @@ func (n *node) ingest(ctx context.Context, batch []relay.Received) ([]string, er
 	if err != nil {
 		return nil, err
 	}
-	// New events extend their match's state when they sort after everything
-	// folded so far (a live move); anything else re-folds the match from the
-	// store, which is exact in every case.
 	var fresh []*nostr.Event
 	for i, isNew := range stored {
 		if isNew {
@@ -47,6 +54,15 @@ func (n *node) ingest(ctx context.Context, batch []relay.Received) ([]string, er
 			fresh = append(fresh, in[i].Event)
 		}
 	}
+	return fresh, nil
+}
+
+// fold brings the states of the matches of fresh up to date and returns
+// the pubkeys of players it has not seen before. New events extend their
+// match's state when they sort after everything folded so far (a live
+// move); anything else re-folds the match from the store, which is exact in
+// every case.
+func (n *node) fold(ctx context.Context, fresh []*nostr.Event, now int64) ([]string, error) {
 	sort.Slice(fresh, func(i, j int) bool { return match.Less(fresh[i], fresh[j]) })
 	next := map[string]*match.State{}
 	refold := map[string]bool{}

@@ -194,6 +194,11 @@ func (n *node) rebuild(ctx context.Context, progress func(done, total int)) (int
 	if err != nil {
 		return 0, err
 	}
+	return len(ids), n.refoldAll(ctx, ids, progress)
+}
+
+// refoldAll re-folds the matches ids on all cores, reporting progress.
+func (n *node) refoldAll(ctx context.Context, ids []string, progress func(done, total int)) error {
 	jobs := make(chan []string)
 	errs := make(chan error, 1)
 	var wg sync.WaitGroup
@@ -226,10 +231,10 @@ func (n *node) rebuild(ctx context.Context, progress func(done, total int)) (int
 	wg.Wait()
 	select {
 	case err := <-errs:
-		return len(ids), err
+		return err
 	default:
 	}
-	return len(ids), nil
+	return nil
 }
 
 // snapshot returns the states sorted by match id.
