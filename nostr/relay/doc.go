@@ -22,8 +22,11 @@
 //     once per relay that has it (the store records which relays had it).
 //   - Order and races. go-nostr dispatches each event on its own goroutine
 //     (no order with respect to EOSE) and its Relay has data races on
-//     reconnect; here one reader goroutine per connection delivers in wire
-//     order, so "EOSE" means every stored event before it was delivered.
+//     reconnect; here one dispatcher goroutine per connection delivers in
+//     wire order, so "EOSE" means every stored event before it was
+//     delivered. (A reader goroutine feeds it frames; the events that queue
+//     up meanwhile, a backfill page, have their signatures checked in one
+//     batch by nostr/batch.)
 //
 // # How a relay is followed
 //
@@ -44,9 +47,12 @@
 // afterwards to the time of each successful ping (every PingInterval),
 // since a live subscription delivers in order. It moves only when the
 // consumer has taken every delivered event from out, so no event waiting
-// in a buffered out is ever behind a saved cursor (a consumer should store
-// what it takes before it takes more: what it holds in memory is lost by a
-// crash). A dropped connection is retried with jittered exponential
+// in a buffered out is ever behind a saved cursor. With
+// Config.MarkCursors the client writes no cursor: it sends each move on out
+// as a mark behind the events it covers, and the consumer saves it once it
+// has stored them, so not even an event taken but not yet stored is behind
+// a saved cursor. Ready tells when every relay has completed its first
+// backfill since Run started. A dropped connection is retried with jittered exponential
 // backoff (reset after a successful backfill, stepped twice on
 // "rate-limited:"), and the next backfill covers the gap.
 //
@@ -58,7 +64,8 @@
 // false "duplicate:" as accepted, and waits and retries on "rate-limited:"
 // while its timeout allows.
 //
-// Every delivered event passed nostr.ParseEvent and nostr.Verify. Events
+// Every delivered event passed nostr.ParseEvent and the checks of
+// nostr.Verify (the signature through nostr/batch, which answers as btcec). Events
 // larger than nostr.MaxEventSize are delivered with Received.TooLarge set:
 // they are protocol events the fold must see to ignore.
 package relay
