@@ -299,7 +299,15 @@ func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	if s.w == nil {
 		return ErrReadOnly
 	}
-	tx, err := s.w.BeginTx(ctx, nil)
+	return s.commit(ctx, s.w, fn)
+}
+
+// commit runs fn in a transaction begun on db (the writer pool or one of
+// its connections), committed only if fn returns nil.
+func (s *Store) commit(ctx context.Context, db interface {
+	BeginTx(context.Context, *sql.TxOptions) (*sql.Tx, error)
+}, fn func(tx *sql.Tx) error) error {
+	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
@@ -334,18 +342,9 @@ func (s *Store) writeSynced(ctx context.Context, fn func(tx *sql.Tx) error) erro
 	// Back to the writer's default even when ctx is done: the connection
 	// outlives this call.
 	defer func() { _, _ = conn.ExecContext(context.Background(), "PRAGMA synchronous = NORMAL") }()
-	tx, err := conn.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	if err := fn(tx); err != nil {
-		_ = tx.Rollback()
-		return err
-	}
-	if err := tx.Commit(); err != nil {
+	if err := s.commit(ctx, conn, fn); err != nil {
 		return err
 	}
 	s.synced.Add(1)
-	s.writes.Add(1)
 	return nil
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"vesper/arbiter"
-	"vesper/nostr"
+	"vesper/match"
 	"vesper/nostr/relay"
 	"vesper/store"
 )
@@ -119,14 +119,7 @@ func (n *node) runDaemon(ctx context.Context, o runOptions) error {
 	}
 	debug.FreeOSMemory()
 	n.log.Info("daemon started", "matches", count, "relays", len(n.relays), "pubkey", n.self)
-	var players []string
-	for _, s := range n.snapshot() {
-		players = append(players, s.First)
-		if s.Accepted {
-			players = append(players, s.Second)
-		}
-	}
-	client.WatchAuthors(players...)
+	client.WatchAuthors(players(n.snapshot())...)
 
 	recv := make(chan relay.Received, 1024)
 	go func() {
@@ -195,14 +188,7 @@ func (n *node) runDaemon(ctx context.Context, o runOptions) error {
 			} else {
 				// Until every relay has sent its backlog, store only: a match
 				// would otherwise be re-folded once per batch that touches it.
-				var evs []*nostr.Event
-				if evs, err = n.put(ctx, events, n.clock()); err == nil {
-					for _, ev := range evs {
-						for _, m := range store.MatchesOf(ev) {
-							unfolded[m] = true
-						}
-					}
-				}
+				err = n.stash(ctx, events, unfolded)
 			}
 			if err == nil {
 				// A relay's cursor moves only once the events it covers are
@@ -250,6 +236,21 @@ func (n *node) runDaemon(ctx context.Context, o runOptions) error {
 	}
 }
 
+// stash stores a batch without folding it, adding the matches it touched
+// to unfolded (for foldBackfill).
+func (n *node) stash(ctx context.Context, batch []relay.Received, unfolded map[string]bool) error {
+	fresh, err := n.put(ctx, batch, n.clock())
+	if err != nil {
+		return err
+	}
+	for _, ev := range fresh {
+		for _, m := range store.MatchesOf(ev) {
+			unfolded[m] = true
+		}
+	}
+	return nil
+}
+
 // foldBackfill folds, once each, the matches the first backfill stored,
 // and returns their players (for their profiles).
 func (n *node) foldBackfill(ctx context.Context, unfolded map[string]bool) ([]string, error) {
@@ -261,16 +262,26 @@ func (n *node) foldBackfill(ctx context.Context, unfolded map[string]bool) ([]st
 	if err := n.refoldAll(ctx, ids, nil); err != nil {
 		return nil, err
 	}
-	var players []string
+	var states []*match.State
 	for _, id := range ids {
 		if s := n.state(id); s != nil {
-			players = append(players, s.First)
-			if s.Accepted {
-				players = append(players, s.Second)
-			}
+			states = append(states, s)
 		}
 	}
-	return players, nil
+	return players(states), nil
+}
+
+// players are the pubkeys playing in states (whose profiles the daemon
+// follows).
+func players(states []*match.State) []string {
+	var out []string
+	for _, s := range states {
+		out = append(out, s.First)
+		if s.Accepted {
+			out = append(out, s.Second)
+		}
+	}
+	return out
 }
 
 func (n *node) duties(ctx context.Context, poke func()) {

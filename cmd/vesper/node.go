@@ -29,7 +29,7 @@ type node struct {
 	think  time.Duration // engine budget per move
 	met    *metrics
 
-	// recheck makes refold check every stored event's id and signature
+	// recheck makes rebuild check every stored event's id and signature
 	// again (`vesper rebuild --verify`): the store holds only events that
 	// passed at ingest, so this is for a store that came from elsewhere.
 	recheck  bool
@@ -53,9 +53,6 @@ func (n *node) refold(ctx context.Context, id string) (*match.State, error) {
 	l, err := n.load(ctx, id)
 	if err != nil {
 		return nil, err
-	}
-	if n.recheck {
-		l.evs = n.checked(id, l.evs)
 	}
 	return n.foldLoaded(ctx, l)
 }
@@ -112,12 +109,7 @@ func (n *node) refoldGroup(ctx context.Context, ids []string) error {
 		all = append(all, l.evs...)
 	}
 	if n.recheck {
-		bad := map[string]bool{}
-		for i, ok := range verifyEvents(all) {
-			if !ok {
-				bad[all[i].ID] = true
-			}
-		}
+		bad := failing(all)
 		for i := range group {
 			group[i].evs = n.without(group[i], bad)
 		}
@@ -130,16 +122,16 @@ func (n *node) refoldGroup(ctx context.Context, ids []string) error {
 	return nil
 }
 
-// checked returns the events whose id and signature hold, counting and
-// logging the others (section 1 drops them, so the fold never sees them).
-func (n *node) checked(match string, evs []*nostr.Event) []*nostr.Event {
+// failing returns the ids of the events whose id or signature does not
+// hold (section 1 drops them, so the fold never sees them).
+func failing(evs []*nostr.Event) map[string]bool {
 	bad := map[string]bool{}
 	for i, ok := range verifyEvents(evs) {
 		if !ok {
 			bad[evs[i].ID] = true
 		}
 	}
-	return n.without(loaded{id: match, evs: evs}, bad)
+	return bad
 }
 
 // without returns l's events but the bad ones, counting and logging those.
