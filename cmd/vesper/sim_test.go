@@ -39,24 +39,24 @@ func TestSimSeasonWithFaults(t *testing.T) {
 			fleet[i].Fault.Drop = 2 * time.Second
 		}
 	}
-	o := simOptions{agents: 8, matches: 48, days: 10, seed: 7, live: 20 * time.Second, kills: 3,
-		settle: 90 * time.Second, dir: t.TempDir(), fleet: fleet}
+	o := sim.Options{Agents: 8, Matches: 48, Days: 10, Seed: 7, Live: 20 * time.Second, Kills: 3,
+		Settle: 90 * time.Second, Dir: t.TempDir(), Fleet: fleet, BuildSite: simSite}
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	rep, err := runSim(ctx, o, binPath, logWriter{t})
+	rep, err := sim.Run(ctx, o, binPath, logWriter{t})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var out strings.Builder
-	rep.print(&out)
+	rep.Print(&out)
 	t.Log("\n" + out.String())
 	if !rep.OK {
 		t.Fatalf("the simulation failed its checks; the daemon's log is %s/daemon.log", rep.Dir)
 	}
 
 	// The run must have met every fault it claims to survive.
-	if rep.Kills != o.kills || rep.Starts != o.kills+1 {
-		t.Errorf("killed %d times, started %d times; want %d and %d", rep.Kills, rep.Starts, o.kills, o.kills+1)
+	if rep.Kills != o.Kills || rep.Starts != o.Kills+1 {
+		t.Errorf("killed %d times, started %d times; want %d and %d", rep.Kills, rep.Starts, o.Kills, o.Kills+1)
 	}
 	byName := map[string]sim.MemberStats{}
 	for _, m := range rep.Relays {

@@ -4,6 +4,10 @@
 // fleet of embedded relays with fault-injecting websocket proxies in front
 // of them (StartFleet, Proxy), and the reference that a verifier's store is
 // judged against: every event the relays hold, folded offline (Reference).
+// Run drives a whole season against a daemon subprocess (`vesper sim`):
+// it publishes the history, kills and restarts the daemon while the live
+// tail unfolds, and checks the daemon's store and site against the
+// reference.
 //
 // The generator plays real games (legal chess through match/chessjs,
 // gomoku through match/gomoku) and adds what real agents get wrong:
