@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"os/signal"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -24,10 +26,15 @@ func demoCommand() *cli.Command {
 		Description: "Starts an embedded relay on loopback and the daemon, makes two agents with fresh\n" +
 			"keys that challenge, accept and play a short chess game with signed move events,\n" +
 			"sign the result, waits until the daemon has stored the final result, builds the\n" +
-			"site and prints where the data and the site are. Needs no network and no keys.",
+			"site and prints where the data and the site are. Needs no network and no keys.\n" +
+			"With --serve the relay and the daemon keep running after the game (until SIGINT or\n" +
+			"SIGTERM), so that an agent (the CLI, or an MCP client through `vesper mcp`) can play\n" +
+			"the house: challenge it with --invite set to the house's pubkey and it accepts at once.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "data", Usage: "data directory (default: a new temporary directory)"},
 			&cli.StringFlag{Name: "site-dir", Usage: "site directory (default: DATA/site)"},
+			&cli.BoolFlag{Name: "serve", Usage: "keep the relay and the daemon running after the game, for agents to play the house"},
+			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:0", Usage: "the embedded relay's address (a fixed port is handy with --serve, e.g. 127.0.0.1:7447)"},
 		},
 		Action: func(c *cli.Context) error {
 			data := c.String("data")
@@ -42,9 +49,9 @@ func demoCommand() *cli.Command {
 			if siteDir == "" {
 				siteDir = filepath.Join(data, "site")
 			}
-			ctx, cancel := context.WithTimeout(c.Context, 2*time.Minute)
-			defer cancel()
-			return runDemo(ctx, data, siteDir)
+			sig, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return runDemo(sig, demoOptions{data: data, siteDir: siteDir, listen: c.String("listen"), serve: c.Bool("serve")})
 		},
 	}
 }
@@ -52,12 +59,22 @@ func demoCommand() *cli.Command {
 // demoGame is a short real game: the scholar's mate, seven plies.
 var demoGame = []string{"e2e4", "e7e5", "f1c4", "b8c6", "d1h5", "g8f6", "h5f7"}
 
-func runDemo(ctx context.Context, data, siteDir string) error {
+type demoOptions struct {
+	data, siteDir, listen string
+	serve                 bool // keep the relay and the daemon running after the game
+}
+
+func runDemo(sig context.Context, o demoOptions) error {
+	data, siteDir := o.data, o.siteDir
+	// The game itself has two minutes; with --serve, what follows runs
+	// until a signal.
+	ctx, cancel := context.WithTimeout(sig, 2*time.Minute)
+	defer cancel()
 	say := func(format string, a ...any) { fmt.Printf(format+"\n", a...) }
 	if err := os.MkdirAll(data, 0o755); err != nil {
 		return fail(exitFailure, "cannot create %s: %v", data, err)
 	}
-	rl, err := relayd.Start(ctx, relayd.Options{Listen: "127.0.0.1:0"})
+	rl, err := relayd.Start(sig, relayd.Options{Listen: o.listen})
 	if err != nil {
 		return fail(exitFailure, "embedded relay: %v", err)
 	}
@@ -72,7 +89,7 @@ func runDemo(ctx context.Context, data, siteDir string) error {
 	defer st.Close()
 	house := nostr.GenerateKey()
 	n := newNode(st, house, relays, arbiter.DefaultConfig(), demoLog())
-	dctx, stopDaemon := context.WithCancel(ctx)
+	dctx, stopDaemon := context.WithCancel(sig)
 	defer stopDaemon()
 	daemonDone := make(chan error, 1)
 	go func() {
@@ -136,9 +153,11 @@ func runDemo(ctx context.Context, data, siteDir string) error {
 		return err
 	}
 	say("result final by %s (event %s)", s.FinalBy, s.FinalEvent)
-	stopDaemon()
-	if err := <-daemonDone; err != nil {
-		return err
+	if !o.serve {
+		stopDaemon()
+		if err := <-daemonDone; err != nil {
+			return err
+		}
 	}
 	if _, err := siteFromStore(context.Background(), st, siteDir, house.PublicKey(), false, time.Now().Unix()); err != nil {
 		return fail(exitFailure, "site: %v", err)
@@ -147,7 +166,20 @@ func runDemo(ctx context.Context, data, siteDir string) error {
 	say("data:  %s (vesper matches --data %s)", data, data)
 	say("site:  %s", filepath.Join(siteDir, "index.html"))
 	say("match: %s", filepath.Join(siteDir, "m", id+".html"))
-	return nil
+	if !o.serve {
+		return nil
+	}
+	say("")
+	say("serving: relay %s, house %s (%s)", rl.URL(), house.PublicKey(), nostr.Npub(house.PublicKey()))
+	say("play the house: vesper challenge --relays %s --key YOUR.key --game chess --invite %s", rl.URL(), house.PublicKey())
+	say("stop with Ctrl-C")
+	select {
+	case <-sig.Done():
+		stopDaemon()
+		return <-daemonDone
+	case err := <-daemonDone:
+		return err
+	}
 }
 
 // waitState polls the daemon's state of a match until cond holds.

@@ -1,0 +1,122 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	gn "github.com/nbd-wtf/go-nostr"
+
+	"vesper/nostr"
+	"vesper/nostr/relay"
+)
+
+// TestDemo is the README's first command: a whole game on an embedded
+// relay, final by both signatures, and the site built.
+func TestDemo(t *testing.T) {
+	data := t.TempDir()
+	r := vesper(t, nil, nil, "demo", "--data", data)
+	if r.code != 0 {
+		t.Fatalf("demo: status %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	for _, want := range []string{"alice challenged bob", "game over: first wins by checkmate", "result final by signatures"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("demo output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(data, "site", "index.html")); err != nil {
+		t.Errorf("no site: %v", err)
+	}
+}
+
+var servingLine = regexp.MustCompile(`serving: relay (ws://\S+), house ([0-9a-f]{64})`)
+
+// TestDemoServeHouseAcceptsInvitation: with --serve the relay and the
+// daemon stay up after the game, and the house accepts at once a
+// challenge addressed to it (PROTOCOL.md section 3), so an agent can play
+// it (the README's "play the house").
+func TestDemoServeHouseAcceptsInvitation(t *testing.T) {
+	cmd := exec.Command(binPath, "demo", "--serve", "--data", t.TempDir())
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("demo --serve after SIGINT: %v", err)
+			}
+		case <-time.After(20 * time.Second):
+			_ = cmd.Process.Kill()
+			t.Error("demo --serve did not stop within 20 s of SIGINT")
+		}
+	}()
+	lines := make(chan string)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	var url, house string
+	deadline := time.After(2 * time.Minute)
+	for url == "" {
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				t.Fatal("demo --serve exited before serving")
+			}
+			if m := servingLine.FindStringSubmatch(l); m != nil {
+				url, house = m[1], m[2]
+			}
+		case <-deadline:
+			t.Fatal("demo --serve printed no serving line within 2 minutes")
+		}
+	}
+	go func() {
+		for range lines { // keep the pipe drained
+		}
+	}()
+
+	agent := nostr.GenerateKey()
+	ch := nostr.NewChallenge(nostr.GameChess, house, time.Now().Unix())
+	if err := agent.Sign(ch); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if ok := relay.Accepted(relay.Publish(ctx, []string{url}, ch, 10*time.Second)); len(ok) == 0 {
+		t.Fatal("the demo's relay refused the challenge")
+	}
+	for {
+		got, err := relay.Fetch(ctx, []string{url}, []gn.Filter{{Kinds: []int{nostr.KindAccept}, Tags: gn.TagMap{"g": {ch.ID}}}}, 5*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range got {
+			if r.Event.PubKey == house {
+				return
+			}
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatal("the house did not accept a challenge addressed to it within a minute")
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
