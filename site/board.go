@@ -170,9 +170,44 @@ func gomokuDefs() string {
 	return b.String()
 }
 
+// winLine finds the five (or more) in a row that the last stone of points
+// made, as its two end points; ok is false when the last stone made none.
+func winLine(points []gomoku.Point) (from, to gomoku.Point, ok bool) {
+	if len(points) == 0 {
+		return from, to, false
+	}
+	var board [gomoku.Size][gomoku.Size]int8 // 0 empty, 1 first player, 2 second
+	for i, p := range points {
+		if p.Col >= 0 && p.Col < gomoku.Size && p.Row >= 0 && p.Row < gomoku.Size {
+			board[p.Col][p.Row] = int8(i%2 + 1)
+		}
+	}
+	last := points[len(points)-1]
+	stone := int8((len(points)-1)%2 + 1)
+	at := func(c, r int) bool {
+		return c >= 0 && c < gomoku.Size && r >= 0 && r < gomoku.Size && board[c][r] == stone
+	}
+	for _, d := range [4][2]int{{1, 0}, {0, 1}, {1, 1}, {1, -1}} {
+		lo, hi := 0, 0
+		for at(last.Col-(lo+1)*d[0], last.Row-(lo+1)*d[1]) {
+			lo++
+		}
+		for at(last.Col+(hi+1)*d[0], last.Row+(hi+1)*d[1]) {
+			hi++
+		}
+		if lo+hi+1 >= 5 {
+			from = gomoku.Point{Col: last.Col - lo*d[0], Row: last.Row - lo*d[1]}
+			to = gomoku.Point{Col: last.Col + hi*d[0], Row: last.Row + hi*d[1]}
+			return from, to, true
+		}
+	}
+	return from, to, false
+}
+
 // gomokuSVG draws the first n stones of points (first player black). numbers
-// writes each stone's ply on it, for the final position.
-func gomokuSVG(points []gomoku.Point, n int, numbers bool, label string) template.HTML {
+// writes each stone's move number on it, for the final position; win, when
+// set, strikes through the winning line.
+func gomokuSVG(points []gomoku.Point, n int, numbers bool, win *[2]gomoku.Point, label string) template.HTML {
 	var s strings.Builder
 	s.Grow(200 + n*40)
 	s.WriteString(`<svg class="board" viewBox="0 0 16 16" role="img" aria-label="`)
@@ -181,9 +216,9 @@ func gomokuSVG(points []gomoku.Point, n int, numbers bool, label string) templat
 	for i := 0; i < n && i < len(points); i++ {
 		p := points[i]
 		x, y := strconv.Itoa(p.Col+1), strconv.Itoa(gomoku.Size-p.Row)
-		stone, num := "bs", "nk"
+		stone, num := "bs", "snk"
 		if i%2 == 1 {
-			stone, num = "ws", "nw"
+			stone, num = "ws", "snw"
 		}
 		s.WriteString(`<use href="#` + stone + `" x="` + x + `" y="` + y + `"/>`)
 		if numbers {
@@ -193,6 +228,11 @@ func gomokuSVG(points []gomoku.Point, n int, numbers bool, label string) templat
 	if n > 0 && n <= len(points) {
 		p := points[n-1]
 		s.WriteString(`<circle class="last" cx="` + strconv.Itoa(p.Col+1) + `" cy="` + strconv.Itoa(gomoku.Size-p.Row) + `" r=".5"/>`)
+	}
+	if win != nil {
+		a, z := win[0], win[1]
+		s.WriteString(`<path class="win" d="M` + strconv.Itoa(a.Col+1) + " " + strconv.Itoa(gomoku.Size-a.Row) +
+			"L" + strconv.Itoa(z.Col+1) + " " + strconv.Itoa(gomoku.Size-z.Row) + `"/>`)
 	}
 	s.WriteString(`</svg>`)
 	return template.HTML(s.String())

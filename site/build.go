@@ -84,13 +84,19 @@ type builder struct {
 	defs     *boardDefs
 	renderID string
 
-	mu       sync.Mutex // guards players: match pages render in parallel
-	players  map[string]*player
-	states   []*match.State // valid ids, newest challenge first
-	byPlayer map[string][]*match.State
-	tables   map[string][]ratings.Player // every rated player, by kind
-	rated    map[string]map[string]ratings.Player
-	skipped  int
+	mu          sync.Mutex // guards players: match pages render in parallel
+	players     map[string]*player
+	states      []*match.State // valid ids, newest challenge first
+	byPlayer    map[string][]*match.State
+	byID        map[string]*match.State
+	tables      map[string][]ratings.Player // every rated player, by kind
+	rated       map[string]map[string]ratings.Player
+	skipped     int
+	archiveOnce sync.Once
+	archiveSets []archiveSet
+	// houseName is the house's profile name, which other names must not
+	// imitate.
+	houseName string
 }
 
 // kinds are the game kinds in the order pages show them.
@@ -103,13 +109,16 @@ func newBuilder(in Input) (*builder, error) {
 	}
 	b := &builder{
 		in: in, params: in.Params, tpl: tpl, defs: newBoardDefs(),
-		players: map[string]*player{}, byPlayer: map[string][]*match.State{},
+		players: map[string]*player{}, byPlayer: map[string][]*match.State{}, byID: map[string]*match.State{},
 		tables: map[string][]ratings.Player{}, rated: map[string]map[string]ratings.Player{},
 	}
 	if b.params.Tau == 0 {
 		b.params = ratings.LichessParams()
 	}
 	b.renderID = renderID(tpl.source)
+	if in.Daemon != "" {
+		b.houseName = cleanLine(in.Profiles[in.Daemon].Name, maxName)
+	}
 	seen := map[string]bool{}
 	for _, s := range in.States {
 		if !folded(s) || seen[s.Match] {
@@ -118,6 +127,7 @@ func newBuilder(in Input) (*builder, error) {
 		}
 		seen[s.Match] = true
 		b.states = append(b.states, s)
+		b.byID[s.Match] = s
 	}
 	slices.SortFunc(b.states, func(x, y *match.State) int {
 		return cmp.Or(cmp.Compare(y.CreatedAt, x.CreatedAt), cmp.Compare(x.Match, y.Match))
@@ -165,7 +175,7 @@ func participants(s *match.State) []string {
 
 func (b *builder) build(o *output) error {
 	o.stats.Skipped = b.skipped
-	for _, dir := range []string{"m", "p", "ratings"} {
+	for _, dir := range []string{"m", "p", "ratings", "archive"} {
 		if err := o.mkdir(dir); err != nil {
 			return fmt.Errorf("site: %w", err)
 		}
@@ -182,6 +192,9 @@ func (b *builder) build(o *output) error {
 		if err := b.put(o, "ratings/"+kind+".html", "ratings", b.ratingsPage(kind)); err != nil {
 			return err
 		}
+	}
+	if err := b.archivePages(o); err != nil {
+		return err
 	}
 	if err := b.put(o, "index.html", "index", b.indexPage()); err != nil {
 		return err
@@ -319,14 +332,15 @@ func (b *builder) player(pk string) player {
 	if p, ok := b.players[pk]; ok {
 		return *p
 	}
-	p := &player{Pubkey: pk, Daemon: pk == b.in.Daemon}
+	p := &player{Pubkey: pk, Daemon: pk != "" && pk == b.in.Daemon}
 	if nostr.IsLowerHex(pk, 64) {
 		prof := b.in.Profiles[pk]
 		p.Npub = nostr.Npub(pk)
-		p.Short = p.Npub[:10] + "…" + p.Npub[len(p.Npub)-6:]
+		p.Short = shortNpub(p.Npub)
 		p.Href = "p/" + pk + ".html"
 		p.Name = cleanLine(prof.Name, maxName)
 		p.Bot = prof.Bot
+		p.Warn = nameWarning(p.Name, p.Daemon, b.houseName)
 	} else {
 		p.Short = "invalid key"
 	}
@@ -335,17 +349,28 @@ func (b *builder) player(pk string) player {
 	return *p
 }
 
+// shortNpub keeps the start and the end of an npub: "npub1abcdef…uvwxyz".
+func shortNpub(npub string) string {
+	if len(npub) < 20 {
+		return npub
+	}
+	return npub[:11] + "…" + npub[len(npub)-6:]
+}
+
 // player is how a page shows an account.
 type player struct {
 	Pubkey, Npub, Short, Name string
 	Daemon, Bot               bool
 	Href                      string // from the site root; "" for an invalid key
+	// Warn flags a name that imitates a key or the house (nameWarning).
+	Warn string
 
 	top, sub template.HTML // Who for pages at the root and one level down
 }
 
-// Who is the account as a link to its page, with the daemon's label. Pages
-// show hundreds of these, so it is rendered once per account and build.
+// Who is the account as a link to its page, with the short npub beside the
+// name and the house's mark. Pages show hundreds of these, so it is
+// rendered once per account and build.
 func (p player) Who(root string) template.HTML {
 	switch {
 	case p.Pubkey == "":
@@ -358,12 +383,21 @@ func (p player) Who(root string) template.HTML {
 	return p.render(root)
 }
 
-// whoTpl is the markup of Who. It is rendered once per player and page
-// depth (a site repeats each player on many pages), through html/template
-// like every other page part, so the name is escaped in its context.
+// whoTpl is the markup of Who. A name is only ever the link text; the key
+// beside it is monospace and outside the link, and the house's mark is a
+// fixed string, so a name can imitate neither (issue 17: a profile named
+// "vesper house", or named like the house's short npub, read exactly like
+// the house). It is rendered once per player and page depth through
+// html/template like every other page part, so the name is escaped in its
+// context.
 var whoTpl = template.Must(template.New("who").Parse(
-	`{{if .Href}}<a href="{{.Root}}{{.Href}}" title="{{.Npub}}"><bdi>{{.Label}}</bdi></a>{{else}}<bdi>{{.Label}}</bdi>{{end}}` +
-		`{{if .Daemon}} <span class="tag">daemon</span>{{end}}`))
+	`<span class="who">` +
+		`{{if .Href}}<a href="{{.Root}}{{.Href}}" title="{{.Npub}}">{{end}}` +
+		`{{if .Name}}<bdi class="nm">{{.Name}}</bdi>{{else}}<code class="npub">{{.Short}}</code>{{end}}` +
+		`{{if .Href}}</a>{{end}}` +
+		`{{if .Name}} <code class="npub">{{.Short}}</code>{{end}}` +
+		`{{if .Daemon}} <span class="tag house">house</span>{{end}}` +
+		`{{with .Warn}} <span class="tag warn">{{.}}</span>{{end}}</span>`))
 
 // render writes the markup of Who for pages at root.
 func (p player) render(root string) template.HTML {
@@ -372,9 +406,9 @@ func (p player) render(root string) template.HTML {
 	}
 	var b strings.Builder
 	err := whoTpl.Execute(&b, struct {
-		Root, Href, Npub, Label string
-		Daemon                  bool
-	}{root, p.Href, p.Npub, p.Label(), p.Daemon})
+		Root, Href, Npub, Name, Short, Warn string
+		Daemon                              bool
+	}{root, p.Href, p.Npub, p.Name, p.Short, p.Warn, p.Daemon})
 	if err != nil {
 		return template.HTML(template.HTMLEscapeString(p.Label()))
 	}

@@ -37,6 +37,9 @@ var (
 	mallory = testkit.Key("mallory")
 	trudy   = testkit.Key("trudy")
 	hugeKey = testkit.Key("huge")
+	// impostor names itself like the house, keyName like the house's npub.
+	impostor = testkit.Key("impostor")
+	keyName  = testkit.Key("key-name")
 )
 
 func hostileJSON(fields ...string) string {
@@ -94,6 +97,17 @@ func hostileInput(t testing.TB) Input {
 	m.Result(hugeKey, result(s, "first", "five_in_a_row"), last+2)
 	states = append(states, foldT(t, m))
 
+	// Impostors: one named like the house, one named like the house's
+	// short npub, each with an open challenge so they reach the index.
+	for i, k := range []nostr.SecretKey{impostor, keyName} {
+		ch := testkit.Sign(k, nostr.NewChallenge("chess", "", now-50-int64(i)))
+		s, err := match.Fold(ch.ID, []*nostr.Event{ch}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		states = append(states, s)
+	}
+
 	// A state whose id is not hex must never become a path, and a state
 	// not made by the fold must not crash the build.
 	states = append(states, &match.State{Match: "../../../etc/passwd", Kind: "chess"}, nil,
@@ -108,7 +122,10 @@ func hostileInput(t testing.TB) Input {
 		// must be cleaned at render time too.
 		hugeKey.PublicKey(): {Name: strings.Repeat("A", 100000) + broken, About: broken + pwnScript,
 			Website: "JaVaScRiPt:alert(1)", Bot: true},
-		alice.PublicKey(): ParseProfile(`{"name":"Alice","bot":true,"website":"data:text/html,` + strings.ReplaceAll(pwnScript, `"`, `\"`) + `"}`),
+		alice.PublicKey():    ParseProfile(`{"name":"Alice","bot":true,"website":"data:text/html,` + strings.ReplaceAll(pwnScript, `"`, `\"`) + `"}`),
+		daemon.PublicKey():   ParseProfile(`{"name":"vesper house","bot":true}`),
+		impostor.PublicKey(): ParseProfile(`{"name":"vesper house","bot":true,"about":"the real house"}`),
+		keyName.PublicKey():  ParseProfile(`{"name":"` + shortNpub(nostr.Npub(daemon.PublicKey())) + `","bot":true}`),
 	}
 	rg := RatingGames(states)
 	tables := map[string][]ratings.Player{"gomoku": ratings.Table("gomoku", rg["gomoku"], ratings.LichessParams())}
@@ -118,7 +135,7 @@ func hostileInput(t testing.TB) Input {
 }
 
 // sitePath is every path a build may produce: fixed names and hex ids.
-var sitePath = regexp.MustCompile(`^(index\.html|how-to-play\.html|ratings\.json|matches\.json|\.manifest|ratings/(chess|gomoku)\.html|m/[0-9a-f]{64}\.(html|json|pgn)|p/[0-9a-f]{64}\.html)$`)
+var sitePath = regexp.MustCompile(`^(index\.html|how-to-play\.html|ratings\.json|matches\.json|\.manifest|ratings/(chess|gomoku)\.html|archive/(chess|gomoku)(-unlisted)?-[1-9][0-9]*\.html|m/[0-9a-f]{64}\.(html|json|pgn)|p/[0-9a-f]{64}\.html)$`)
 
 // TestHostileContent builds the hostile world and checks that no payload
 // reaches a page in a form a browser would act on.
@@ -132,6 +149,7 @@ func TestHostileContent(t *testing.T) {
 
 	rawPayloads := []string{"<script", "<img", "<svg onload", "<iframe", "javascript:", "data:text/html", "data:image/svg"}
 	var sawEscaped bool
+	impostorShown := 0
 	out, err := filepath.EvalSymlinks(out)
 	if err != nil {
 		t.Fatal(err)
@@ -180,6 +198,21 @@ func TestHostileContent(t *testing.T) {
 		if bytes.Contains(data, []byte("&lt;script&gt;document.title=")) {
 			sawEscaped = true
 		}
+		// Only the house's own key carries the house's mark, and every
+		// impostor's name is flagged wherever it appears.
+		for _, w := range whoSpans(string(data)) {
+			if strings.Contains(w, `class="tag house"`) && !strings.Contains(w, "p/"+daemon.PublicKey()+".html") {
+				t.Errorf("%s: the house's mark on another account: %s", rel, w)
+			}
+			for _, k := range []nostr.SecretKey{impostor, keyName} {
+				if strings.Contains(w, "p/"+k.PublicKey()+".html") {
+					impostorShown++
+					if !strings.Contains(w, `class="tag warn"`) {
+						t.Errorf("%s: impostor not flagged: %s", rel, w)
+					}
+				}
+			}
+		}
 		return nil
 	})
 	if err != nil {
@@ -187,6 +220,9 @@ func TestHostileContent(t *testing.T) {
 	}
 	if files < 10 {
 		t.Fatalf("only %d files checked", files)
+	}
+	if impostorShown < 4 {
+		t.Errorf("the impostors appear %d times; want them on the index and their match pages", impostorShown)
 	}
 	if !sawEscaped {
 		t.Error("the script payload never appears escaped: was user content dropped instead of shown?")

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"vesper/internal/testkit"
 	"vesper/match"
 )
 
@@ -233,25 +234,32 @@ func TestSwapIsAtomic(t *testing.T) {
 
 func TestPublishReplacesPlainDirectory(t *testing.T) {
 	f := newFixture(t)
-	out := filepath.Join(t.TempDir(), "site")
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(out, "old.html"), []byte("old"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := Build(f.in, out); err != nil {
-		t.Fatal(err)
-	}
-	fi, err := os.Lstat(out)
-	if err != nil || fi.Mode()&os.ModeSymlink == 0 {
-		t.Fatalf("%s is not a symlink after the build (%v)", out, err)
-	}
-	if _, err := os.Stat(filepath.Join(out, "index.html")); err != nil {
-		t.Error(err)
-	}
-	if _, err := os.Stat(filepath.Join(out, "old.html")); err == nil {
-		t.Error("the old directory's file is still published")
+	for _, c := range []struct{ name, file string }{
+		{"empty", ""},
+		// A build copied or moved there: its manifest marks it as a site.
+		{"a copied build", manifestName},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "site")
+			if err := os.MkdirAll(out, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if c.file != "" {
+				if err := os.WriteFile(filepath.Join(out, c.file), []byte("old"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := Build(f.in, out); err != nil {
+				t.Fatal(err)
+			}
+			fi, err := os.Lstat(out)
+			if err != nil || fi.Mode()&os.ModeSymlink == 0 {
+				t.Fatalf("%s is not a symlink after the build (%v)", out, err)
+			}
+			if _, err := os.Stat(filepath.Join(out, "index.html")); err != nil {
+				t.Error(err)
+			}
+		})
 	}
 
 	file := filepath.Join(t.TempDir(), "file")
@@ -264,6 +272,61 @@ func TestPublishReplacesPlainDirectory(t *testing.T) {
 	entries, _ := os.ReadDir(filepath.Dir(file))
 	if len(entries) != 1 {
 		t.Errorf("a failed build left %d entries beside it", len(entries)-1)
+	}
+}
+
+// TestRefusesForeignDirectory is issue 13 item 6: --site-dir pointed at a
+// home directory deleted thesis.txt and .bashrc on the first build. A
+// non-empty directory that is not a site build, or a symlink to anything
+// but one of our builds, is refused before anything is written, and stays
+// as it was, also on a second try.
+func TestRefusesForeignDirectory(t *testing.T) {
+	f := newFixture(t)
+	home := filepath.Join(t.TempDir(), "home")
+	files := map[string]string{"thesis.txt": "four years", ".bashrc": "PS1=$", "src/main.go": "package main"}
+	for name, data := range files {
+		p := filepath.Join(home, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link := filepath.Join(t.TempDir(), "public")
+	if err := os.Symlink(home, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ name, out, want string }{
+		{"home directory", home, "non-empty directory that is not a vesper site build"},
+		{"symlink elsewhere", link, "not to one of this site's builds"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			for range 2 {
+				_, err := Build(f.in, c.out)
+				if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), c.out) {
+					t.Fatalf("err = %v, want one naming %s and saying %q", err, c.out, c.want)
+				}
+			}
+			for name, want := range files {
+				got, err := os.ReadFile(filepath.Join(home, filepath.FromSlash(name)))
+				if err != nil || string(got) != want {
+					t.Errorf("%s: %q, %v; want %q", name, got, err, want)
+				}
+			}
+			entries, err := os.ReadDir(filepath.Dir(c.out))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range entries {
+				if strings.HasPrefix(e.Name(), ".") {
+					t.Errorf("a refused build left %s beside %s", e.Name(), c.out)
+				}
+			}
+		})
+	}
+	if target, err := os.Readlink(link); err != nil || target != home {
+		t.Errorf("the symlink now points at %q (%v)", target, err)
 	}
 }
 
@@ -298,4 +361,97 @@ func TestMatchJSONVerifies(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestIncrementalMatchesFull: after a series of incremental builds (a move,
+// a new rated game that changes ratings shown on older match pages, a
+// renamed house that changes who is flagged as imitating it, time passing),
+// the published site is byte for byte what a fresh build of the same input
+// writes. A match key that missed an input would leave a stale page here.
+func TestIncrementalMatchesFull(t *testing.T) {
+	f := newFixture(t)
+	out := filepath.Join(t.TempDir(), "site")
+	build := func() {
+		t.Helper()
+		if _, err := Build(f.in, out); err != nil {
+			t.Fatal(err)
+		}
+	}
+	build()
+	m := f.games["active"]
+	m.Move(bob, 6, "a7a6", m.Events[len(m.Events)-1].CreatedAt.Time().Unix()+50)
+	refold(t, f, "active")
+	build()
+
+	// A game finished before the mate changes the ratings the mate page
+	// shows for Alice and Bob.
+	g := testkit.NewMatch(bob, alice, "chess", "", t0-5000)
+	g.Accept(t0 - 4990)
+	last := g.Play([]string{"f2f3", "e7e5", "g2g4", "d8h4"}, t0-4980, 5)
+	s := foldT(t, g)
+	g.Result(bob, result(s, "second", "checkmate"), last+1)
+	g.Result(alice, result(s, "second", "checkmate"), last+2)
+	f.in.States = append(f.in.States, foldT(t, g))
+	f.in.RatingGames = RatingGames(f.in.States)
+	build()
+	compareFull(t, f.in, out)
+
+	p := f.in.Profiles[daemon.PublicKey()]
+	p.Name = "Bob" // now "Bob the Bot" imitates the house
+	f.in.Profiles[daemon.PublicKey()] = p
+	f.in.Now += 1800
+	build()
+
+	got := compareFull(t, f.in, out)
+	mate := string(got["m/"+f.ids["mate"]+".html"])
+	if !strings.Contains(mate, `class="tag warn">not the house`) {
+		t.Error("the mate page does not flag Bob the Bot once the house is named Bob")
+	}
+}
+
+// compareFull builds in afresh and compares it with the site at out.
+func compareFull(t *testing.T, in Input, out string) map[string][]byte {
+	t.Helper()
+	fresh, _ := buildFixture(t, in)
+	got, want := treeBytes(t, out), treeBytes(t, fresh)
+	for rel, w := range want {
+		if g, ok := got[rel]; !ok {
+			t.Errorf("%s missing from the incremental build", rel)
+		} else if !bytes.Equal(g, w) {
+			t.Errorf("%s differs from a full build at byte %d", rel, firstDiff(g, w))
+		}
+	}
+	for rel := range got {
+		if _, ok := want[rel]; !ok {
+			t.Errorf("%s only in the incremental build", rel)
+		}
+	}
+	return got
+}
+
+// treeBytes reads every file of a published site but the manifest, whose
+// keys legitimately record how each file was made.
+func treeBytes(t *testing.T, out string) map[string][]byte {
+	t.Helper()
+	root, err := filepath.EvalSymlinks(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string][]byte{}
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || d.Name() == manifestName {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		files[filepath.ToSlash(rel)] = data
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
 }

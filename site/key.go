@@ -85,7 +85,14 @@ func (b *builder) matchKey(s *match.State) string {
 	c := matchClock(s, b.in.Now)
 	str(b.renderID)
 	str(b.in.Daemon)
+	str(b.houseName) // names imitating it are flagged
 	str(string(c.Status) + strconv.FormatBool(c.ClockOut) + strconv.FormatBool(c.DaemonMay) + strconv.FormatBool(c.Arbitrable))
+	if s.Final { // the page and the PGN show the ratings at this game
+		for _, pk := range []string{s.First, s.Second} {
+			r := b.ratingAt(s.Kind, pk, s.Match)
+			str(strconv.FormatBool(r.Rated) + " " + strconv.Itoa(r.Before) + " " + strconv.Itoa(r.After))
+		}
+	}
 	accounts := map[string]bool{s.First: true, s.Second: true, s.Invitee: true}
 	for _, ev := range s.Events {
 		str(ev.ID)

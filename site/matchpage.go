@@ -29,15 +29,46 @@ type matchPage struct {
 	Final      []evRef // what made the result final
 	Sigs       []evRef // signatures so far while not final
 
-	FinalText  string // "two matching signatures", ...
-	DaemonLine string // when the daemon may accept an open challenge
+	FinalText string // "two matching signatures", ...
+	HouseMay  bool   // the house may accept this open challenge (now or later)
 
 	Replay    replay
 	Steps     template.HTML
 	MovesHTML template.HTML
+	Highlight template.CSS
 	PGN       string
 	Events    []eventRow
 	Ignored   []eventRow
+
+	// Ratings of the two players at this game, when its result was rated.
+	FirstRating, SecondRating gameRating
+	// RulingBy names an arbiter other than this site's house.
+	RulingBy player
+}
+
+// gameRating is a player's rating before a rated game and the change it
+// made, as Lichess shows beside the names.
+type gameRating struct {
+	Rated         bool
+	Before, After int
+	Change        string
+}
+
+// ratingAt finds the game in the player's history: the rating before it is
+// the previous point's, or the start rating for a first game.
+func (b *builder) ratingAt(kind, pk, id string) gameRating {
+	p, ok := b.rated[kind][pk]
+	if !ok || pk == "" {
+		return gameRating{}
+	}
+	prev := b.params.Rating
+	for _, h := range p.History {
+		if h.Match == id {
+			return gameRating{Rated: true, Before: round(prev), After: round(h.Rating), Change: signed(round(h.Rating) - round(prev))}
+		}
+		prev = h.Rating
+	}
+	return gameRating{}
 }
 
 // evRef names an event that did something, and who signed it.
@@ -57,7 +88,9 @@ type eventRow struct {
 	SeenAt    int64
 	Seen      bool
 	Use       string
-	Ignored   string
+	Move      string        // the move a counted move event played
+	Ignored   template.HTML // the reason in words, "" for a used event
+	Token     string        // the fold's token for it
 	Excerpt   string
 }
 
@@ -137,17 +170,15 @@ func (b *builder) matchView(s *match.State) *matchPage {
 		}
 	}
 	v.Replay = replayGame(s.Kind, s.Moves, b.defs)
-	v.Steps, v.MovesHTML = v.Replay.stepsHTML(), v.Replay.movesHTML()
-	v.FinalText = finalTexts[s.FinalBy]
-	if v.Clock.Status == match.StatusOpen && s.Invitee == "" && b.in.Daemon != "" && s.First != b.in.Daemon {
-		if v.Clock.DaemonMay {
-			v.DaemonLine = "Nobody accepted within 30 minutes, so this site's daemon may now accept it and play it with its engine."
-		} else {
-			v.DaemonLine = "If nobody accepts it first, this site's daemon may accept it from " + date(v.Clock.DaemonAfter) + " (30 minutes after it was posted)."
-		}
+	v.Steps, v.MovesHTML, v.Highlight = v.Replay.stepsHTML(), v.Replay.movesHTML(), v.Replay.highlightCSS()
+	if s.Final {
+		v.FirstRating = b.ratingAt(s.Kind, s.First, s.Match)
+		v.SecondRating = b.ratingAt(s.Kind, s.Second, s.Match)
 	}
+	v.FinalText = finalTexts[s.FinalBy]
+	v.HouseMay = v.Clock.Status == match.StatusOpen && s.Invitee == "" && b.in.Daemon != "" && s.First != b.in.Daemon
 	if s.Kind == nostr.GameChess {
-		v.PGN = pgn(s, v.Replay.Moves, v.First, v.Second)
+		v.PGN = pgn(s, v.Replay.Moves, v.First, v.Second, v.FirstRating, v.SecondRating)
 	}
 	b.finality(s, v)
 	b.eventRows(s, v)
@@ -191,26 +222,30 @@ func (b *builder) finality(s *match.State, v *matchPage) {
 		for _, r := range s.Requests {
 			v.Final = append(v.Final, evRef{What: "arbitration request", ID: r.Event, By: b.player(r.Author)})
 		}
-		v.Final = append(v.Final, evRef{What: "arbiter's ruling", ID: s.FinalEvent, By: author(s.FinalEvent)})
+		by := author(s.FinalEvent)
+		v.Final = append(v.Final, evRef{What: "arbiter's ruling", ID: s.FinalEvent, By: by})
+		if by.Pubkey != b.in.Daemon {
+			v.RulingBy = by
+		}
 	}
 }
 
 // eventRows lists every event in fold order with what the fold did with it.
 func (b *builder) eventRows(s *match.State, v *matchPage) {
-	ignored := make(map[string]string, len(s.Ignored))
+	ignored := make(map[string]match.Ignored, len(s.Ignored))
 	for _, ig := range s.Ignored {
-		ignored[ig.ID] = cleanLine(ig.Reason(), 300)
+		ignored[ig.ID] = ig
 	}
 	use := map[string]string{s.Match: "challenge"}
 	if s.Accepted {
 		use[s.AcceptEvent] = "accept"
 	}
+	moves := map[string]string{}
 	for i, id := range s.MoveEvents {
-		mv := ""
 		if i < len(v.Replay.Moves) {
-			mv = ": " + v.Replay.Moves[i]
+			moves[id] = v.Replay.Moves[i]
 		}
-		use[id] = "counted move, ply " + strconv.Itoa(i+1) + mv
+		use[id] = "counted move, ply " + strconv.Itoa(i+1)
 	}
 	for _, role := range []string{match.First, match.Second} {
 		if sg, ok := s.Sigs[role]; ok {
@@ -233,12 +268,15 @@ func (b *builder) eventRows(s *match.State, v *matchPage) {
 		}
 		row := eventRow{
 			N: i + 1, ID: ev.ID, Kind: kind, Author: b.player(ev.PubKey),
-			CreatedAt: int64(ev.CreatedAt), Ignored: ignored[ev.ID],
-			Excerpt: cleanLine(ev.Content, maxExcerpt),
+			CreatedAt: int64(ev.CreatedAt), Excerpt: cleanLine(ev.Content, maxExcerpt),
 		}
 		row.SeenAt, row.Seen = b.in.SeenAt[ev.ID]
+		if ig, ok := ignored[ev.ID]; ok {
+			r := humanReason(s, ig, ev, row.SeenAt, row.Seen)
+			row.Ignored, row.Token = r.Text, r.Token
+		}
 		if row.Ignored == "" {
-			row.Use = use[ev.ID]
+			row.Use, row.Move = use[ev.ID], moves[ev.ID]
 			if row.Use == "" {
 				row.Use = "used (superseded)"
 			}

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -62,6 +63,9 @@ func openOutput(outDir string) (*output, error) {
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return nil, fmt.Errorf("site: %w", err)
 	}
+	if err := checkOutDir(outDir); err != nil {
+		return nil, err
+	}
 	o := &output{prev: map[string]entry{}, manifest: map[string]entry{}}
 	if fi, err := os.Lstat(outDir); err == nil && fi.Mode()&os.ModeSymlink != 0 {
 		if target, err := os.Readlink(outDir); err == nil && isBuildName(target, outDir) {
@@ -80,6 +84,54 @@ func openOutput(outDir string) (*output, error) {
 	}
 	o.dir = dir
 	return o, nil
+}
+
+// checkOutDir refuses an outDir that publishing would destroy: a build
+// replaces outDir, and the directory it replaces is deleted by the next
+// build, so a --site-dir pointed at a home directory would lose it. Only a
+// missing path, an empty directory, a symlink to one of our builds, or a
+// plain directory holding a build manifest (a site copied or moved there)
+// may be replaced.
+func checkOutDir(outDir string) error {
+	fi, err := os.Lstat(outDir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil
+	case err != nil:
+		return fmt.Errorf("site: %w", err)
+	case fi.Mode()&os.ModeSymlink != 0:
+		target, err := os.Readlink(outDir)
+		if err != nil {
+			return fmt.Errorf("site: %w", err)
+		}
+		if !isBuildName(target, outDir) {
+			return fmt.Errorf("site: refusing to replace %s: it is a symlink to %q, not to one of this site's builds (choose a new or empty directory)", outDir, target)
+		}
+		return nil
+	case !fi.IsDir():
+		return fmt.Errorf("site: refusing to replace %s: it exists and is not a directory", outDir)
+	}
+	d, err := os.Open(outDir)
+	if err != nil {
+		return fmt.Errorf("site: %w", err)
+	}
+	defer d.Close()
+	// A few names are enough to tell an empty directory and to quote one.
+	names, err := d.Readdirnames(8)
+	switch {
+	case errors.Is(err, io.EOF):
+		return nil // empty
+	case err != nil:
+		return fmt.Errorf("site: reading %s: %w", outDir, err)
+	}
+	if slices.Contains(names, manifestName) {
+		return nil
+	}
+	if _, err := os.Stat(filepath.Join(outDir, manifestName)); err == nil {
+		return nil
+	}
+	slices.Sort(names)
+	return fmt.Errorf("site: refusing to replace %s: it is a non-empty directory that is not a vesper site build (it holds %q); its contents would be deleted (choose a new or empty directory)", outDir, names[0])
 }
 
 // isBuildName reports whether a symlink target names one of our build
@@ -269,9 +321,13 @@ func (o *output) publish(outDir string) error {
 	fi, err := os.Lstat(outDir)
 	switch {
 	case err == nil && fi.Mode()&os.ModeSymlink == 0 && fi.IsDir():
-		// A plain directory from before the site managed outDir: move it
-		// aside first (it is removed by the next build). Readers miss the
-		// site for the instant between the two renames, once.
+		// An empty directory, or a site build copied there (checkOutDir
+		// refused anything else): move it aside first (it is removed by
+		// the next build). Readers miss the site for the instant between
+		// the two renames, once.
+		if err := checkOutDir(outDir); err != nil {
+			return err
+		}
 		old, err := os.MkdirTemp(parent, buildPrefix(outDir))
 		if err != nil {
 			return fmt.Errorf("site: %w", err)

@@ -26,10 +26,25 @@ type indexPage struct {
 	HasDaemon   bool
 	Daemon      player
 	Live        []liveRow
+	Stale       []liveRow // clock ran out: waiting for a claim or a ruling
 	Open        []openRow
 	Finished    []finishedRow
-	More        [3]int // rows left out of Live, Open, Finished
+	More        [4]int // rows left out of Live, Open, Finished, Stale
 	Pools       []poolTop
+	Archives    []archiveLink
+	// UnlistedArchives are the Archives that have unlisted matches.
+	UnlistedArchives []archiveLink
+	// Not listed (issue 17 item 6): matches with a player whose profile
+	// does not declare a bot, and those accounts.
+	UnlistedMatches, UnlistedFinished, UnlistedAccounts int
+}
+
+// archiveLink is the entry to one game kind's archive: its newest page.
+type archiveLink struct {
+	Game, Href    string
+	Count         int
+	UnlistedHref  string
+	UnlistedCount int
 }
 
 type liveRow struct {
@@ -38,6 +53,7 @@ type liveRow struct {
 	ToMoveSide              string
 	Plies                   int
 	LastAt, ClockLeft       int64
+	RanOutAt                int64
 	ClockOut, DaemonPlaying bool
 }
 
@@ -59,33 +75,54 @@ type finishedRow struct {
 }
 
 type poolTop struct {
-	Kind, Game string
-	Rows       []ratingRow
-	Total      int
+	Kind, Game  string
+	Rows        []ratingRow // the top ranked players
+	Total       int
+	Provisional int
 }
 
 type ratingRow struct {
-	Rank                       int // 0 for a provisional rating (not ranked)
-	P                          player
-	Display                    string
+	Rank int // 0 when not ranked (provisional)
+	P    player
+	// Rating is "1899", or "1899?" while provisional; Interval is the 95%
+	// interval, "± 180", in a column of its own.
+	Rating, Interval, Display  string
 	Provisional                bool
 	Games, Wins, Draws, Losses int
 	Score, ScoreLow, ScoreHigh string
 	LastGame                   int64
 }
 
+// minRankedGames is, with an RD below ratings.ProvisionalRD, what it takes
+// to be ranked: a few lucky games must not top the table.
+const minRankedGames = 5
+
 func (b *builder) indexPage() *indexPage {
 	now := b.in.Now
 	v := &indexPage{Root: "", Title: "Board games over Nostr", Now: now, ListAll: b.in.ListAll,
 		HasDaemon: b.in.Daemon != "", Daemon: b.player(b.in.Daemon)}
-	var live, finished []*match.State
+	var live, stale, finished []*match.State
+	unlisted := map[string]bool{}
 	for _, s := range b.states { // newest challenge first
 		if !b.matchListed(s) {
+			v.UnlistedMatches++
+			if s.Status(now) == match.StatusOver {
+				v.UnlistedFinished++
+			}
+			for _, pk := range []string{s.First, s.Second} {
+				if pk != "" && !b.listed(pk) {
+					unlisted[pk] = true
+				}
+			}
 			continue
 		}
 		switch s.Status(now) {
 		case match.StatusActive:
-			live = append(live, s)
+			if now > s.ClockStart()+match.MoveClock {
+				stale = append(stale, s)
+			} else {
+				live = append(live, s)
+			}
 		case match.StatusOver:
 			finished = append(finished, s)
 		case match.StatusOpen:
@@ -96,13 +133,23 @@ func (b *builder) indexPage() *indexPage {
 			v.Open = append(v.Open, b.openRow(s))
 		}
 	}
-	slices.SortStableFunc(live, func(x, y *match.State) int { return cmp.Compare(lastActivity(y), lastActivity(x)) })
+	v.UnlistedAccounts = len(unlisted)
+	byActivity := func(x, y *match.State) int { return cmp.Compare(lastActivity(y), lastActivity(x)) }
+	slices.SortStableFunc(live, byActivity)
+	slices.SortStableFunc(stale, byActivity)
 	for i, s := range live {
 		if i == indexRows {
 			v.More[0] = len(live) - i
 			break
 		}
 		v.Live = append(v.Live, b.liveRow(s))
+	}
+	for i, s := range stale {
+		if i == indexRows {
+			v.More[3] = len(stale) - i
+			break
+		}
+		v.Stale = append(v.Stale, b.liveRow(s))
 	}
 	slices.SortStableFunc(finished, func(x, y *match.State) int { return cmp.Compare(y.EndedAt, x.EndedAt) })
 	for i, s := range finished {
@@ -115,8 +162,20 @@ func (b *builder) indexPage() *indexPage {
 	for _, kind := range kinds {
 		rows := b.ratingRows(kind)
 		top := poolTop{Kind: kind, Game: gameName(kind), Total: len(rows)}
-		top.Rows = rows[:min(len(rows), 5)]
+		for _, r := range rows {
+			switch {
+			case r.Rank == 0:
+				top.Provisional++
+			case len(top.Rows) < 5:
+				top.Rows = append(top.Rows, r)
+			}
+		}
 		v.Pools = append(v.Pools, top)
+		a := b.archiveLink(kind)
+		v.Archives = append(v.Archives, a)
+		if a.UnlistedHref != "" {
+			v.UnlistedArchives = append(v.UnlistedArchives, a)
+		}
 	}
 	return v
 }
@@ -136,7 +195,8 @@ func (b *builder) liveRow(s *match.State) liveRow {
 	if s.ToMove() == match.Second {
 		r.ToMoveSide, r.ToMove = second, b.player(s.Second)
 	}
-	r.ClockLeft = s.ClockStart() + match.MoveClock - b.in.Now
+	r.RanOutAt = s.ClockStart() + match.MoveClock
+	r.ClockLeft = r.RanOutAt - b.in.Now
 	r.ClockOut = r.ClockLeft < 0
 	return r
 }
@@ -171,9 +231,10 @@ func (b *builder) finishedRow(s *match.State) finishedRow {
 	return r
 }
 
-// ratingRows are the listed players of a pool: established ratings first,
-// ranked, then provisional ones (RD >= 110 at now), unranked. The RD shown
-// is grown to now, as the next game would see it.
+// ratingRows are the listed players of a pool: ranked players first (RD
+// below ratings.ProvisionalRD at now and at least minRankedGames games), by
+// rating, then the provisional ones, by rating, unranked: the two are never
+// interleaved. The RD shown is grown to now, as the next game would see it.
 func (b *builder) ratingRows(kind string) []ratingRow {
 	var rows []ratingRow
 	for _, p := range b.tables[kind] {
@@ -201,15 +262,23 @@ func (b *builder) ratingRows(kind string) []ratingRow {
 	return rows
 }
 
+// ratingRow shows a player; Provisional here means not ranked: an RD at
+// now that is still provisional, or too few games.
 func (b *builder) ratingRow(p ratings.Player) ratingRow {
 	shown := p
 	shown.RD = p.RDAt(b.in.Now, b.params)
-	return ratingRow{
-		P: b.player(p.Pubkey), Display: shown.Display(), Provisional: shown.Provisional(),
+	prov := shown.Provisional() || p.Games < minRankedGames
+	r := ratingRow{
+		P: b.player(p.Pubkey), Display: shown.Display(), Provisional: prov,
+		Rating: strconv.Itoa(round(p.Rating)), Interval: "± " + strconv.Itoa(round(2*shown.RD)),
 		Games: p.Games, Wins: p.Wins, Draws: p.Draws, Losses: p.Losses,
 		Score: pct(p.Score), ScoreLow: pct(p.ScoreLow), ScoreHigh: pct(p.ScoreHigh),
 		LastGame: p.LastGame,
 	}
+	if prov {
+		r.Rating += "?"
+	}
+	return r
 }
 
 func pct(f float64) string {
@@ -221,16 +290,26 @@ func pct(f float64) string {
 
 type ratingsPage struct {
 	Root, Title, Kind, Game string
-	Rows                    []ratingRow
+	Ranked, Provisional     []ratingRow
 	Unlisted                int
 	ListAll                 bool
 	Now                     int64
+	ProvisionalRD, MinGames int
 }
 
 func (b *builder) ratingsPage(kind string) *ratingsPage {
 	rows := b.ratingRows(kind)
-	return &ratingsPage{Root: "../", Title: gameName(kind) + " ratings", Kind: kind, Game: gameName(kind),
-		Rows: rows, Unlisted: len(b.tables[kind]) - len(rows), ListAll: b.in.ListAll, Now: b.in.Now}
+	v := &ratingsPage{Root: "../", Title: gameName(kind) + " ratings", Kind: kind, Game: gameName(kind),
+		Unlisted: len(b.tables[kind]) - len(rows), ListAll: b.in.ListAll, Now: b.in.Now,
+		ProvisionalRD: ratings.ProvisionalRD, MinGames: minRankedGames}
+	for _, r := range rows {
+		if r.Rank > 0 {
+			v.Ranked = append(v.Ranked, r)
+		} else {
+			v.Provisional = append(v.Provisional, r)
+		}
+	}
+	return v
 }
 
 type playerPage struct {
@@ -249,14 +328,21 @@ type playerPool struct {
 	Chart      template.HTML
 	History    []historyRow
 	More       int
+	Best       int
+	BestAt     int64
+	Streak     string // "3 wins", "1 draw", "" before any game
 }
 
+// historyRow is one rated game of a player, as Lichess lists them.
 type historyRow struct {
-	At     int64
-	Match  string
-	Rating int
-	RD     int
-	Delta  string
+	At       int64
+	Match    string
+	Opponent player
+	Side     string // White/Black (chess), Black/White stones (gomoku)
+	Outcome  string // won, lost, draw
+	Rating   int
+	RD       int
+	Delta    string
 }
 
 type gameRow struct {
@@ -280,10 +366,24 @@ func (b *builder) playerPage(pk string) *playerPage {
 		pool := playerPool{Kind: kind, Game: gameName(kind), Row: b.ratingRow(rp), Chart: ratingChart(rp.History)}
 		prev := b.params.Rating
 		var hist []historyRow
-		for _, h := range rp.History {
-			hist = append(hist, historyRow{At: h.At, Match: validID(h.Match), Rating: round(h.Rating), RD: round(h.RD), Delta: signed(round(h.Rating) - round(prev))})
+		for i, h := range rp.History {
+			r := historyRow{At: h.At, Match: validID(h.Match), Rating: round(h.Rating), RD: round(h.RD), Delta: signed(round(h.Rating) - round(prev))}
+			if s := b.byID[h.Match]; s != nil {
+				first, second := sides(s.Kind)
+				role := s.Role(pk)
+				r.Side, r.Opponent = first, b.player(s.Second)
+				if role == match.Second {
+					r.Side, r.Opponent = second, b.player(s.First)
+				}
+				r.Outcome = outcome(s, role)
+			}
+			if i == 0 || round(h.Rating) > pool.Best {
+				pool.Best, pool.BestAt = round(h.Rating), h.At
+			}
+			hist = append(hist, r)
 			prev = h.Rating
 		}
+		pool.Streak = streak(hist)
 		slices.Reverse(hist)
 		if len(hist) > historyRows {
 			pool.More = len(hist) - historyRows
@@ -300,6 +400,44 @@ func (b *builder) playerPage(pk string) *playerPage {
 		v.Games = append(v.Games, b.gameRow(s, pk))
 	}
 	return v
+}
+
+// outcome is the game as the player of role saw it: won, lost or draw.
+func outcome(s *match.State, role string) string {
+	switch {
+	case !s.Over:
+		return ""
+	case s.Result == match.Draw:
+		return "draw"
+	case s.Result == role:
+		return "won"
+	case role != "":
+		return "lost"
+	}
+	return ""
+}
+
+// streak counts the latest run of equal outcomes, oldest first in hist:
+// "3 wins", "1 loss", "2 draws".
+func streak(hist []historyRow) string {
+	n := 0
+	last := ""
+	for i := len(hist) - 1; i >= 0; i-- {
+		o := hist[i].Outcome
+		if o == "" || (last != "" && o != last) {
+			break
+		}
+		last = o
+		n++
+	}
+	if n == 0 {
+		return ""
+	}
+	word := map[string][2]string{"won": {"win", "wins"}, "lost": {"loss", "losses"}, "draw": {"draw", "draws"}}[last]
+	if n == 1 {
+		return "1 " + word[0]
+	}
+	return strconv.Itoa(n) + " " + word[1]
 }
 
 // validID returns id when it can be part of a path, else "".
@@ -342,14 +480,7 @@ func (b *builder) gameRow(s *match.State, pk string) gameRow {
 	}
 	if s.Over {
 		r.ReasonText = reasonText(s.Reason)
-		switch {
-		case s.Result == match.Draw:
-			r.Outcome = "draw"
-		case s.Result == role:
-			r.Outcome = "won"
-		case role != "":
-			r.Outcome = "lost"
-		}
+		r.Outcome = outcome(s, role)
 	}
 	return r
 }

@@ -24,11 +24,23 @@ func pgnResult(s *match.State) string {
 }
 
 // pgnTermination maps a reason to the PGN standard's Termination values.
-func pgnTermination(r match.Reason) string {
-	if r == match.ReasonTimeout {
+func pgnTermination(s *match.State) string {
+	switch {
+	case !s.Over:
+		return "unterminated"
+	case s.Reason == match.ReasonTimeout:
 		return "time forfeit"
 	}
 	return "normal"
+}
+
+// pgnElo is a WhiteElo/BlackElo value: the rating before a rated game,
+// "-" (unknown) for a game that was not rated.
+func pgnElo(r gameRating) string {
+	if !r.Rated {
+		return "-"
+	}
+	return strconv.Itoa(r.Before)
 }
 
 // pgnString quotes a tag value: PGN escapes only backslash and quote; the
@@ -44,7 +56,7 @@ func pgnString(s string) string {
 // pgn renders the game with the Seven Tag Roster first (Event, Site, Date,
 // Round, White, Black, Result), then the match id, the result's reason and
 // how it became final, then the movetext in SAN wrapped at 79 columns.
-func pgn(s *match.State, sans []string, white, black player) string {
+func pgn(s *match.State, sans []string, white, black player, whiteElo, blackElo gameRating) string {
 	var b strings.Builder
 	tag := func(name, value string) {
 		b.WriteString("[" + name + " " + pgnString(value) + "]\n")
@@ -64,10 +76,16 @@ func pgn(s *match.State, sans []string, white, black player) string {
 	if black.Pubkey != "" {
 		tag("BlackNpub", black.Npub)
 	}
+	tag("WhiteElo", pgnElo(whiteElo))
+	tag("BlackElo", pgnElo(blackElo))
+	if whiteElo.Rated && blackElo.Rated {
+		tag("WhiteRatingDiff", strconv.Itoa(whiteElo.After-whiteElo.Before))
+		tag("BlackRatingDiff", strconv.Itoa(blackElo.After-blackElo.Before))
+	}
 	if s.Over {
 		tag("Reason", string(s.Reason))
-		tag("Termination", pgnTermination(s.Reason))
 	}
+	tag("Termination", pgnTermination(s))
 	if s.Final {
 		tag("Final", string(s.FinalBy))
 		tag("FinalEvent", s.FinalEvent)

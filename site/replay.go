@@ -28,7 +28,8 @@ type replay struct {
 	// Err is set when a stored move could not be replayed. It cannot happen
 	// for states from match.Fold (moves are counted only when legal), but a
 	// page must still come out if it does: the replay stops there.
-	Err string
+	Err    string
+	Gomoku bool // moves are numbered one by one
 }
 
 // Final is the last position's board.
@@ -80,7 +81,7 @@ func replayChess(moves []string, defs template.HTML) replay {
 }
 
 func replayGomoku(moves []string, defs template.HTML) replay {
-	r := replay{Defs: defs, Moves: make([]string, 0, len(moves)), Steps: make([]step, 0, len(moves)+1)}
+	r := replay{Defs: defs, Gomoku: true, Moves: make([]string, 0, len(moves)), Steps: make([]step, 0, len(moves)+1)}
 	g := gomoku.NewGame()
 	points := make([]gomoku.Point, 0, len(moves))
 	for i, mv := range moves {
@@ -93,20 +94,33 @@ func replayGomoku(moves []string, defs template.HTML) replay {
 		points = append(points, p)
 		r.Moves = append(r.Moves, norm)
 	}
-	r.Steps = append(r.Steps, step{Board: gomokuSVG(points, 0, false, "Empty board")})
+	var win *[2]gomoku.Point
+	if a, z, ok := winLine(points); ok {
+		win = &[2]gomoku.Point{a, z}
+	}
+	r.Steps = append(r.Steps, step{Board: gomokuSVG(points, 0, false, nil, "Empty board")})
 	for n := 1; n <= len(points); n++ {
-		label := moveLabel(n, r.Moves[n-1])
+		label := gomokuLabel(n, r.Moves[n-1])
+		last := n == len(points)
+		w := win
+		if !last {
+			w = nil
+		}
 		// Only the final board numbers its stones: numbering every step
 		// would double the page for little use.
-		r.Steps = append(r.Steps, step{Ply: n, Label: label, Board: gomokuSVG(points, n, n == len(points), "Position after "+label)})
+		r.Steps = append(r.Steps, step{Ply: n, Label: label, Board: gomokuSVG(points, n, last, w, "Position after "+label)})
 	}
 	return r
 }
 
+// gomokuLabel is "7. h8": gomoku counts moves one by one, not in pairs.
+func gomokuLabel(n int, point string) string { return strconv.Itoa(n) + ". " + point }
+
 // stepsHTML renders the replay: one section per position, shown by CSS
-// :target, with links to the start, the previous and next positions and
-// the end. It is rendered here rather than in the template because a long
-// game has hundreds of them; the only text is the move labels, escaped.
+// :target (the last one when none is targeted), with links to the start,
+// the previous and next positions and the end. It is rendered here rather
+// than in the template because a long game has hundreds of them; the only
+// text is the move labels, escaped.
 func (r *replay) stepsHTML() template.HTML {
 	last := strconv.Itoa(len(r.Steps) - 1)
 	var b strings.Builder
@@ -132,17 +146,38 @@ func (r *replay) stepsHTML() template.HTML {
 	return template.HTML(b.String())
 }
 
-// movesHTML is the move list, each move a link to its position; numbered
-// before the first player's moves.
+// movesHTML is the move list, each move a link to its position (id mv-N,
+// which highlightCSS marks). Chess is numbered by full move before White's
+// moves; gomoku numbers every move.
 func (r *replay) movesHTML() template.HTML {
 	var b strings.Builder
 	for i, mv := range r.Moves {
-		if i%2 == 0 {
-			b.WriteString(`<span class="mute">` + strconv.Itoa(i/2+1) + ".</span> ")
+		if r.Gomoku {
+			b.WriteString(`<span class="mute">` + strconv.Itoa(i+1) + ".</span>")
+		} else if i%2 == 0 {
+			b.WriteString(`<span class="mute">` + strconv.Itoa(i/2+1) + ".</span>")
 		}
-		b.WriteString(`<a href="#ply-` + strconv.Itoa(i+1) + `">` + template.HTMLEscapeString(mv) + "</a> ")
+		b.WriteString(`<a id="mv-` + strconv.Itoa(i+1) + `" href="#ply-` + strconv.Itoa(i+1) + `">` + template.HTMLEscapeString(mv) + "</a> ")
 	}
 	return template.HTML(b.String())
+}
+
+// highlightCSS marks, in the move list, the move whose position the replay
+// shows: the targeted one, or the last move when none is targeted. CSS
+// cannot take the ply from the fragment, so there is one selector per ply;
+// it is built from numbers only.
+func (r *replay) highlightCSS() template.CSS {
+	n := len(r.Steps) - 1
+	if n < 1 {
+		return ""
+	}
+	var b strings.Builder
+	for i := 1; i <= n; i++ {
+		k := strconv.Itoa(i)
+		b.WriteString(".game:has(#ply-" + k + ":target) #mv-" + k + ",")
+	}
+	b.WriteString(".game:not(:has(.step:target)) #mv-" + strconv.Itoa(n) + "{background:var(--hi);color:var(--fg);font-weight:700}")
+	return template.CSS(b.String())
 }
 
 // boardDefs are the shared SVG definitions, computed once per build.

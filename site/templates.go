@@ -14,7 +14,7 @@ import (
 var templateFS embed.FS
 
 // pageNames are the page templates; each is parsed with layout.html.
-var pageNames = []string{"index", "match", "player", "ratings", "howto"}
+var pageNames = []string{"index", "match", "player", "ratings", "howto", "archive"}
 
 // templates are the parsed pages of one build, and their source bytes (for
 // the render id of match keys).
@@ -60,14 +60,18 @@ func (t *templates) render(name string, data any) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// funcs are the template helpers. They format numbers and times; none of
-// them marks a string as safe HTML.
+// funcs are the template helpers. They format numbers and times; only date
+// and day return HTML, built from a number alone.
+// date and day come wrapped in a no-wrap span: a date split at its hyphens
+// over two lines is what a phone showed before (issue 17 item 2).
 var funcs = template.FuncMap{
-	"date": date,
-	"day":  func(t int64) string { return time.Unix(t, 0).UTC().Format("2006-01-02") },
-	"iso":  func(t int64) string { return time.Unix(t, 0).UTC().Format(time.RFC3339) },
-	"dur":  duration,
-	"add":  func(a, b int) int { return a + b },
+	"date": func(t int64) template.HTML { return template.HTML(hdate(t)) },
+	"day": func(t int64) template.HTML {
+		return template.HTML(`<span class="nw">` + time.Unix(t, 0).UTC().Format("2006-01-02") + `</span>`)
+	},
+	"iso": func(t int64) string { return time.Unix(t, 0).UTC().Format(time.RFC3339) },
+	"dur": duration,
+	"add": func(a, b int) int { return a + b },
 	"short": func(id string) string {
 		if len(id) > 12 {
 			return id[:12] + "…"

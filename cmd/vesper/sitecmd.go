@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -25,7 +26,7 @@ func siteCommand() *cli.Command {
 			Flags: []cli.Flag{
 				dataFlag(),
 				&cli.StringFlag{Name: "out", Required: true, Usage: "output directory"},
-				&cli.StringFlag{Name: "daemon", Usage: "the daemon's pubkey (npub or hex), labelled as the house on every page"},
+				&cli.StringFlag{Name: "daemon", Usage: "the daemon's pubkey (npub or hex), labelled as the house on every page (default: the key of the store's outbox)"},
 				&cli.BoolFlag{Name: "list-all", Usage: "list every account, not only bots (kind 0 \"bot\": true)"},
 			},
 			Action: func(c *cli.Context) error {
@@ -42,6 +43,16 @@ func siteCommand() *cli.Command {
 					return err
 				}
 				defer st.Close()
+				if daemon == "" {
+					h, ok, err := st.House(c.Context)
+					if err != nil {
+						return fail(exitFailure, "site: %v", err)
+					}
+					if !ok {
+						fmt.Fprintln(os.Stderr, "vesper: site: the house's key is unknown (the store's outbox is empty and --daemon was not given): its games are not labelled as the house's")
+					}
+					daemon = h.Pubkey
+				}
 				start := time.Now()
 				stats, err := siteFromStore(c.Context, st, c.String("out"), daemon, c.Bool("list-all"), nowUnix())
 				if err != nil {
@@ -55,8 +66,17 @@ func siteCommand() *cli.Command {
 	}
 }
 
-// siteFromStore folds every stored match and builds the site.
+// siteFromStore folds every stored match and builds the site. The house
+// (daemon "") is the key of the store's outbox, and its profile the one it
+// published there when no newer one came back from a relay.
 func siteFromStore(ctx context.Context, st *store.Store, out, daemon string, listAll bool, now int64) (site.Stats, error) {
+	house, _, err := st.House(ctx)
+	if err != nil {
+		return site.Stats{}, err
+	}
+	if daemon == "" {
+		daemon = house.Pubkey
+	}
 	ids, err := st.MatchIDs(ctx)
 	if err != nil {
 		return site.Stats{}, err
@@ -84,8 +104,15 @@ func siteFromStore(ctx context.Context, st *store.Store, out, daemon string, lis
 	if err != nil {
 		return site.Stats{}, err
 	}
+	houseAt := int64(-1)
 	for _, p := range profiles {
 		in.Profiles[p.PubKey] = site.ParseProfile(p.Content)
+		if p.PubKey == daemon {
+			houseAt = int64(p.CreatedAt)
+		}
+	}
+	if hp := house.Profile; hp != nil && hp.PubKey == daemon && int64(hp.CreatedAt) > houseAt {
+		in.Profiles[daemon] = site.ParseProfile(hp.Content)
 	}
 	in.RatingGames = site.RatingGames(in.States)
 	return site.Build(in, out)
