@@ -31,6 +31,9 @@ type Received struct {
 	// with Config.MarkCursors): every event Relay held at that unix time was
 	// sent on out before this mark.
 	Cursor int64
+	// Backfill, in a mark, is the relay's backfill progress to save with
+	// the cursor (SaveMark); an empty one clears it.
+	Backfill *Backfill
 }
 
 // Config configures a Client. Zero durations and limits take the defaults
@@ -55,6 +58,9 @@ type Config struct {
 	// OnReject is called for every event a relay sent that is not delivered,
 	// with one of the Reject* reasons (for metrics).
 	OnReject func(relay, reason string)
+	// OnConnected is called, on the relay's goroutine, after each
+	// (re)connect's backfill: a consumer then runs Sync for that relay.
+	OnConnected func(relay string)
 
 	MinBackoff   time.Duration // first reconnect delay [1s]
 	MaxBackoff   time.Duration // reconnect delay cap [5m]
@@ -63,6 +69,28 @@ type Config struct {
 	DialTimeout  time.Duration // websocket and NIP-11 connect [10s]
 	// Now is the clock for cursors [time.Now].
 	Now func() time.Time
+
+	// MaxMessageSize is the largest websocket message kept: a larger one is
+	// read through and dropped (RejectOversized) [DefaultMaxMessageSize,
+	// 256 KiB], and one over MaxFrameSize ends the connection
+	// [DefaultMaxFrameSize, 16 MiB].
+	MaxMessageSize int64
+	MaxFrameSize   int64
+	// QueueBytes bounds the frames read from one relay and not yet handled
+	// [DefaultQueueBytes, 4 MiB].
+	QueueBytes int
+	// BackfillBudget is how long after Run starts a relay whose first
+	// backfill has not completed stops holding Ready back [30s].
+	BackfillBudget time.Duration
+	// BackfillEvents settles a relay once its first backfill has delivered
+	// this many events [20000].
+	BackfillEvents int
+	// BackfillPages is the pages one session asks for; then the relay
+	// counts as settled, the progress is kept and the session ends, to
+	// resume from there on the next connection [100].
+	BackfillPages int
+	// ProfileBatch is the authors of one profile query [100].
+	ProfileBatch int
 }
 
 func (cfg Config) withDefaults() Config {
@@ -80,6 +108,16 @@ func (cfg Config) withDefaults() Config {
 	if cfg.PageLimit <= 0 {
 		cfg.PageLimit = 500
 	}
+	def(&cfg.BackfillBudget, 30*time.Second)
+	if cfg.BackfillEvents <= 0 {
+		cfg.BackfillEvents = 20000
+	}
+	if cfg.BackfillPages <= 0 {
+		cfg.BackfillPages = 100
+	}
+	if cfg.ProfileBatch <= 0 {
+		cfg.ProfileBatch = 100
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -91,10 +129,6 @@ func (cfg Config) withDefaults() Config {
 	}
 	return cfg
 }
-
-// authorsPerFilter bounds the authors list of one filter; relays limit
-// message sizes.
-const authorsPerFilter = 250
 
 // Client follows the game kinds and watched profiles on every configured
 // relay, each relay on its own goroutine and connection.
@@ -137,24 +171,28 @@ func New(cfg Config) *Client {
 	return c
 }
 
-// Ready is closed once every relay has completed its first backfill since
-// Run started (every event it held has been sent to out), or failed
-// firstTries sessions in a row before completing one. Whoever acts on what
-// the relays hold (the daemon's rulings and claims) waits for it, so as not
-// to act on half a match after a restart.
+// Ready is closed once every relay has settled its first backfill since
+// Run started: completed it (every event it held has been sent to out),
+// failed firstTries sessions in a row, or used its budget (BackfillEvents,
+// a session's BackfillPages, or BackfillBudget since Run started). Whoever
+// acts on what the relays hold (the daemon's rulings and claims) waits for
+// it, so as not to act on half a match after a restart; the budgets make
+// sure that one bad relay cannot hold that back for long.
 func (c *Client) Ready() <-chan struct{} { return c.ready }
 
-// settle marks url's first backfill as done (or given up).
-func (c *Client) settle(url string) {
+// settle marks url's first backfill as done (or given up), reporting
+// whether it was not already.
+func (c *Client) settle(url string) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.settled[url] {
-		return
+		return false
 	}
 	c.settled[url] = true
 	if len(c.settled) == len(c.relays) {
 		close(c.ready)
 	}
+	return true
 }
 
 // normalizeURLs normalises and dedupes relay URLs, dropping unparseable ones.
@@ -230,13 +268,28 @@ func (c *Client) Run(ctx context.Context, out chan<- Received) error {
 	return nil
 }
 
+// first counts a relay's first backfill, across its sessions, against
+// Config.BackfillEvents.
+type first struct {
+	events int
+}
+
 // follow keeps one relay connected until ctx is done.
 func (c *Client) follow(ctx context.Context, url string, out chan<- Received) {
 	log := c.cfg.Logger.With("relay", url)
+	// However the relay behaves (no answer, no EOSE, endless pages), it
+	// holds Ready back for BackfillBudget at most.
+	budget := time.AfterFunc(c.cfg.BackfillBudget, func() {
+		if c.settle(url) {
+			log.Warn("relay: first backfill over its time budget; not waiting for it", "budget", c.cfg.BackfillBudget)
+		}
+	})
+	defer budget.Stop()
 	bo := backoff{min: c.cfg.MinBackoff, max: c.cfg.MaxBackoff}
 	failed := 0
+	fb := &first{}
 	for ctx.Err() == nil {
-		healthy, err := c.session(ctx, url, out)
+		healthy, err := c.session(ctx, url, out, fb)
 		if ctx.Err() != nil {
 			return
 		}
@@ -250,7 +303,11 @@ func (c *Client) follow(ctx context.Context, url string, out chan<- Received) {
 		if errors.Is(err, ErrRateLimited) {
 			wait += bo.next() // and the step after: the relay asked us to slow down
 		}
-		log.Warn("relay: disconnected", "err", err, "retry_in", wait.Round(time.Millisecond))
+		if errors.Is(err, ErrBudget) {
+			log.Info("relay: backfill continues on the next connection", "retry_in", wait.Round(time.Millisecond))
+		} else {
+			log.Warn("relay: disconnected", "err", err, "retry_in", wait.Round(time.Millisecond))
+		}
 		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
@@ -261,43 +318,56 @@ func (c *Client) follow(ctx context.Context, url string, out chan<- Received) {
 	}
 }
 
-// session is one connection: live subscription, backfill from the cursor,
-// then liveness pings and cursor saves until the connection ends. healthy
-// reports that the backfill completed, which resets the backoff.
-func (c *Client) session(ctx context.Context, url string, out chan<- Received) (healthy bool, err error) {
+// session is one connection: live subscriptions, backfill from the cursor
+// (or from the saved progress of an unfinished one), profiles, then
+// liveness pings and cursor saves until the connection ends. healthy
+// reports that the backfill completed or made progress, which resets the
+// backoff.
+func (c *Client) session(ctx context.Context, url string, out chan<- Received, fb *first) (healthy bool, err error) {
 	log := c.cfg.Logger.With("relay", url)
-	info := fetchInfo(ctx, url, c.cfg.DialTimeout)
+	info := infos.get(ctx, url, c.cfg.DialTimeout)
+	lim := limitsOf(info)
 	dctx, cancel := context.WithTimeout(ctx, c.cfg.DialTimeout)
 	cn, err := dial(dctx, url, log, func(reason string) {
 		if c.cfg.OnReject != nil {
 			c.cfg.OnReject(url, reason)
 		}
-	})
+	}, wireLimits{maxMessage: c.cfg.MaxMessageSize, maxFrame: c.cfg.MaxFrameSize, queueBytes: c.cfg.QueueBytes})
 	cancel()
 	if err != nil {
 		return false, err
 	}
-	defer cn.close(ErrClosed)
+	defer cn.closeWait(ErrClosed)
 	stop := context.AfterFunc(ctx, func() { cn.close(context.Cause(ctx)) })
 	defer stop()
 	c.connected.Add(1)
 	defer c.connected.Add(-1)
 
+	inFirst := !c.isSettled(url)
 	deliver := func(ev *gn.Event) {
+		if ctx.Err() != nil {
+			return
+		}
 		r := Received{Event: ev, Relay: url, Raw: nostr.MarshalEvent(ev), TooLarge: nostr.TooLarge(ev)}
 		select {
 		case out <- r:
 		case <-ctx.Done():
+		case <-cn.ctx.Done(): // the session is ending; closeWait waits for us
 		}
 	}
-	p := &pager{conn: cn, key: c.cfg.Key, limit: c.cfg.PageLimit, timeout: c.cfg.QueryTimeout}
-	if info != nil && info.Limitation != nil && info.Limitation.MaxLimit > 0 && info.Limitation.MaxLimit <= p.limit {
-		p.limit, p.capKnown = info.Limitation.MaxLimit, true
+	pages := c.cfg.BackfillPages
+	p := &pager{conn: cn, key: c.cfg.Key, limit: c.cfg.PageLimit, timeout: c.cfg.QueryTimeout, budget: &pages}
+	if d := info.doc; d != nil && d.Limitation != nil && d.Limitation.MaxLimit > 0 && d.Limitation.MaxLimit <= p.limit {
+		p.limit, p.capKnown = d.Limitation.MaxLimit, true
 	}
 
-	authors := c.watched()
-	live, err := c.openLive(ctx, cn, authors, deliver)
+	live, err := c.openLive(ctx, cn, gameFilters(nil), deliver)
 	if err != nil {
+		return false, err
+	}
+	authors := c.watched()
+	profiles := &profileSubs{cn: cn, lim: lim, deliver: deliver}
+	if err := profiles.open(authors); err != nil {
 		return false, err
 	}
 	start := c.cfg.Now().Unix()
@@ -305,27 +375,36 @@ func (c *Client) session(ctx context.Context, url string, out chan<- Received) (
 	if err != nil {
 		return false, err
 	}
-	since := gn.Timestamp(max(0, cursor-int64(c.cfg.SafetyMargin/time.Second)))
-	n := 0
-	for _, f := range gameFilters(authors) {
-		// Profiles are replaceable, so a relay holds one per author: the
-		// latest of every watched author is fetched whatever the cursor,
-		// which also covers authors watched while this relay was away.
-		if !slices.Equal(f.Kinds, []int{nostr.KindProfile}) {
-			f.Since = &since
-		}
-		got, err := p.run(ctx, f, 0, deliver)
-		n += got
-		if err != nil {
-			return false, err
-		}
+	bf, err := loadBackfill(ctx, c.cfg.Cursors, url)
+	if err != nil {
+		return false, err
 	}
-	log.Info("relay: backfilled", "since", int64(since), "events", n)
+	bk := &backfiller{c: c, url: url, out: out, p: p, inFirst: inFirst, fb: fb, deliver: deliver}
+	n, progressed, err := bk.run(ctx, cursor, start, bf)
+	if err != nil {
+		if errors.Is(err, ErrBudget) {
+			c.settle(url)
+		}
+		return progressed, err
+	}
+	log.Info("relay: backfilled", "events", n)
 	c.settle(url)
+	// OnConnected (sync.go's caller): the backfill covers created_at from the
+	// cursor only, so after every (re)connect the consumer reconciles.
+	if c.cfg.OnConnected != nil {
+		c.cfg.OnConnected(url)
+	}
 	// The cursor may move to a time t once every event the relay had
 	// stored by t has been delivered and taken from out: here, the start
 	// of the live subscription, and later the time of each ping.
-	cursor = c.saveCursor(ctx, url, cursor, start, out)
+	cursor = c.saveCursor(ctx, url, cursor, start, out, &Backfill{})
+
+	// Profiles are replaceable, so a relay holds one per author: the latest
+	// of every watched author is fetched whatever the cursor, which also
+	// covers authors watched while this relay was away.
+	if err := c.fetchProfiles(ctx, cn, p, lim, authors, deliver); err != nil {
+		return true, err
+	}
 
 	ping := time.NewTicker(c.cfg.PingInterval)
 	defer ping.Stop()
@@ -337,22 +416,23 @@ func (c *Client) session(ctx context.Context, url string, out chan<- Received) (
 			return true, cn.err()
 		case reason := <-live.closed:
 			return true, closedError(url, reason)
+		case reason := <-profiles.closed():
+			// Profiles are not worth the connection: the relay refused one
+			// of their subscriptions (too many, say); they are still
+			// fetched on each connect.
+			log.Warn("relay: profile subscription closed", "reason", reason)
 		case <-c.notify[url]:
 			now := c.watched()
 			fresh := newAuthors(authors, now)
 			if len(fresh) == 0 {
 				continue
 			}
-			next, err := c.openLive(ctx, cn, now, deliver)
-			if err != nil {
+			authors = now
+			if err := profiles.add(fresh, authors); err != nil {
 				return true, err
 			}
-			cn.unsubscribe(live)
-			live, authors = next, now
-			for _, f := range profileFilters(fresh) {
-				if _, err := p.run(ctx, f, 0, deliver); err != nil {
-					return true, err
-				}
+			if err := c.fetchProfiles(ctx, cn, p, lim, fresh, deliver); err != nil {
+				return true, err
 			}
 		case <-ping.C:
 			if cn.delivering.Load() {
@@ -372,16 +452,139 @@ func (c *Client) session(ctx context.Context, url string, out chan<- Received) (
 			}
 			// Frames arrive in order, so every event the relay sent before
 			// its pong has been delivered by now.
-			cursor = c.saveCursor(ctx, url, cursor, t, out)
+			cursor = c.saveCursor(ctx, url, cursor, t, out, nil)
 		}
+	}
+}
+
+// isSettled reports whether url's first backfill is done or given up.
+func (c *Client) isSettled(url string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.settled[url]
+}
+
+// fetchProfiles asks for the profiles of authors in batches of
+// Config.ProfileBatch (fewer if the relay's max_message_length says so),
+// one query at a time, each bounded to a few pages (a relay holds one
+// profile per author).
+func (c *Client) fetchProfiles(ctx context.Context, cn *conn, p *pager, lim reqLimits, authors []string, deliver func(*gn.Event)) error {
+	for chunk := range slices.Chunk(authors, min(c.cfg.ProfileBatch, lim.authorsPerFilter())) {
+		pages := 4
+		pp := &pager{conn: cn, key: p.key, limit: p.limit, capKnown: p.capKnown, timeout: p.timeout, budget: &pages}
+		f := gn.Filter{Kinds: []int{nostr.KindProfile}, Authors: chunk}
+		if _, err := pp.run(ctx, f, 0, deliver); err != nil && !errors.Is(err, ErrBudget) {
+			return err
+		}
+	}
+	return nil
+}
+
+// backfiller runs one session's backfill of the game filters.
+type backfiller struct {
+	c       *Client
+	url     string
+	out     chan<- Received
+	p       *pager
+	inFirst bool // the relay has not settled yet: count against BackfillEvents
+	fb      *first
+	deliver func(*gn.Event)
+}
+
+// run backfills [cursor - SafetyMargin, start], or, when bf holds the
+// progress of an unfinished backfill, first the gap since that one started
+// and then what it had left. Progress is sent (or saved) after each page,
+// so a session cut short, by a crash or the page budget, loses at most a
+// page. progressed reports that the window shrank.
+func (b *backfiller) run(ctx context.Context, cursor, start int64, bf Backfill) (delivered int, progressed bool, err error) {
+	c := b.c
+	margin := int64(c.cfg.SafetyMargin / time.Second)
+	filters := gameFilters(nil)
+	// Counted on the dispatcher goroutine, read on this one, and a page
+	// that timed out may still be arriving.
+	var n atomic.Int64
+	deliver := func(ev *gn.Event) {
+		n.Add(1)
+		b.deliver(ev)
+		if b.inFirst {
+			if b.fb.events++; b.fb.events == c.cfg.BackfillEvents {
+				if c.settle(b.url) {
+					c.cfg.Logger.Warn("relay: first backfill over its event budget; not waiting for it", "relay", b.url, "events", b.fb.events)
+				}
+			}
+		}
+	}
+	if len(bf.Until) != len(filters) || bf.Top > start || bf.Top <= 0 {
+		bf = Backfill{} // none, or from a build with other filters
+	}
+	if !bf.IsZero() {
+		// The gap since the unfinished backfill started, whole: it is short
+		// (the time the last session lasted), and only once it is done is
+		// [Until, start] covered and the saved progress moved.
+		gap := gn.Timestamp(max(0, bf.Top-margin))
+		for _, f := range filters {
+			f.Since = &gap
+			if _, err := b.p.run(ctx, f, 0, deliver); err != nil {
+				return int(n.Load()), false, err
+			}
+		}
+		bf.Top = start
+		b.save(ctx, bf)
+	} else {
+		since := max(0, cursor-margin)
+		bf = Backfill{Since: since, Top: start, Until: make([]int64, len(filters))}
+		for i := range bf.Until {
+			bf.Until[i] = start
+		}
+	}
+	for i, f := range filters {
+		if bf.Until[i] < bf.Since {
+			continue
+		}
+		since, until := gn.Timestamp(bf.Since), gn.Timestamp(bf.Until[i])
+		f.Since, f.Until = &since, &until
+		_, err := b.p.runFrom(ctx, f, 0, deliver, func(next gn.Timestamp) {
+			if int64(next) < bf.Until[i] {
+				progressed = true
+				bf.Until = slices.Clone(bf.Until)
+				bf.Until[i] = int64(next)
+				b.save(ctx, bf)
+			}
+		})
+		if err != nil {
+			return int(n.Load()), progressed, err
+		}
+		bf.Until = slices.Clone(bf.Until)
+		bf.Until[i] = bf.Since - 1 // done
+		b.save(ctx, bf)
+		progressed = true
+	}
+	return int(n.Load()), true, nil
+}
+
+// save records bf behind the events delivered so far.
+func (b *backfiller) save(ctx context.Context, bf Backfill) {
+	c := b.c
+	if c.cfg.MarkCursors {
+		select {
+		case b.out <- Received{Relay: b.url, Backfill: &bf}:
+		case <-ctx.Done():
+		}
+		return
+	}
+	bs, ok := c.cfg.Cursors.(BackfillStore)
+	if !ok || len(b.out) > 0 {
+		return
+	}
+	if err := bs.SetBackfill(ctx, b.url, bf.Since, bf.Top, bf.Until); err != nil && ctx.Err() == nil {
+		c.cfg.Logger.Error("relay: saving backfill progress", "relay", b.url, "err", err)
 	}
 }
 
 // openLive subscribes to new events only ("limit":0); the backfill fetches
 // the stored ones. It waits for EOSE so that the backfill that follows
 // overlaps the live stream instead of leaving a gap.
-func (c *Client) openLive(ctx context.Context, cn *conn, authors []string, deliver func(*gn.Event)) (*sub, error) {
-	filters := gameFilters(authors)
+func (c *Client) openLive(ctx context.Context, cn *conn, filters []gn.Filter, deliver func(*gn.Event)) (*sub, error) {
 	for i := range filters {
 		filters[i].LimitZero = true
 	}
@@ -413,20 +616,90 @@ func (c *Client) openLive(ctx context.Context, cn *conn, authors []string, deliv
 	}
 }
 
+// profileSubs are the live profile subscriptions of one connection, split
+// within the relay's limits (NIP-11 max_message_length, max_filters,
+// max_subscriptions): one REQ listing every watched author breaks them
+// past a few thousand authors, and the relay then drops the connection
+// for good. Authors beyond what the limits allow are not followed live;
+// their profiles are still fetched on every connect.
+type profileSubs struct {
+	cn      *conn
+	lim     reqLimits
+	deliver func(*gn.Event)
+	subs    []*sub
+	merged  chan string // CLOSED reasons of any of subs
+}
+
+func (ps *profileSubs) closed() chan string {
+	if ps.merged == nil {
+		ps.merged = make(chan string, 1)
+	}
+	return ps.merged
+}
+
+// open subscribes to authors' profiles, replacing any subscriptions open.
+func (ps *profileSubs) open(authors []string) error {
+	for _, s := range ps.subs {
+		ps.cn.unsubscribe(s)
+	}
+	ps.subs = nil
+	reqs, rest := profileREQs(authors, ps.lim, ps.lim.liveSubs()-1)
+	if len(rest) > 0 {
+		ps.cn.log.Warn("relay: too many watched authors to follow live; their profiles are fetched on connect",
+			"relay", ps.cn.url, "authors", len(authors), "not_live", len(rest))
+	}
+	return ps.subscribe(reqs)
+}
+
+// add follows fresh authors too: in new subscriptions while the relay's
+// limit allows, else by repacking all of them.
+func (ps *profileSubs) add(fresh, all []string) error {
+	reqs, rest := profileREQs(fresh, ps.lim, ps.lim.liveSubs()-1-len(ps.subs))
+	if len(rest) > 0 {
+		return ps.open(all)
+	}
+	return ps.subscribe(reqs)
+}
+
+func (ps *profileSubs) subscribe(reqs [][]gn.Filter) error {
+	ch := ps.closed()
+	for _, fs := range reqs {
+		s, err := ps.cn.subscribe(fs, ps.deliver)
+		if err != nil {
+			return err
+		}
+		ps.subs = append(ps.subs, s)
+		go func() {
+			select {
+			case r := <-s.closed:
+				select {
+				case ch <- r:
+				default:
+				}
+			case <-ps.cn.ctx.Done():
+			}
+		}()
+	}
+	return nil
+}
+
 // saveCursor moves the cursor to t, but only when the consumer has taken
 // everything from out: an event still in a buffered out would be lost for
 // good by a crash if the cursor had already moved past it (with
 // MarkCursors, the consumer moves it). It returns the cursor as it now
 // stands.
-func (c *Client) saveCursor(ctx context.Context, url string, old, t int64, out chan<- Received) int64 {
-	if t <= old {
+//
+// bf, if not nil, is saved with the cursor (an empty one clears the
+// progress of a finished backfill).
+func (c *Client) saveCursor(ctx context.Context, url string, old, t int64, out chan<- Received, bf *Backfill) int64 {
+	if t <= old && bf == nil {
 		return old
 	}
 	if c.cfg.MarkCursors {
 		// out is in order, so the mark follows every event sent before it.
 		select {
-		case out <- Received{Relay: url, Cursor: t}:
-			return t
+		case out <- Received{Relay: url, Cursor: max(t, old), Backfill: bf}:
+			return max(t, old)
 		case <-ctx.Done():
 			return old
 		}
@@ -434,23 +707,28 @@ func (c *Client) saveCursor(ctx context.Context, url string, old, t int64, out c
 	if len(out) > 0 {
 		return old
 	}
-	if err := c.cfg.Cursors.SetCursor(ctx, url, t); err != nil {
+	if err := SaveMark(ctx, c.cfg.Cursors, Received{Relay: url, Cursor: max(t, old), Backfill: bf}); err != nil {
 		if ctx.Err() == nil {
 			c.cfg.Logger.Error("relay: saving cursor", "relay", url, "err", err)
 		}
 		return old
 	}
-	return t
+	return max(t, old)
 }
 
 // gameFilters are the subscription of PROTOCOL.md: challenges by their
-// topic tag, the other game kinds by kind, and the watched profiles.
+// topic tag, the other game kinds by kind, and profile filters for
+// authors (the client passes none: profiles have their own subscriptions,
+// profileSubs, and queries, fetchProfiles).
 func gameFilters(authors []string) []gn.Filter {
 	fs := []gn.Filter{
 		{Kinds: []int{nostr.KindChallenge}, Tags: gn.TagMap{nostr.TopicTag: {nostr.GamesTopic}}},
 		{Kinds: matchKinds()},
 	}
-	return append(fs, profileFilters(authors)...)
+	for chunk := range slices.Chunk(authors, 250) {
+		fs = append(fs, gn.Filter{Kinds: []int{nostr.KindProfile}, Authors: slices.Clone(chunk)})
+	}
+	return fs
 }
 
 func matchKinds() []int {
@@ -463,14 +741,6 @@ func matchKinds() []int {
 	return ks
 }
 
-func profileFilters(authors []string) []gn.Filter {
-	var fs []gn.Filter
-	for chunk := range slices.Chunk(authors, authorsPerFilter) {
-		fs = append(fs, gn.Filter{Kinds: []int{nostr.KindProfile}, Authors: slices.Clone(chunk)})
-	}
-	return fs
-}
-
 func newAuthors(old, now []string) []string {
 	var fresh []string
 	for _, pk := range now {
@@ -481,13 +751,10 @@ func newAuthors(old, now []string) []string {
 	return fresh
 }
 
-// fetchInfo reads the relay's NIP-11 document; nil when it has none.
+// fetchInfo reads the relay's NIP-11 document, nil when it has none (or
+// one over MaxInfoSize). Answers are cached per relay for a few minutes,
+// shared by every caller in the process, and a caller whose ctx ends while
+// another fetches gets nil.
 func fetchInfo(ctx context.Context, url string, timeout time.Duration) *nip11.RelayInformationDocument {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	info, err := nip11.Fetch(ctx, url)
-	if err != nil {
-		return nil
-	}
-	return &info
+	return infos.get(ctx, gn.NormalizeURL(url), timeout).doc
 }

@@ -453,6 +453,9 @@ func TestCursorMarksFollowTheirEvents(t *testing.T) {
 			got++
 			continue
 		}
+		if rc.Cursor == 0 && rc.Backfill != nil {
+			continue // backfill progress, behind the events of its page
+		}
 		if got != len(evs) || rc.Relay != url(r) || rc.Cursor < now {
 			t.Fatalf("mark %+v after %d of %d events, want one for %s at or after %d", rc, got, len(evs), url(r), now)
 		}

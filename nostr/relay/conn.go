@@ -1,18 +1,20 @@
 package relay
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
+	ws "github.com/coder/websocket"
 	gn "github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip42"
 
@@ -27,6 +29,7 @@ const (
 	RejectBadID        = "bad_id"        // id is not the hash of the event
 	RejectBadSignature = "bad_signature" // BIP-340 signature does not check
 	RejectUnrequested  = "unrequested"   // matches none of the subscription's filters
+	RejectOversized    = "oversized"     // a message over Config.MaxMessageSize, dropped unread
 )
 
 // Errors a session or a publication can end with.
@@ -44,9 +47,23 @@ const writeTimeout = 10 * time.Second
 // goroutine handles them in the order they arrived.
 type conn struct {
 	url    string
-	ws     *gn.Connection
+	ws     *ws.Conn
 	log    *slog.Logger
 	reject func(reason string)
+	lim    wireLimits
+	// notices limits how much relay-supplied text reaches the log.
+	notices *textLimiter
+	// queued is the bytes of frames read but not yet handled; the reader
+	// waits while it is over lim.queueBytes, so a relay that sends faster
+	// than the consumer takes holds the memory of one bounded queue, not of
+	// every frame it sent.
+	qmu    sync.Mutex
+	queued int
+	space  chan struct{} // signalled when queued shrinks
+	// blocked is the nanoseconds the dispatcher has spent waiting for the
+	// consumer to take an event: the EOSE wait does not count them against
+	// the relay.
+	blocked atomic.Int64
 	// nrejected counts the events refused on this connection, so the pager
 	// can tell a page shortened by refused events from the last page.
 	nrejected atomic.Int64
@@ -69,6 +86,9 @@ type conn struct {
 	// take an event; once the frames queued behind it fill up, the reader
 	// cannot read a pong.
 	delivering atomic.Bool
+	// dispatched is closed when the dispatcher has returned: after it, no
+	// deliver func of this connection runs again.
+	dispatched chan struct{}
 }
 
 type okReply struct {
@@ -84,22 +104,79 @@ type sub struct {
 	deliver   func(*gn.Event)
 	eose      chan struct{}
 	eoseOnce  sync.Once
-	activity  chan struct{} // an event arrived: the EOSE wait restarts
-	closed    chan string   // CLOSED reason, at most one
+	closed    chan string // CLOSED reason, at most one
 	closeOnce sync.Once
 }
 
-func dial(ctx context.Context, url string, log *slog.Logger, reject func(string)) (*conn, error) {
-	ws, err := gn.NewConnection(ctx, url, nil, nil)
+// wireLimits bound what one connection may make us hold.
+type wireLimits struct {
+	maxMessage int64 // largest websocket message kept; a larger one is read through and dropped
+	maxFrame   int64 // largest read through; a larger one ends the connection
+	queueBytes int   // frames read and not yet handled, in bytes
+}
+
+// Defaults of Config.MaxMessageSize and Config.QueueBytes.
+const (
+	// DefaultMaxMessageSize admits the largest event the protocol counts
+	// (65536 bytes canonical, PROTOCOL.md section 1) with its id, signature
+	// and envelope, even from a relay that escapes every non-ASCII character
+	// as \uXXXX (up to three times longer): 4 x 64 KiB. go-nostr reads up to
+	// 32 MiB, which lets a relay make us allocate that per frame.
+	DefaultMaxMessageSize = 256 << 10
+	// DefaultMaxFrameSize: a message over MaxMessageSize is read through
+	// without being kept (so that one oversized event on an honest relay
+	// does not make every backfill of its page end in a disconnect), up to
+	// this size; a larger one ends the connection.
+	DefaultMaxFrameSize = 16 << 20
+	// DefaultQueueBytes is the read-ahead per connection: thousands of
+	// ordinary events (a backfill page, checked in one batch), a few dozen
+	// of the largest.
+	DefaultQueueBytes = 4 << 20
+)
+
+func (l wireLimits) withDefaults() wireLimits {
+	if l.maxMessage <= 0 {
+		l.maxMessage = DefaultMaxMessageSize
+	}
+	if l.queueBytes <= 0 {
+		l.queueBytes = DefaultQueueBytes
+	}
+	if l.maxFrame <= 0 {
+		l.maxFrame = DefaultMaxFrameSize
+	}
+	l.maxFrame = max(l.maxFrame, l.maxMessage)
+	return l
+}
+
+// dial connects within lim (the defaults if none is given; more than one
+// is a mistake and only the first counts).
+func dial(ctx context.Context, url string, log *slog.Logger, reject func(string), lims ...wireLimits) (*conn, error) {
+	var lim wireLimits
+	if len(lims) > 0 {
+		lim = lims[0]
+	}
+	lim = lim.withDefaults()
+	// No permessage-deflate: a compressed frame can inflate a thousandfold,
+	// so the bytes on the wire would no longer bound what we allocate.
+	// Game events are small; compression saves little.
+	wsc, resp, err := ws.Dial(ctx, url, &ws.DialOptions{CompressionMode: ws.CompressionDisabled})
+	if resp != nil && resp.Body != nil {
+		resp.Body.Close()
+	}
 	if err != nil {
 		return nil, fmt.Errorf("relay: %s: %w", url, err)
 	}
+	wsc.SetReadLimit(lim.maxFrame)
 	cctx, cancel := context.WithCancelCause(context.Background())
 	c := &conn{
 		url:         url,
-		ws:          ws,
+		ws:          wsc,
 		log:         log,
 		reject:      reject,
+		lim:         lim,
+		notices:     newTextLimiter(),
+		space:       make(chan struct{}, 1),
+		dispatched:  make(chan struct{}),
 		ctx:         cctx,
 		cancel:      cancel,
 		subs:        make(map[string]*sub),
@@ -114,8 +191,17 @@ func dial(ctx context.Context, url string, log *slog.Logger, reject func(string)
 func (c *conn) close(cause error) {
 	c.closeOnce.Do(func() {
 		c.cancel(cause)
-		c.ws.Close()
+		// CloseNow: the close handshake would wait on a peer that may be
+		// the reason we are closing.
+		c.ws.CloseNow()
 	})
+}
+
+// closeWait closes the connection and waits until its dispatcher has
+// returned, so that no event of it is delivered after.
+func (c *conn) closeWait(cause error) {
+	c.close(cause)
+	<-c.dispatched
 }
 
 // err is why the connection ended.
@@ -136,16 +222,78 @@ func (c *conn) readLoop() {
 	go c.dispatch(frames)
 	defer close(frames)
 	for {
-		var buf bytes.Buffer
-		if err := c.ws.ReadMessage(c.ctx, &buf); err != nil {
+		msg, err := c.readMessage()
+		if err != nil {
+			if ws.CloseStatus(err) == ws.StatusMessageTooBig || strings.Contains(err.Error(), "read limited at") {
+				err = fmt.Errorf("a message over %d bytes", c.lim.maxFrame)
+			}
 			c.close(fmt.Errorf("%w: %v", ErrClosed, err))
 			return
 		}
+		if msg == nil {
+			continue // oversized, dropped
+		}
+		if !c.reserve(len(msg)) {
+			return
+		}
 		select {
-		case frames <- buf.Bytes():
+		case frames <- msg:
 		case <-c.ctx.Done():
 			return
 		}
+	}
+}
+
+// readMessage reads the next message, keeping at most lim.maxMessage bytes
+// of it: a longer one is read through and dropped (nil, counted as
+// RejectOversized), so it costs bandwidth, never memory.
+func (c *conn) readMessage() ([]byte, error) {
+	_, r, err := c.ws.Reader(c.ctx)
+	if err != nil {
+		return nil, err
+	}
+	msg, err := io.ReadAll(io.LimitReader(r, c.lim.maxMessage+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(msg)) <= c.lim.maxMessage {
+		return msg, nil
+	}
+	n, err := io.Copy(io.Discard, r)
+	if err != nil {
+		return nil, err
+	}
+	c.rejected(RejectOversized, fmt.Errorf("a message of %d bytes, over %d", int64(len(msg))+n, c.lim.maxMessage))
+	return nil, nil
+}
+
+// reserve waits until n more bytes fit in the queue (one frame always
+// fits in an empty queue). It reports false when the connection ended.
+func (c *conn) reserve(n int) bool {
+	for {
+		c.qmu.Lock()
+		if c.queued == 0 || c.queued+n <= c.lim.queueBytes {
+			c.queued += n
+			c.qmu.Unlock()
+			return true
+		}
+		c.qmu.Unlock()
+		select {
+		case <-c.space:
+		case <-c.ctx.Done():
+			return false
+		}
+	}
+}
+
+// release gives back the bytes of handled frames.
+func (c *conn) release(n int) {
+	c.qmu.Lock()
+	c.queued -= n
+	c.qmu.Unlock()
+	select {
+	case c.space <- struct{}{}:
+	default:
 	}
 }
 
@@ -156,6 +304,7 @@ const maxRun = 512
 // waiting is checked as one batch, then delivered in order, before the next
 // other message (an EOSE must follow the events before it).
 func (c *conn) dispatch(frames <-chan []byte) {
+	defer close(c.dispatched)
 	var run []envelope
 	flush := func() {
 		c.handleEvents(run)
@@ -175,7 +324,16 @@ func (c *conn) dispatch(frames <-chan []byte) {
 				break more
 			}
 		}
+		size := 0
 		for _, m := range pending {
+			size += len(m)
+			if c.ctx.Err() != nil {
+				// Closed: what is left is not delivered, so that a session
+				// that has ended hears nothing more from its connection
+				// (nothing delivered is behind a saved cursor either way:
+				// the next backfill asks again).
+				continue
+			}
 			env, ok := c.envelope(m)
 			if !ok {
 				continue
@@ -190,6 +348,7 @@ func (c *conn) dispatch(frames <-chan []byte) {
 			c.handle(env)
 		}
 		flush()
+		c.release(size)
 	}
 }
 
@@ -202,7 +361,7 @@ type envelope struct {
 func (c *conn) envelope(msg []byte) (envelope, bool) {
 	var arr []json.RawMessage
 	if err := json.Unmarshal(msg, &arr); err != nil || len(arr) == 0 {
-		c.log.Debug("relay: unparseable message", "relay", c.url, "message", clip(msg))
+		c.log.Debug("relay: unparseable message", "relay", c.url, "message", clip(string(msg)))
 		return envelope{}, false
 	}
 	var label string
@@ -232,7 +391,7 @@ func (c *conn) handle(env envelope) {
 		id := str(1)
 		if s := c.lookup(id); s != nil {
 			c.forget(id)
-			s.closeOnce.Do(func() { s.closed <- str(2) })
+			s.closeOnce.Do(func() { s.closed <- clip(str(2)) })
 		}
 	case "OK":
 		if len(arr) < 3 {
@@ -245,7 +404,7 @@ func (c *conn) handle(env envelope) {
 		c.mu.Unlock()
 		if ch != nil {
 			select {
-			case ch <- okReply{ok: ok, msg: str(3)}:
+			case ch <- okReply{ok: ok, msg: clip(str(3))}:
 			default:
 			}
 		}
@@ -255,7 +414,15 @@ func (c *conn) handle(env envelope) {
 		c.mu.Unlock()
 		c.challengeOK.Do(func() { close(c.challengeCh) })
 	case "NOTICE":
-		c.log.Info("relay: notice", "relay", c.url, "notice", str(1))
+		// A relay chooses how many notices it sends and how long they are:
+		// both are bounded before they reach the log (and its disk).
+		if ok, dropped := c.notices.allow(c.now()); ok {
+			if dropped > 0 {
+				c.log.Info("relay: notice", "relay", c.url, "notice", clip(str(1)), "suppressed_before", dropped)
+			} else {
+				c.log.Info("relay: notice", "relay", c.url, "notice", clip(str(1)))
+			}
+		}
 	}
 }
 
@@ -299,12 +466,10 @@ func (c *conn) handleEvents(run []envelope) {
 			continue
 		}
 		c.delivering.Store(true)
+		t0 := time.Now()
 		s.deliver(ev)
+		c.blocked.Add(int64(time.Since(t0)))
 		c.delivering.Store(false)
-		select {
-		case s.activity <- struct{}{}:
-		default:
-		}
 	}
 }
 
@@ -333,7 +498,7 @@ func (c *conn) write(msg []byte) error {
 	defer cancel()
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
-	if err := c.ws.WriteMessage(ctx, msg); err != nil {
+	if err := c.ws.Write(ctx, ws.MessageText, msg); err != nil {
 		if c.ctx.Err() != nil {
 			return c.err()
 		}
@@ -347,12 +512,11 @@ func (c *conn) subscribe(filters gn.Filters, deliver func(*gn.Event)) (*sub, err
 	c.mu.Lock()
 	c.nextSub++
 	s := &sub{
-		id:       "vesper-" + strconv.Itoa(c.nextSub),
-		filters:  filters,
-		deliver:  deliver,
-		eose:     make(chan struct{}),
-		activity: make(chan struct{}, 1),
-		closed:   make(chan string, 1),
+		id:      "vesper-" + strconv.Itoa(c.nextSub),
+		filters: filters,
+		deliver: deliver,
+		eose:    make(chan struct{}),
+		closed:  make(chan string, 1),
 	}
 	c.subs[s.id] = s
 	c.mu.Unlock()
@@ -374,10 +538,15 @@ func (c *conn) unsubscribe(s *sub) {
 	c.write(msg)
 }
 
-// waitEOSE waits for the end of stored events. timeout is of silence: each
-// event restarts it, so a long answer (or a slow consumer) is not cut off.
-// A CLOSED comes back as a *ClosedError.
+// waitEOSE waits for the end of stored events, at most timeout of the
+// relay's time: the time the consumer kept the dispatcher waiting does not
+// count (a slow store does not cut a page off), but events arriving do not
+// extend it, so a relay that drips an event now and then and never sends
+// EOSE cannot hold the caller for ever. A CLOSED comes back as a
+// *ClosedError.
 func (c *conn) waitEOSE(ctx context.Context, s *sub, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	blocked0 := c.blocked.Load()
 	t := time.NewTimer(timeout)
 	defer t.Stop()
 	for {
@@ -390,13 +559,18 @@ func (c *conn) waitEOSE(ctx context.Context, s *sub, timeout time.Duration) erro
 			return c.err()
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-s.activity:
-			t.Reset(timeout)
 		case <-t.C:
-			return fmt.Errorf("relay: %s: no EOSE after %v of silence", c.url, timeout)
+			left := time.Until(deadline.Add(time.Duration(c.blocked.Load() - blocked0)))
+			if left <= 0 && !c.delivering.Load() {
+				return fmt.Errorf("relay: %s: %w after %v", c.url, ErrNoEOSE, timeout)
+			}
+			t.Reset(max(left, 10*time.Millisecond))
 		}
 	}
 }
+
+// ErrNoEOSE is the error of a query the relay did not finish in time.
+var ErrNoEOSE = errors.New("relay: no EOSE")
 
 // ClosedError is a relay's CLOSED message for a subscription.
 type ClosedError struct {
@@ -495,9 +669,56 @@ func (c *conn) ping(ctx context.Context) error {
 	return nil
 }
 
-func clip(b []byte) string {
-	if len(b) > 200 {
-		return string(b[:200]) + "..."
+// now is the dispatcher's clock for rate limits.
+func (c *conn) now() time.Time { return time.Now() }
+
+// maxRelayText is how much of a relay-supplied string (NOTICE, CLOSED and
+// OK reasons) is kept: enough for any honest reason.
+const maxRelayText = 200
+
+// clip bounds relay-supplied text, cutting at a character boundary.
+func clip(s string) string {
+	if len(s) <= maxRelayText {
+		return s
 	}
-	return string(b)
+	cut := maxRelayText
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "..."
+}
+
+// textLimiter is a token bucket for log lines a relay can trigger at will:
+// a burst of noticeBurst, then one per noticeEvery. What it refuses is
+// counted and reported with the next line it lets through.
+type textLimiter struct {
+	mu      sync.Mutex
+	tokens  float64
+	last    time.Time
+	dropped int
+}
+
+const (
+	noticeBurst = 10
+	noticeEvery = 6 * time.Second
+)
+
+func newTextLimiter() *textLimiter { return &textLimiter{tokens: noticeBurst} }
+
+// allow reports whether a line may be logged at now, and how many were
+// refused since the last one allowed.
+func (l *textLimiter) allow(now time.Time) (ok bool, dropped int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.last.IsZero() {
+		l.tokens = min(noticeBurst, l.tokens+float64(now.Sub(l.last))/float64(noticeEvery))
+	}
+	l.last = now
+	if l.tokens < 1 {
+		l.dropped++
+		return false, 0
+	}
+	l.tokens--
+	dropped, l.dropped = l.dropped, 0
+	return true, dropped
 }

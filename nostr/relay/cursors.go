@@ -2,6 +2,7 @@ package relay
 
 import (
 	"context"
+	"slices"
 	"sync"
 )
 
@@ -17,6 +18,7 @@ type Cursors interface {
 type MemCursors struct {
 	mu sync.Mutex
 	m  map[string]int64
+	bf map[string]Backfill
 }
 
 // NewMemCursors returns empty in-memory cursors.
@@ -32,5 +34,77 @@ func (m *MemCursors) SetCursor(_ context.Context, relay string, createdAt int64)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.m[relay] = createdAt
+	return nil
+}
+
+// Backfill is the progress of an unfinished backfill on one relay, kept so
+// that a client that stops (a crash loop, say) resumes it instead of
+// starting again from the newest page. Every event created in [Until[i],
+// Top] that game filter i matches has been delivered; [Since, Until[i]] is
+// still to do (nothing, once Until[i] <= Since). The zero value is "no
+// backfill in progress".
+type Backfill struct {
+	Since, Top int64
+	Until      []int64
+}
+
+// IsZero reports no backfill in progress.
+func (b Backfill) IsZero() bool { return len(b.Until) == 0 }
+
+// BackfillStore keeps backfill progress; Cursors that implement it (the
+// store, MemCursors) make backfills resumable.
+type BackfillStore interface {
+	Backfill(ctx context.Context, relay string) (since, top int64, until []int64, err error)
+	// SetBackfill replaces the relay's progress; an empty until clears it.
+	SetBackfill(ctx context.Context, relay string, since, top int64, until []int64) error
+}
+
+func loadBackfill(ctx context.Context, cs Cursors, relay string) (Backfill, error) {
+	bs, ok := cs.(BackfillStore)
+	if !ok {
+		return Backfill{}, nil
+	}
+	since, top, until, err := bs.Backfill(ctx, relay)
+	return Backfill{Since: since, Top: top, Until: until}, err
+}
+
+// SaveMark saves a cursor mark (a Received without an Event, sent with
+// Config.MarkCursors) once the events before it are stored: the cursor,
+// then the backfill progress it carries, if any.
+func SaveMark(ctx context.Context, cs Cursors, m Received) error {
+	if m.Event != nil {
+		return nil
+	}
+	if m.Cursor > 0 {
+		if err := cs.SetCursor(ctx, m.Relay, m.Cursor); err != nil {
+			return err
+		}
+	}
+	if m.Backfill != nil {
+		if bs, ok := cs.(BackfillStore); ok {
+			return bs.SetBackfill(ctx, m.Relay, m.Backfill.Since, m.Backfill.Top, m.Backfill.Until)
+		}
+	}
+	return nil
+}
+
+func (m *MemCursors) Backfill(_ context.Context, relay string) (since, top int64, until []int64, err error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	b := m.bf[relay]
+	return b.Since, b.Top, slices.Clone(b.Until), nil
+}
+
+func (m *MemCursors) SetBackfill(_ context.Context, relay string, since, top int64, until []int64) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.bf == nil {
+		m.bf = make(map[string]Backfill)
+	}
+	if len(until) == 0 {
+		delete(m.bf, relay)
+		return nil
+	}
+	m.bf[relay] = Backfill{Since: since, Top: top, Until: slices.Clone(until)}
 	return nil
 }

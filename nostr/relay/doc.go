@@ -32,13 +32,20 @@
 //
 // Each relay has its own goroutine and connection, so a dead or slow relay
 // stalls no other. On every connect the client reads the relay's NIP-11
-// document (max_limit sets the page size), opens a live subscription with
-// "limit":0 (new events only), waits for its EOSE, then backfills each
-// filter from cursor - SafetyMargin to now, paging with "until" (pager).
-// Kind-0 profiles, being replaceable, are fetched whole for every watched
-// author (a relay keeps one per author). Live and backfill overlap, so
+// document (max_limit sets the page size; max_message_length,
+// max_subscriptions and max_filters bound the REQs), opens a live
+// subscription for the game kinds with "limit":0 (new events only), waits
+// for its EOSE, then backfills each game filter from cursor - SafetyMargin
+// to now, paging with "until" (pager). Live and backfill overlap, so
 // nothing between them is lost; duplicates are harmless (the store
 // dedupes).
+//
+// Kind-0 profiles of the watched authors have live subscriptions of their
+// own, split within the relay's limits (as many as they allow; past about
+// 7,600 authors one REQ breaks khatru's 512,000-byte limit and the relay
+// drops the connection, for good), and, being replaceable, are fetched
+// whole after each backfill in batches of ProfileBatch authors, one query
+// at a time.
 //
 // The cursor is a time of our clock, not the newest created_at seen: an
 // event dated in the future cannot push it ahead, and a quiet relay is not
@@ -50,11 +57,39 @@
 // in a buffered out is ever behind a saved cursor. With
 // Config.MarkCursors the client writes no cursor: it sends each move on out
 // as a mark behind the events it covers, and the consumer saves it once it
-// has stored them, so not even an event taken but not yet stored is behind
-// a saved cursor. Ready tells when every relay has completed its first
-// backfill since Run started. A dropped connection is retried with jittered exponential
-// backoff (reset after a successful backfill, stepped twice on
-// "rate-limited:"), and the next backfill covers the gap.
+// has stored them (SaveMark), so not even an event taken but not yet
+// stored is behind a saved cursor.
+//
+// An unfinished backfill is resumable: after each page its progress (a
+// Backfill: the window and how far down each filter has got) is saved the
+// same way, when Cursors implements BackfillStore (the store does), and
+// the next session, in this process or after a restart, first covers the
+// gap since that backfill started and then goes on where it stopped. A
+// daemon in a crash loop still catches up.
+//
+// # What a relay cannot make the client do
+//
+// A relay is anyone's program (issue 13). Per connection the client reads
+// no websocket message over MaxMessageSize (the relay is disconnected),
+// holds at most QueueBytes of frames read ahead of the consumer, and does
+// not offer permessage-deflate (a small compressed frame could inflate a
+// thousandfold). An EOSE wait lasts QueryTimeout of the relay's time
+// however many events trickle in (the time the consumer keeps the client
+// waiting does not count). Each session asks for at most BackfillPages
+// pages, then keeps its progress and reconnects, so endless pages cannot
+// keep it paging. NIP-11 documents are read up to MaxInfoSize and cached
+// per relay for ten minutes (thirty seconds after a failure), shared with
+// Fetch and Publish. Relay-supplied text (NOTICE, CLOSED and OK reasons) is
+// cut to 200 bytes, and NOTICEs are logged at most ten in a burst, then
+// one per six seconds, the rest counted.
+//
+// Ready tells when every relay has settled its first backfill since Run
+// started: completed it, failed three sessions in a row, used
+// BackfillEvents or a session's BackfillPages, or taken BackfillBudget
+// since Run started. No relay holds the others back longer than that. A
+// dropped connection is retried with jittered exponential backoff (reset
+// after a session that completed or advanced its backfill, stepped twice
+// on "rate-limited:"), and the next backfill covers the gap.
 //
 // NIP-42: when a relay answers a REQ or an EVENT with "auth-required:", the
 // client signs the relay's challenge with the configured key (once per

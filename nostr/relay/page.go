@@ -25,6 +25,9 @@ type pager struct {
 	limit    int  // events asked per page
 	capKnown bool // the relay's cap is known (NIP-11), so a short page is the last one
 	timeout  time.Duration
+	// budget, if set, is the pages left to ask for; at 0 run stops with
+	// ErrBudget, so a relay serving endless pages cannot keep it paging.
+	budget *int
 }
 
 type pageStats struct {
@@ -55,6 +58,12 @@ func (st *pageStats) add(ev *gn.Event, dup bool) {
 // newest first, each once; max > 0 stops after that many. It returns how
 // many it delivered.
 func (p *pager) run(ctx context.Context, f gn.Filter, max int, deliver func(*gn.Event)) (int, error) {
+	return p.runFrom(ctx, f, max, deliver, nil)
+}
+
+// runFrom is run that, after each page but the last, tells progress the
+// until of the next page: every event newer than it has been delivered.
+func (p *pager) runFrom(ctx context.Context, f gn.Filter, max int, deliver func(*gn.Event), progress func(until gn.Timestamp)) (int, error) {
 	var since gn.Timestamp
 	if f.Since != nil {
 		since = *f.Since
@@ -64,6 +73,12 @@ func (p *pager) run(ctx context.Context, f gn.Filter, max int, deliver func(*gn.
 	total := 0
 	authTried := false
 	for {
+		if p.budget != nil {
+			if *p.budget <= 0 {
+				return total, ErrBudget
+			}
+			*p.budget--
+		}
 		pf := f
 		pf.Until = until
 		pf.LimitZero = false
@@ -127,6 +142,9 @@ func (p *pager) run(ctx context.Context, f gn.Filter, max int, deliver func(*gn.
 		default:
 			u := oldest
 			until, seen = &u, atOldest
+		}
+		if progress != nil && until != nil {
+			progress(*until)
 		}
 	}
 }

@@ -1,0 +1,368 @@
+// Package hostile is a malicious Nostr relay for tests: a websocket server
+// on loopback that speaks just enough NIP-01 to be followed, and then
+// misbehaves as configured: giant frames, no EOSE, events dripped slowly,
+// NOTICE floods, a huge NIP-11 document, endless pages of fresh junk,
+// and permessage-deflate offered to any client that asks. It is what
+// issue 13's attacks looked like on the wire, at a size tests can run.
+//
+// It is used by tests only; nothing in it is careful about its own
+// resources beyond what a test needs.
+package hostile
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	ws "github.com/coder/websocket"
+	gn "github.com/nbd-wtf/go-nostr"
+
+	"vesper/nostr"
+)
+
+// Options choose the misbehaviour. The zero value is a relay that holds
+// nothing and answers every REQ with EOSE at once.
+type Options struct {
+	// GiantFrame, if > 0, is the size of a junk message (a NOTICE) sent
+	// after every REQ, GiantDelay after it.
+	GiantFrame int
+	GiantDelay time.Duration
+	// NoEOSE never ends a query's stored events.
+	NoEOSE bool
+	// Drip, if set, is sent to every REQ, one event each DripEvery [1s].
+	Drip      []*nostr.Event
+	DripEvery time.Duration
+	// Notices is how many NOTICEs of NoticeSize bytes [1000] are sent on
+	// every connection, as fast as the client reads.
+	Notices    int
+	NoticeSize int
+	// InfoSize, if > 0, pads the NIP-11 document to at least this size.
+	InfoSize int
+	// Info, if set, is the NIP-11 limitation object served.
+	Info map[string]any
+	// EndlessPages answers every query that asks for stored events with a
+	// full page ("limit", or 500) of freshly signed challenges dated within
+	// its since/until, then EOSE: however the client pages, there is more.
+	// SameSecond dates them all at the query's until, so paging back by
+	// time never gets anywhere.
+	EndlessPages bool
+	SameSecond   bool
+	// Stored are served, where a query's filters match them, before its
+	// EOSE (an honest answer, however large the events).
+	Stored []*nostr.Event
+}
+
+// Relay is a running hostile relay.
+type Relay struct {
+	opts  Options
+	giant []byte
+	info  []byte
+	ln    net.Listener
+	srv   *http.Server
+	key   nostr.SecretKey
+	wg    sync.WaitGroup
+
+	conns      atomic.Int64 // websocket connections accepted
+	reqs       atomic.Int64 // REQs received
+	infos      atomic.Int64 // NIP-11 requests
+	compressed atomic.Int64 // connections where the client asked for permessage-deflate
+	sent       atomic.Int64 // events sent
+	giants     atomic.Int64 // giant frames written whole
+	notices    atomic.Int64 // flood NOTICEs written
+	maxMessage atomic.Int64 // largest message received from a client
+}
+
+// Start listens on a loopback port until ctx ends or Close.
+func Start(ctx context.Context, opts Options) (*Relay, error) {
+	if opts.DripEvery <= 0 {
+		opts.DripEvery = time.Second
+	}
+	if opts.NoticeSize <= 0 {
+		opts.NoticeSize = 1000
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	r := &Relay{opts: opts, ln: ln, key: nostr.GenerateKey()}
+	// Built once, so that a test measuring its client's allocations sees
+	// the client's, not these.
+	if opts.GiantFrame > 0 {
+		msg := make([]byte, 0, opts.GiantFrame+16)
+		msg = append(msg, `["NOTICE","`...)
+		for len(msg) < opts.GiantFrame {
+			msg = append(msg, 'x')
+		}
+		r.giant = append(msg, `"]`...)
+	}
+	r.info = r.infoDoc()
+	r.srv = &http.Server{Handler: r, BaseContext: func(net.Listener) context.Context { return ctx }}
+	r.wg.Go(func() { _ = r.srv.Serve(ln) })
+	context.AfterFunc(ctx, func() { r.Close() })
+	return r, nil
+}
+
+// URL is the relay's ws:// address.
+func (r *Relay) URL() string { return "ws://" + r.ln.Addr().String() }
+
+// Close stops the relay and drops every connection.
+func (r *Relay) Close() error {
+	err := r.srv.Close()
+	r.wg.Wait()
+	return err
+}
+
+// Connections is how many websocket connections were accepted.
+func (r *Relay) Connections() int64 { return r.conns.Load() }
+
+// REQs is how many REQs arrived.
+func (r *Relay) REQs() int64 { return r.reqs.Load() }
+
+// InfoRequests is how many NIP-11 documents were asked for.
+func (r *Relay) InfoRequests() int64 { return r.infos.Load() }
+
+// CompressionAsked is how many connections asked for permessage-deflate.
+func (r *Relay) CompressionAsked() int64 { return r.compressed.Load() }
+
+// Sent is how many events were sent.
+func (r *Relay) Sent() int64 { return r.sent.Load() }
+
+// NoticesSent is how many flood NOTICEs were written.
+func (r *Relay) NoticesSent() int64 { return r.notices.Load() }
+
+// Giants is how many giant frames were written whole.
+func (r *Relay) Giants() int64 { return r.giants.Load() }
+
+// MaxClientMessage is the largest message a client sent (a REQ, say).
+func (r *Relay) MaxClientMessage() int64 { return r.maxMessage.Load() }
+
+func (r *Relay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	if req.Header.Get("Upgrade") == "" {
+		r.serveInfo(w)
+		return
+	}
+	if strings.Contains(req.Header.Get("Sec-WebSocket-Extensions"), "permessage-deflate") {
+		r.compressed.Add(1)
+	}
+	c, err := ws.Accept(w, req, &ws.AcceptOptions{
+		InsecureSkipVerify: true,
+		// Offered to any client that asks: a small frame on the wire can
+		// then inflate to a large message.
+		CompressionMode: ws.CompressionContextTakeover,
+	})
+	if err != nil {
+		return
+	}
+	r.conns.Add(1)
+	c.SetReadLimit(8 << 20)
+	r.session(req.Context(), c)
+}
+
+func (r *Relay) serveInfo(w http.ResponseWriter) {
+	r.infos.Add(1)
+	w.Header().Set("Content-Type", "application/nostr+json")
+	_, _ = w.Write(r.info)
+}
+
+func (r *Relay) infoDoc() []byte {
+	doc := map[string]any{"name": "hostile", "software": "vesper/internal/hostile", "supported_nips": []int{1, 11}}
+	if r.opts.Info != nil {
+		doc["limitation"] = r.opts.Info
+	}
+	if r.opts.InfoSize > 0 {
+		doc["description"] = strings.Repeat("a", r.opts.InfoSize)
+	}
+	b, _ := json.Marshal(doc)
+	return b
+}
+
+// session serves one connection until the client goes.
+func (r *Relay) session(ctx context.Context, c *ws.Conn) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer c.CloseNow()
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	if r.opts.Notices > 0 {
+		wg.Go(func() { r.flood(ctx, c) })
+	}
+	subs := map[string]context.CancelFunc{}
+	defer func() {
+		for _, stop := range subs {
+			stop()
+		}
+	}()
+	for {
+		_, msg, err := c.Read(ctx)
+		if err != nil {
+			return
+		}
+		if n := int64(len(msg)); n > r.maxMessage.Load() {
+			r.maxMessage.Store(n)
+		}
+		var arr []json.RawMessage
+		if json.Unmarshal(msg, &arr) != nil || len(arr) < 2 {
+			continue
+		}
+		var label, id string
+		_ = json.Unmarshal(arr[0], &label)
+		_ = json.Unmarshal(arr[1], &id)
+		switch label {
+		case "REQ":
+			r.reqs.Add(1)
+			var fs []gn.Filter
+			for _, raw := range arr[2:] {
+				var f gn.Filter
+				if f.UnmarshalJSON(raw) == nil {
+					fs = append(fs, f)
+				}
+			}
+			if stop := subs[id]; stop != nil {
+				stop()
+			}
+			sctx, stop := context.WithCancel(ctx)
+			subs[id] = stop
+			wg.Go(func() { r.serveREQ(sctx, c, id, fs) })
+		case "CLOSE":
+			if stop := subs[id]; stop != nil {
+				stop()
+				delete(subs, id)
+			}
+		case "EVENT":
+			var ev struct {
+				ID string `json:"id"`
+			}
+			if len(arr) >= 2 && json.Unmarshal(arr[1], &ev) == nil {
+				_ = write(ctx, c, []any{"OK", ev.ID, false, "blocked: hostile relay"})
+			}
+		}
+	}
+}
+
+func write(ctx context.Context, c *ws.Conn, msg any) error {
+	b, err := json.Marshal(msg)
+	if err != nil {
+		return err
+	}
+	return c.Write(ctx, ws.MessageText, b)
+}
+
+func (r *Relay) sendEvent(ctx context.Context, c *ws.Conn, id string, ev *nostr.Event) error {
+	msg := append([]byte(`["EVENT",`+strconv.Quote(id)+`,`), nostr.MarshalEvent(ev)...)
+	msg = append(msg, ']')
+	if err := c.Write(ctx, ws.MessageText, msg); err != nil {
+		return err
+	}
+	r.sent.Add(1)
+	return nil
+}
+
+// serveREQ answers one subscription as the options say.
+func (r *Relay) serveREQ(ctx context.Context, c *ws.Conn, id string, fs []gn.Filter) {
+	if r.opts.GiantFrame > 0 {
+		go func() {
+			t := time.NewTimer(r.opts.GiantDelay)
+			defer t.Stop()
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			if c.Write(ctx, ws.MessageText, r.giant) == nil {
+				r.giants.Add(1)
+			}
+		}()
+	}
+	stored := false
+	for _, f := range fs {
+		if !f.LimitZero {
+			stored = true
+		}
+	}
+	if stored {
+		for _, ev := range r.opts.Stored {
+			if gn.Filters(fs).Match(ev) {
+				if r.sendEvent(ctx, c, id, ev) != nil {
+					return
+				}
+			}
+		}
+	}
+	if r.opts.EndlessPages && stored {
+		for _, f := range fs {
+			if f.LimitZero {
+				continue
+			}
+			for _, ev := range r.page(f) {
+				if r.sendEvent(ctx, c, id, ev) != nil {
+					return
+				}
+			}
+		}
+	}
+	if !r.opts.NoEOSE {
+		if write(ctx, c, []any{"EOSE", id}) != nil {
+			return
+		}
+	}
+	for _, ev := range r.opts.Drip {
+		t := time.NewTimer(r.opts.DripEvery)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+		if r.sendEvent(ctx, c, id, ev) != nil {
+			return
+		}
+	}
+	<-ctx.Done()
+}
+
+// page is a full page of fresh challenges that f matches.
+func (r *Relay) page(f gn.Filter) []*nostr.Event {
+	n := f.Limit
+	if n <= 0 || n > 500 {
+		n = 500
+	}
+	top := time.Now().Unix()
+	if f.Until != nil {
+		top = int64(*f.Until)
+	}
+	var bottom int64
+	if f.Since != nil {
+		bottom = int64(*f.Since)
+	}
+	out := make([]*nostr.Event, 0, n)
+	for i := range n {
+		t := top - int64(i)
+		if r.opts.SameSecond || t < bottom {
+			t = top
+		}
+		ev := nostr.NewChallenge("chess", "", t)
+		ev.Content = `{"game":"chess","junk":` + strconv.Itoa(int(r.sent.Load())+i) + `}`
+		if r.key.Sign(ev) != nil || !f.Matches(ev) {
+			continue
+		}
+		out = append(out, ev)
+	}
+	return out
+}
+
+// flood sends the NOTICEs.
+func (r *Relay) flood(ctx context.Context, c *ws.Conn) {
+	text := strings.Repeat("n", r.opts.NoticeSize)
+	for range r.opts.Notices {
+		if write(ctx, c, []any{"NOTICE", text}) != nil {
+			return
+		}
+		r.notices.Add(1)
+	}
+}

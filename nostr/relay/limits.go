@@ -1,0 +1,238 @@
+package relay
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"sync"
+	"time"
+
+	gn "github.com/nbd-wtf/go-nostr"
+	"github.com/nbd-wtf/go-nostr/nip11"
+
+	"vesper/nostr"
+)
+
+// MaxInfoSize bounds a relay's NIP-11 document. Real documents are a few
+// KiB; a relay serving more is not read further (a 1 MB document, gzipped
+// or not, is otherwise decoded whole, for every publication).
+const MaxInfoSize = 64 << 10
+
+// How long a NIP-11 answer is reused. A relay's limits change rarely; a
+// relay that did not answer is asked again sooner.
+const (
+	infoTTL     = 10 * time.Minute
+	infoFailTTL = 30 * time.Second
+)
+
+// relayInfo is what we read from a relay's NIP-11 document.
+type relayInfo struct {
+	doc *nip11.RelayInformationDocument // nil: no usable document
+	// maxFilters is limitation.max_filters, which go-nostr's type lacks
+	// (older NIP-11 revisions and some relays still announce it).
+	maxFilters int
+}
+
+type infoEntry struct {
+	done    chan struct{} // closed once info is set
+	info    relayInfo
+	expires time.Time
+}
+
+// infoCache shares NIP-11 answers between the client, Fetch and Publish
+// (which fetch it for every publication to every relay): one request per
+// relay per TTL, and concurrent callers wait for the one in flight.
+type infoCache struct {
+	mu sync.Mutex
+	m  map[string]*infoEntry
+}
+
+var infos = &infoCache{m: make(map[string]*infoEntry)}
+
+// get returns url's document, fetching it if the cached one is missing or
+// stale. A caller whose ctx ends while another fetches gets no document.
+func (ic *infoCache) get(ctx context.Context, url string, timeout time.Duration) relayInfo {
+	ic.mu.Lock()
+	e := ic.m[url]
+	if e != nil {
+		select {
+		case <-e.done:
+			if time.Now().After(e.expires) {
+				e = nil
+			}
+		default: // in flight
+		}
+	}
+	if e == nil {
+		e = &infoEntry{done: make(chan struct{})}
+		ic.m[url] = e
+		ic.mu.Unlock()
+		// Fetched on its own context so that one caller giving up does
+		// not fail the others waiting for it; timeout bounds it.
+		info, err := readInfo(context.WithoutCancel(ctx), url, timeout)
+		e.info = info
+		e.expires = time.Now().Add(infoTTL)
+		if err != nil {
+			e.expires = time.Now().Add(infoFailTTL)
+		}
+		close(e.done)
+		return info
+	}
+	ic.mu.Unlock()
+	select {
+	case <-e.done:
+		return e.info
+	case <-ctx.Done():
+		return relayInfo{}
+	}
+}
+
+// readInfo fetches and decodes url's NIP-11 document, reading at most
+// MaxInfoSize bytes of it (after any transfer decompression, which Go's
+// transport does as it reads, so a compressed bomb costs no more).
+func readInfo(ctx context.Context, url string, timeout time.Duration) (relayInfo, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	u := gn.NormalizeURL(url)
+	if len(u) < 8 {
+		return relayInfo{}, fmt.Errorf("relay: bad relay URL %q", url)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http"+u[2:], nil)
+	if err != nil {
+		return relayInfo{}, err
+	}
+	req.Header.Set("Accept", "application/nostr+json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return relayInfo{}, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return relayInfo{}, fmt.Errorf("relay: %s: NIP-11: HTTP %d", url, resp.StatusCode)
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxInfoSize+1))
+	if err != nil {
+		return relayInfo{}, err
+	}
+	if len(body) > MaxInfoSize {
+		return relayInfo{}, fmt.Errorf("relay: %s: NIP-11 document over %d bytes", url, MaxInfoSize)
+	}
+	var doc nip11.RelayInformationDocument
+	if err := json.Unmarshal(body, &doc); err != nil {
+		return relayInfo{}, fmt.Errorf("relay: %s: NIP-11: %w", url, err)
+	}
+	doc.URL = u
+	var extra struct {
+		Limitation struct {
+			MaxFilters int `json:"max_filters"`
+		} `json:"limitation"`
+	}
+	_ = json.Unmarshal(body, &extra) // a wrong type there only loses the hint
+	return relayInfo{doc: &doc, maxFilters: extra.Limitation.MaxFilters}, nil
+}
+
+// reqLimits are how a relay bounds subscriptions, from its NIP-11 document
+// or, where it says nothing, conservative guesses: relays close the
+// connection (khatru) or the subscription when a REQ breaks them.
+type reqLimits struct {
+	maxMessage int // bytes of one REQ
+	maxFilters int // filters in one REQ
+	maxSubs    int // subscriptions open at once on one connection
+}
+
+// Guesses for relays that do not announce their limits, and the ranges a
+// relay's announcement is clamped to (a hostile document could say 0 or a
+// billion).
+const (
+	guessMaxMessage = 64 << 10
+	guessMaxFilters = 10
+	guessMaxSubs    = 20
+	// reservedSubs are kept free of live subscriptions: one for the pager,
+	// the rest for one-shot queries on the same connection.
+	reservedSubs = 4
+)
+
+func limitsOf(info relayInfo) reqLimits {
+	l := reqLimits{maxMessage: guessMaxMessage, maxFilters: guessMaxFilters, maxSubs: guessMaxSubs}
+	if info.doc != nil && info.doc.Limitation != nil {
+		d := info.doc.Limitation
+		if d.MaxMessageLength > 0 {
+			l.maxMessage = min(max(d.MaxMessageLength, 4096), 1<<20)
+		}
+		if d.MaxSubscriptions > 0 {
+			l.maxSubs = min(d.MaxSubscriptions, 100)
+		}
+	}
+	if info.maxFilters > 0 {
+		l.maxFilters = min(info.maxFilters, 100)
+	}
+	return l
+}
+
+// authorsPerFilter is how many authors one filter may list so that it fits
+// in a REQ well inside maxMessage: an author costs 67 bytes ("hex",).
+func (l reqLimits) authorsPerFilter() int {
+	return min(250, max(1, (l.maxMessage/2)/67))
+}
+
+// liveSubs is how many long-lived subscriptions a connection may hold.
+func (l reqLimits) liveSubs() int { return max(1, l.maxSubs-reservedSubs) }
+
+// reqOverhead is the bytes of a REQ around its filters:
+// ["REQ","vesper-NNNNNNNN", ... ].
+const reqOverhead = 40
+
+// packREQs groups filters into REQs of at most l.maxFilters filters and
+// l.maxMessage bytes. A filter too big alone still gets a REQ of its own
+// (the relay may refuse it; nothing smaller is possible).
+func packREQs(filters []gn.Filter, l reqLimits) [][]gn.Filter {
+	var out [][]gn.Filter
+	var cur []gn.Filter
+	size := reqOverhead
+	for _, f := range filters {
+		b, err := f.MarshalJSON()
+		n := len(b) + 1
+		if err != nil {
+			n = 0
+		}
+		if len(cur) > 0 && (len(cur) >= l.maxFilters || size+n > l.maxMessage) {
+			out = append(out, cur)
+			cur, size = nil, reqOverhead
+		}
+		cur = append(cur, f)
+		size += n
+	}
+	if len(cur) > 0 {
+		out = append(out, cur)
+	}
+	return out
+}
+
+// profileREQs are the live profile subscriptions for authors, packed
+// within l and at most maxREQs of them; the authors left over are
+// returned (they are fetched, not followed live).
+func profileREQs(authors []string, l reqLimits, maxREQs int) (reqs [][]gn.Filter, rest []string) {
+	per := l.authorsPerFilter()
+	var fs []gn.Filter
+	for chunk := range slices.Chunk(authors, per) {
+		fs = append(fs, gn.Filter{Kinds: []int{nostr.KindProfile}, Authors: slices.Clone(chunk), LimitZero: true})
+	}
+	reqs = packREQs(fs, l)
+	if len(reqs) <= maxREQs {
+		return reqs, nil
+	}
+	for _, r := range reqs[maxREQs:] {
+		for _, f := range r {
+			rest = append(rest, f.Authors...)
+		}
+	}
+	return reqs[:maxREQs], rest
+}
+
+// ErrBudget ends a session whose backfill used its page budget: the next
+// session resumes from the saved progress.
+var ErrBudget = errors.New("relay: backfill page budget used")
