@@ -44,11 +44,27 @@ type Config struct {
 	MaxGames    int   // games in progress at once (section 3: 5)
 	AcceptAfter int64 // seconds an open challenge waits (section 3: 1800)
 	RulingAfter int64 // seconds a valid request waits for a ruling (3600)
+	// MaxSkew is how far past now a challenge may be stamped and still be
+	// accepted; one stamped later waits until now catches up [120]. An
+	// accept must be stamped at or after its challenge, so accepting one
+	// stamped a month ahead would sign a month-ahead accept and hold a game
+	// slot until then. Zero or less means the default.
+	MaxSkew int64
+}
+
+// defaultMaxSkew is MaxSkew's default, in seconds.
+const defaultMaxSkew = 120
+
+func (c Config) maxSkew() int64 {
+	if c.MaxSkew <= 0 {
+		return defaultMaxSkew
+	}
+	return c.MaxSkew
 }
 
 // DefaultConfig is section 3's policy.
 func DefaultConfig() Config {
-	return Config{Play: true, Arbitrate: true, MaxGames: 5, AcceptAfter: 1800, RulingAfter: 3600}
+	return Config{Play: true, Arbitrate: true, MaxGames: 5, AcceptAfter: 1800, RulingAfter: 3600, MaxSkew: defaultMaxSkew}
 }
 
 // Decide returns the intents due at now, in a deterministic order (by
@@ -141,7 +157,7 @@ func accepts(states []*match.State, self string, cfg Config, now int64) []Intent
 	}
 	var cands []*match.State
 	for _, s := range states {
-		if s.Accepted || s.First == self || s.Status(now) != match.StatusOpen {
+		if s.Accepted || s.First == self || s.Status(now) != match.StatusOpen || s.CreatedAt > now+cfg.maxSkew() {
 			continue
 		}
 		switch {

@@ -176,3 +176,28 @@ func TestSection3MaxGamesAndOneGamePerOpponent(t *testing.T) {
 		}
 	}
 }
+
+// Issue 13 item 9: challenges stamped beyond MaxSkew into the future are
+// deferred, not accepted, so they hold no game slot; once now catches up
+// they are accepted like any other, and the slots go to the real ones.
+func TestFutureChallengesDeferred(t *testing.T) {
+	now := t0 + 10_000
+	cfg := DefaultConfig()
+	cfg.MaxGames = 2
+	var states []*match.State
+	for i, ahead := range []int64{30 * 86400, 365 * 86400, cfg.MaxSkew + 1} {
+		m := testkit.NewMatch(testkit.Key(string(rune('p'+i))), house, "chess", house.PublicKey(), now+ahead)
+		states = append(states, state(t, m))
+	}
+	real := testkit.NewMatch(alice, house, "chess", house.PublicKey(), now-5)
+	skewed := testkit.NewMatch(bob, house, "chess", house.PublicKey(), now+cfg.MaxSkew)
+	states = append(states, state(t, real), state(t, skewed))
+	got := Decide(states, house.PublicKey(), cfg, now)
+	if len(got) != 2 || got[0].Match != real.ID || got[1].Match != skewed.ID {
+		t.Fatalf("got %v for %v, want accepts of the present challenge and the one within the skew", kinds(got), got)
+	}
+	later := Decide(states[:1], house.PublicKey(), cfg, now+30*86400)
+	if len(later) != 1 || later[0].Kind != Accept {
+		t.Fatalf("once its time has come: got %v, want an accept", kinds(later))
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 
 	"vesper/nostr"
 )
@@ -87,7 +88,7 @@ func FindChallenge(events []*nostr.Event) (string, error) {
 }
 
 func newState(ch *nostr.Event) (*State, error) {
-	if nostr.TooLarge(ch) {
+	if IsStub(ch) || nostr.TooLarge(ch) {
 		return nil, &NoMatchError{Why: fmt.Sprintf("challenge exceeds %d bytes", nostr.MaxEventSize)}
 	}
 	kind, err := challengeGame(ch.Content)
@@ -143,25 +144,23 @@ func truncate(s string) string {
 
 func (s *State) ignore(ev *nostr.Event, token, format string, args ...any) {
 	s.ignores++
-	s.Ignored = append(s.Ignored, Ignored{ID: ev.ID, Token: token, Detail: fmt.Sprintf(format, args...)})
+	s.Ignored = append(s.Ignored, Ignored{ID: ev.ID, Token: token, Detail: fmt.Sprintf(format, args...), at: int64(ev.CreatedAt)})
 }
 
 // apply dispatches one event, in fold order, to its rule.
 func (s *State) apply(ev *nostr.Event, seenAt int64) {
-	if nostr.TooLarge(ev) {
-		s.ignore(ev, IgnTooLarge, "canonical serialization exceeds %d bytes", nostr.MaxEventSize)
-		return
-	}
-	if err := nostr.SingleG(ev); err != nil {
-		s.ignore(ev, IgnBadG, "%s", err.(*nostr.TagError).Reason)
+	if s.applyStatic(ev) {
 		return
 	}
 	// Count ignores, not the list's length: an accept shortens the list
 	// when it releases the held move.
 	before := s.ignores
 	defer func() {
-		if s.ignores == before && int64(ev.CreatedAt) > s.LastUsed {
-			s.LastUsed = int64(ev.CreatedAt)
+		if s.ignores == before {
+			if int64(ev.CreatedAt) > s.LastUsed {
+				s.LastUsed = int64(ev.CreatedAt)
+			}
+			s.usedAt, s.usedID = int64(ev.CreatedAt), ev.ID
 		}
 	}()
 	switch ev.Kind {
@@ -186,4 +185,100 @@ func (s *State) end(ev *nostr.Event, result string, reason Reason) {
 
 func (s *State) finalize(ev *nostr.Event, by FinalBy) {
 	s.Final, s.FinalBy, s.FinalEvent = true, by, ev.ID
+	s.finalAt = int64(ev.CreatedAt)
+}
+
+// applyStatic ignores what section 1 and the g-tag rule refuse whatever the
+// state: an event too large, a g tag count other than one, or the stub the
+// daemon keeps for such an event. It reports whether ev was ignored.
+func (s *State) applyStatic(ev *nostr.Event) bool {
+	if token, detail, ok := stubReason(ev); ok {
+		s.ignore(ev, token, "%s", detail)
+		return true
+	}
+	if token, detail, ok := staticReason(ev); ok {
+		s.ignore(ev, token, "%s", detail)
+		return true
+	}
+	return false
+}
+
+// staticReason is why ev is ignored in every match and at every point of
+// the fold, if it is.
+func staticReason(ev *nostr.Event) (token, detail string, ok bool) {
+	if nostr.TooLarge(ev) {
+		return IgnTooLarge, fmt.Sprintf("canonical serialization exceeds %d bytes", nostr.MaxEventSize), true
+	}
+	if ev.Kind != nostr.KindChallenge {
+		if err := nostr.SingleG(ev); err != nil {
+			return IgnBadG, err.(*nostr.TagError).Reason, true
+		}
+	}
+	return "", "", false
+}
+
+// StubTag names the first tag of a stub: ["vesper-stub", token, detail].
+const StubTag = "vesper-stub"
+
+// StubMatches is how many of the matches an event names its stub keeps:
+// the event is ignored in each, and one event naming thousands must not
+// cost thousands of match listings.
+const StubMatches = 64
+
+// stubSig is a stub's signature: all zeros, which no BIP-340 check passes,
+// so a stub can never be mistaken for a signed event, nor a signed event
+// for a stub (section 1 drops it before any fold sees it).
+var stubSig = strings.Repeat("0", 128)
+
+// Stub returns the stand-in a store keeps instead of an event that every
+// match ignores for what it is (over 65536 bytes, or a g tag count other
+// than one), or nil when ev is not such an event. The stub keeps the id,
+// author, kind and created_at, enough for the fold to list the event in
+// its place with the same reason (section 2), and drops the body: one
+// 10 MB move, or one event naming thousands of matches, then costs a few
+// hundred bytes wherever it is stored or listed. Its other tags are g tags
+// naming the first StubMatches distinct matches the event names.
+func Stub(ev *nostr.Event) *nostr.Event {
+	if ev == nil || IsStub(ev) {
+		return nil
+	}
+	if ev.Kind != nostr.KindChallenge && !nostr.IsMatchKind(ev.Kind) {
+		return nil
+	}
+	token, detail, ok := staticReason(ev)
+	if !ok {
+		return nil
+	}
+	tags := nostr.Tags{{StubTag, token, detail}}
+	seen := map[string]bool{}
+	for _, m := range nostr.MatchRefs(ev) {
+		if len(seen) == StubMatches {
+			break
+		}
+		if nostr.IsLowerHex(m, 64) && !seen[m] {
+			seen[m] = true
+			tags = append(tags, []string{nostr.MatchTag, m})
+		}
+	}
+	return &nostr.Event{ID: ev.ID, PubKey: ev.PubKey, CreatedAt: ev.CreatedAt, Kind: ev.Kind,
+		Tags: tags, Content: "", Sig: stubSig}
+}
+
+// IsStub reports whether ev is a stub made by Stub.
+func IsStub(ev *nostr.Event) bool {
+	return ev != nil && ev.Sig == stubSig && len(ev.Tags) >= 1 && len(ev.Tags[0]) == 3 && ev.Tags[0][0] == StubTag
+}
+
+func stubReason(ev *nostr.Event) (token, detail string, ok bool) {
+	if !IsStub(ev) {
+		return "", "", false
+	}
+	t := ev.Tags[0]
+	switch t[1] {
+	case IgnTooLarge, IgnBadG:
+		return t[1], t[2], true
+	}
+	// A stub of a reason this build does not know (a newer store): still
+	// ignored, never applied, since its body is gone.
+	return IgnTooLarge, t[2], true
 }

@@ -8,6 +8,7 @@ type Ignored struct {
 	ID     string
 	Token  string
 	Detail string
+	at     int64 // the event's created_at, to place a late arrival (Insert)
 }
 
 // Reason is the text shown to users: "wrong_ply: expected 3, got 2".
@@ -70,6 +71,9 @@ type State struct {
 	game    Game
 	tailAt  int64  // the last event in fold order, after the challenge
 	tailID  string // "" while only the challenge is folded
+	usedAt  int64  // the last event in fold order that the fold used
+	usedID  string // "" while only the challenge is used
+	finalAt int64  // created_at of FinalEvent
 	ignores int    // events ignored so far, for LastUsed
 	held    *nostr.Event
 	heldPos int // index in Ignored of the held move's entry

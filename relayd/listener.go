@@ -3,7 +3,13 @@ package relayd
 import (
 	"net"
 	"sync"
+	"sync/atomic"
 )
+
+// traffic counts the bytes of every connection a relay accepts.
+type traffic struct {
+	read, written atomic.Int64
+}
 
 // trackingListener remembers every connection it accepts until it is closed,
 // because http.Server forgets a connection once it is hijacked for a
@@ -12,10 +18,11 @@ type trackingListener struct {
 	net.Listener
 	mu    sync.Mutex
 	conns map[*trackedConn]struct{}
+	bytes *traffic
 }
 
-func newTrackingListener(ln net.Listener) *trackingListener {
-	return &trackingListener{Listener: ln, conns: make(map[*trackedConn]struct{})}
+func newTrackingListener(ln net.Listener, bytes *traffic) *trackingListener {
+	return &trackingListener{Listener: ln, conns: make(map[*trackedConn]struct{}), bytes: bytes}
 }
 
 func (l *trackingListener) Accept() (net.Conn, error) {
@@ -48,6 +55,18 @@ type trackedConn struct {
 	net.Conn
 	l    *trackingListener
 	once sync.Once
+}
+
+func (c *trackedConn) Read(b []byte) (int, error) {
+	n, err := c.Conn.Read(b)
+	c.l.bytes.read.Add(int64(n))
+	return n, err
+}
+
+func (c *trackedConn) Write(b []byte) (int, error) {
+	n, err := c.Conn.Write(b)
+	c.l.bytes.written.Add(int64(n))
+	return n, err
 }
 
 func (c *trackedConn) Close() error {

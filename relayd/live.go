@@ -41,11 +41,13 @@ func newRegistry() *registry { return &registry{subs: make(map[subKey]*liveSub)}
 // replaces the old one (NIP-01).
 func (g *registry) add(ctx context.Context, f *gn.Filter) {
 	ws := khatru.GetConnection(ctx)
-	if ws == nil {
+	if ws == nil || eventstore.IsNegentropySession(ctx) {
+		// A NIP-77 session runs this hook too, but it is no subscription:
+		// its context lives as long as the connection, and it wants no
+		// live events.
 		return
 	}
-	// khatru puts the subscription id in every REQ's context (negentropy
-	// also runs this hook, but it is off).
+	// khatru puts the subscription id in every REQ's context.
 	key := subKey{ws: ws, id: khatru.GetSubscriptionID(ctx)}
 	g.mu.Lock()
 	defer g.mu.Unlock()

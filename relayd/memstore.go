@@ -40,8 +40,8 @@ func (s *memStore) Len(context.Context) (int, error) {
 	return len(s.sorted), nil
 }
 
-func (s *memStore) QueryEvents(_ context.Context, f gn.Filter) (chan *gn.Event, error) {
-	limit := effectiveLimit(f, s.maxLimit)
+func (s *memStore) QueryEvents(ctx context.Context, f gn.Filter) (chan *gn.Event, error) {
+	limit := queryLimit(ctx, f, s.maxLimit)
 	if limit == 0 {
 		return resultChan(nil), nil
 	}

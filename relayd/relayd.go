@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/fiatjaf/eventstore"
 	"github.com/fiatjaf/khatru"
 	gn "github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip11"
@@ -46,6 +47,16 @@ type Options struct {
 	// OK false "duplicate: ...", as some relays do; khatru's own answer is
 	// OK true.
 	DuplicateNotOK bool
+	// NoNegentropy turns NIP-77 off: the relay then neither lists 77 in its
+	// NIP-11 document nor understands NEG-OPEN (it answers a NOTICE), as
+	// most public relays do, so a client has to fall back to REQs.
+	NoNegentropy bool
+	// RefuseNegentropy, when not empty, answers every NEG-OPEN with a
+	// NEG-ERR of this reason (as a relay that finds a filter too broad
+	// would), while REQs are served as usual.
+	RefuseNegentropy string
+	// Limits bound each client (limits.go); the zero value adds none.
+	Limits Limits
 	// Name goes into the NIP-11 document.
 	Name string
 	// Logger receives khatru's log lines; nil discards them.
@@ -64,6 +75,7 @@ type Relay struct {
 	requireAuth  atomic.Bool
 	queries      atomic.Int64
 	writes       atomic.Int64
+	traffic      traffic
 
 	wsMu       sync.Mutex
 	websockets map[*khatru.WebSocket]struct{}
@@ -126,6 +138,7 @@ func (r *Relay) newKhatru() *khatru.Relay {
 	}
 	kh.Info.Name = r.opts.Name
 	kh.Info.Software = "vesper relayd (khatru)"
+	kh.Negentropy = !r.opts.NoNegentropy
 	kh.StoreEvent = append(kh.StoreEvent, r.storeEvent)
 	kh.QueryEvents = append(kh.QueryEvents, r.store.QueryEvents)
 	kh.DeleteEvent = append(kh.DeleteEvent, r.store.DeleteEvent)
@@ -146,6 +159,7 @@ func (r *Relay) newKhatru() *khatru.Relay {
 		r.wsMu.Unlock()
 	})
 	kh.OverwriteRelayInformation = append(kh.OverwriteRelayInformation, r.nip11)
+	r.applyLimits(kh)
 	return kh
 }
 
@@ -181,6 +195,9 @@ func (r *Relay) rejectFilter(ctx context.Context, _ gn.Filter) (bool, string) {
 	if r.requireAuth.Load() && khatru.GetAuthed(ctx) == "" {
 		return true, "auth-required: this relay only serves authenticated clients"
 	}
+	if reason := r.opts.RefuseNegentropy; reason != "" && eventstore.IsNegentropySession(ctx) {
+		return true, reason
+	}
 	r.queries.Add(1)
 	return false, ""
 }
@@ -199,7 +216,7 @@ func (r *Relay) nip11(_ context.Context, _ *http.Request, info nip11.RelayInform
 }
 
 func (r *Relay) serve(ln net.Listener) {
-	tl := newTrackingListener(ln)
+	tl := newTrackingListener(ln, &r.traffic)
 	srv := &http.Server{
 		Handler:           r.kh,
 		ReadHeaderTimeout: 5 * time.Second,
@@ -332,6 +349,13 @@ func (r *Relay) Has(id string) bool {
 // Queries is the number of stored-event filters served so far (REQ filters
 // other than "limit":0), to see paging happen.
 func (r *Relay) Queries() int64 { return r.queries.Load() }
+
+// Traffic is the number of bytes the relay has read from and written to
+// its clients so far, every connection together (HTTP and websocket
+// framing included), to measure what a sync costs on the wire.
+func (r *Relay) Traffic() (read, written int64) {
+	return r.traffic.read.Load(), r.traffic.written.Load()
+}
 
 // Writes is the number of EVENTs clients have sent, accepted or not.
 func (r *Relay) Writes() int64 { return r.writes.Load() }

@@ -84,7 +84,7 @@ func (s *sqliteStore) Len(ctx context.Context) (int, error) {
 }
 
 func (s *sqliteStore) QueryEvents(ctx context.Context, f gn.Filter) (chan *gn.Event, error) {
-	limit := effectiveLimit(f, s.maxLimit)
+	limit := queryLimit(ctx, f, s.maxLimit)
 	if limit == 0 {
 		return resultChan(nil), nil
 	}

@@ -2,6 +2,7 @@ package relayd
 
 import (
 	"context"
+	"math"
 
 	"github.com/fiatjaf/eventstore"
 	gn "github.com/nbd-wtf/go-nostr"
@@ -30,6 +31,17 @@ func effectiveLimit(f gn.Filter, max int) int {
 		return max
 	}
 	return f.Limit
+}
+
+// queryLimit is effectiveLimit for a query khatru runs: a NIP-77 session
+// (khatru marks its context) must see every event the filter matches, or
+// the relay would reconcile only its newest max_limit events and a client
+// would fetch nothing older.
+func queryLimit(ctx context.Context, f gn.Filter, max int) int {
+	if !f.LimitZero && eventstore.IsNegentropySession(ctx) {
+		return math.MaxInt32
+	}
+	return effectiveLimit(f, max)
 }
 
 // before orders query results the NIP-01 way: newest first, and among

@@ -4,8 +4,6 @@ import (
 	"cmp"
 	"slices"
 	"strconv"
-
-	"vesper/match"
 )
 
 // The archive makes every finished match reachable from index.html by
@@ -23,7 +21,7 @@ const archiveRows = 100
 type archiveSet struct {
 	kind     string
 	unlisted bool
-	states   []*match.State
+	cards    []*card
 }
 
 func (a archiveSet) name() string {
@@ -33,7 +31,7 @@ func (a archiveSet) name() string {
 	return a.kind
 }
 
-func (a archiveSet) pages() int { return (len(a.states) + archiveRows - 1) / archiveRows }
+func (a archiveSet) pages() int { return (len(a.cards) + archiveRows - 1) / archiveRows }
 
 func (a archiveSet) href(page int) string {
 	return "archive/" + a.name() + "-" + strconv.Itoa(page) + ".html"
@@ -46,13 +44,13 @@ func (b *builder) archives() []archiveSet {
 		for _, kind := range kinds {
 			for _, unlisted := range []bool{false, true} {
 				a := archiveSet{kind: kind, unlisted: unlisted}
-				for _, s := range b.states {
-					if s.Kind == kind && s.Over && b.matchListed(s) != unlisted {
-						a.states = append(a.states, s)
+				for _, c := range b.cards {
+					if c.Kind == kind && c.Over && b.matchListed(c) != unlisted {
+						a.cards = append(a.cards, c)
 					}
 				}
-				slices.SortFunc(a.states, func(x, y *match.State) int {
-					return cmp.Or(cmp.Compare(x.EndedAt, y.EndedAt), cmp.Compare(x.Match, y.Match))
+				slices.SortFunc(a.cards, func(x, y *card) int {
+					return cmp.Or(cmp.Compare(x.EndedAt, y.EndedAt), cmp.Compare(x.ID, y.ID))
 				})
 				b.archiveSets = append(b.archiveSets, a)
 			}
@@ -68,9 +66,9 @@ func (b *builder) archiveLink(kind string) archiveLink {
 			continue
 		}
 		if a.unlisted {
-			l.UnlistedHref, l.UnlistedCount = a.href(a.pages()), len(a.states)
+			l.UnlistedHref, l.UnlistedCount = a.href(a.pages()), len(a.cards)
 		} else {
-			l.Href, l.Count = a.href(a.pages()), len(a.states)
+			l.Href, l.Count = a.href(a.pages()), len(a.cards)
 		}
 	}
 	return l
@@ -109,15 +107,15 @@ func (b *builder) archivePages(o *output) error {
 
 func (b *builder) archivePage(a archiveSet, page int) *archivePage {
 	n := a.pages()
-	lo, hi := (page-1)*archiveRows, min(page*archiveRows, len(a.states))
+	lo, hi := (page-1)*archiveRows, min(page*archiveRows, len(a.cards))
 	v := &archivePage{Root: "../", Game: gameName(a.kind), Unlisted: a.unlisted, Page: page, Pages: n,
-		First: lo + 1, Last: hi, Total: len(a.states)}
+		First: lo + 1, Last: hi, Total: len(a.cards)}
 	v.Title = v.Game + " archive, page " + strconv.Itoa(page)
 	if a.unlisted {
 		v.Title = v.Game + " archive of unlisted matches, page " + strconv.Itoa(page)
 	}
 	for i := hi - 1; i >= lo; i-- {
-		v.Rows = append(v.Rows, b.finishedRow(a.states[i]))
+		v.Rows = append(v.Rows, b.finishedRow(a.cards[i]))
 	}
 	rel := func(p int) string { return a.name() + "-" + strconv.Itoa(p) + ".html" }
 	if page < n {

@@ -304,3 +304,46 @@ func BenchmarkBuild10k(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkUpdate10k is the daemon's periodic build since it follows what
+// changed: Update after 1% of the matches in progress got a move (and
+// back), only those matches loaded, against the previous build.
+func BenchmarkUpdate10k(b *testing.B) {
+	w := benchOnce()
+	byID := func(in Input) map[string]*match.State {
+		m := make(map[string]*match.State, len(in.States))
+		for _, s := range in.States {
+			m[s.Match] = s
+		}
+		return m
+	}
+	before, after := byID(w.in), byID(w.changed)
+	var changed []string
+	for id, s := range after {
+		if before[id] != s {
+			changed = append(changed, id)
+		}
+	}
+	loader := func(m map[string]*match.State) Loader {
+		return func(id string) (*match.State, map[string]int64, error) { return m[id], w.in.SeenAt, nil }
+	}
+	out := filepath.Join(b.TempDir(), "site")
+	if _, err := Build(w.in, out); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	var st Stats
+	for i := 0; i < b.N; i++ {
+		in, load := w.changed, loader(after)
+		if i%2 == 1 {
+			in, load = w.in, loader(before)
+		}
+		var err error
+		if st, err = Update(in, changed, load, out); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(len(changed)), "changed")
+	b.ReportMetric(float64(st.Written), "written")
+	b.ReportMetric(float64(st.Unchanged), "linked")
+}

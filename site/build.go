@@ -1,7 +1,6 @@
 package site
 
 import (
-	"cmp"
 	"fmt"
 	"html/template"
 	"runtime"
@@ -55,17 +54,38 @@ type Stats struct {
 
 // Build renders the site into a new directory beside outDir and switches
 // outDir (a symlink the site manages) to it atomically; see output.go. Only
-// one Build may run for an outDir at a time.
+// one Build or Update may run for an outDir at a time.
 func Build(in Input, outDir string) (Stats, error) {
 	b, err := newBuilder(in)
 	if err != nil {
 		return Stats{}, err
 	}
+	skipped := 0
+	seen := map[string]bool{}
+	for _, s := range in.States {
+		if !folded(s) || seen[s.Match] {
+			skipped++
+			continue
+		}
+		seen[s.Match] = true
+		b.add(s, in.SeenAt)
+	}
+	b.index()
 	o, err := openOutput(outDir)
 	if err != nil {
 		return Stats{}, err
 	}
+	o.stats.Skipped = skipped
+	return b.run(o, outDir)
+}
+
+// run writes every file of the build into o and publishes it at outDir.
+func (b *builder) run(o *output, outDir string) (Stats, error) {
 	if err := b.build(o); err != nil {
+		o.abort()
+		return o.result(), err
+	}
+	if err := o.writeCards(b.cards); err != nil {
 		o.abort()
 		return o.result(), err
 	}
@@ -76,6 +96,13 @@ func Build(in Input, outDir string) (Stats, error) {
 	return o.result(), nil
 }
 
+// full is a match's folded state with its events, and the seen_at times
+// of those events: what its own files are rendered from.
+type full struct {
+	s    *match.State
+	seen map[string]int64
+}
+
 // builder holds what every page of one build shares.
 type builder struct {
 	in       Input
@@ -84,14 +111,17 @@ type builder struct {
 	defs     *boardDefs
 	renderID string
 
-	mu          sync.Mutex // guards players: match pages render in parallel
-	players     map[string]*player
-	states      []*match.State // valid ids, newest challenge first
-	byPlayer    map[string][]*match.State
-	byID        map[string]*match.State
+	mu       sync.Mutex // guards players and states: match pages render in parallel
+	players  map[string]*player
+	states   map[string]full // the matches whose files can be rendered without load
+	cards    []*card         // valid ids, newest challenge first
+	byPlayer map[string][]*card
+	byID     map[string]*card
+	// load folds a match whose files must be rendered again although it is
+	// not in states (Update only; nil in Build).
+	load        Loader
 	tables      map[string][]ratings.Player // every rated player, by kind
 	rated       map[string]map[string]ratings.Player
-	skipped     int
 	archiveOnce sync.Once
 	archiveSets []archiveSet
 	// houseName is the house's profile name, which other names must not
@@ -109,7 +139,8 @@ func newBuilder(in Input) (*builder, error) {
 	}
 	b := &builder{
 		in: in, params: in.Params, tpl: tpl, defs: newBoardDefs(),
-		players: map[string]*player{}, byPlayer: map[string][]*match.State{}, byID: map[string]*match.State{},
+		players: map[string]*player{}, states: map[string]full{},
+		byPlayer: map[string][]*card{}, byID: map[string]*card{},
 		tables: map[string][]ratings.Player{}, rated: map[string]map[string]ratings.Player{},
 	}
 	if b.params.Tau == 0 {
@@ -119,28 +150,30 @@ func newBuilder(in Input) (*builder, error) {
 	if in.Daemon != "" {
 		b.houseName = cleanLine(in.Profiles[in.Daemon].Name, maxName)
 	}
-	seen := map[string]bool{}
-	for _, s := range in.States {
-		if !folded(s) || seen[s.Match] {
-			b.skipped++
-			continue
-		}
-		seen[s.Match] = true
-		b.states = append(b.states, s)
-		b.byID[s.Match] = s
-	}
-	slices.SortFunc(b.states, func(x, y *match.State) int {
-		return cmp.Or(cmp.Compare(y.CreatedAt, x.CreatedAt), cmp.Compare(x.Match, y.Match))
-	})
-	for _, s := range b.states {
-		for _, pk := range participants(s) {
-			b.byPlayer[pk] = append(b.byPlayer[pk], s)
+	return b, nil
+}
+
+// add makes a folded state part of the build, renderable.
+func (b *builder) add(s *match.State, seenAt map[string]int64) {
+	c := newCard(s, seenAt)
+	b.cards = append(b.cards, c)
+	b.states[s.Match] = full{s: s, seen: seenAt}
+}
+
+// index sorts the cards, groups them by player and computes the ratings
+// (from in.Ratings, else from in.RatingGames, else from the cards).
+func (b *builder) index() {
+	sortCards(b.cards)
+	for _, c := range b.cards {
+		b.byID[c.ID] = c
+		for _, pk := range participants(c) {
+			b.byPlayer[pk] = append(b.byPlayer[pk], c)
 		}
 	}
 	for _, kind := range kinds {
-		t, ok := in.Ratings[kind]
-		if !ok && len(in.RatingGames[kind]) > 0 {
-			t = ratings.Table(kind, in.RatingGames[kind], b.params)
+		t, ok := b.in.Ratings[kind]
+		if !ok && len(b.in.RatingGames[kind]) > 0 {
+			t = ratings.Table(kind, b.in.RatingGames[kind], b.params)
 		}
 		b.tables[kind] = t
 		m := make(map[string]ratings.Player, len(t))
@@ -149,7 +182,6 @@ func newBuilder(in Input) (*builder, error) {
 		}
 		b.rated[kind] = m
 	}
-	return b, nil
 }
 
 // folded reports whether s looks like match.Fold's output: a hex id and
@@ -162,19 +194,18 @@ func folded(s *match.State) bool {
 
 // participants are the accounts a match concerns: its players and an
 // invitee who has not (yet) accepted. The fold guarantees they differ.
-func participants(s *match.State) []string {
-	pks := []string{s.First}
-	if s.Accepted {
-		pks = append(pks, s.Second)
+func participants(c *card) []string {
+	pks := []string{c.First}
+	if c.Accepted {
+		pks = append(pks, c.Second)
 	}
-	if s.Invitee != "" && s.Invitee != s.Second {
-		pks = append(pks, s.Invitee)
+	if c.Invitee != "" && c.Invitee != c.Second {
+		pks = append(pks, c.Invitee)
 	}
 	return pks
 }
 
 func (b *builder) build(o *output) error {
-	o.stats.Skipped = b.skipped
 	for _, dir := range []string{"m", "p", "ratings", "archive"} {
 		if err := o.mkdir(dir); err != nil {
 			return fmt.Errorf("site: %w", err)
@@ -222,7 +253,7 @@ func (b *builder) put(o *output, rel, name string, data any) error {
 // does not matter: the manifest is sorted.
 func (b *builder) allMatchFiles(o *output) error {
 	workers := runtime.GOMAXPROCS(0)
-	next := make(chan *match.State)
+	next := make(chan *card)
 	errs := make(chan error, workers)
 	var wg sync.WaitGroup
 	for range workers {
@@ -241,9 +272,9 @@ func (b *builder) allMatchFiles(o *output) error {
 	}
 	var err error
 send:
-	for _, s := range b.states {
+	for _, c := range b.cards {
 		select {
-		case next <- s:
+		case next <- c:
 		case err = <-errs:
 			break send
 		}
@@ -261,17 +292,22 @@ send:
 
 // matchFiles writes a match's page, match.json and (chess) PGN, or carries
 // them over untouched when nothing they are made from has changed.
-func (b *builder) matchFiles(o *output, s *match.State) error {
-	base := "m/" + s.Match
+func (b *builder) matchFiles(o *output, c *card) error {
+	base := "m/" + c.ID
 	paths := []string{base + ".html", base + ".json"}
-	if s.Kind == nostr.GameChess {
+	if c.Kind == nostr.GameChess {
 		paths = append(paths, base+".pgn")
 	}
-	key := b.matchKey(s)
+	key := b.matchKey(c)
 	if o.reuse(key, paths...) {
 		return nil
 	}
-	v := b.matchView(s)
+	f, err := b.fullState(c.ID)
+	if err != nil {
+		return err
+	}
+	s := f.s
+	v := b.matchView(s, f.seen)
 	html, err := b.tpl.render("match", v)
 	if err != nil {
 		return fmt.Errorf("site: %s: %w", paths[0], err)
@@ -279,13 +315,38 @@ func (b *builder) matchFiles(o *output, s *match.State) error {
 	if err := o.put(paths[0], key, html); err != nil {
 		return err
 	}
-	if err := o.put(paths[1], key, matchJSON(s, b.in.SeenAt, b.in.Now)); err != nil {
+	if err := o.put(paths[1], key, matchJSON(s, f.seen, b.in.Now)); err != nil {
 		return err
 	}
 	if len(paths) == 3 {
 		return o.put(paths[2], key, []byte(v.PGN))
 	}
 	return nil
+}
+
+// fullState returns a match's state to render its files from: the build's
+// own, or (Update) one folded again by the loader.
+func (b *builder) fullState(id string) (full, error) {
+	b.mu.Lock()
+	f, ok := b.states[id]
+	b.mu.Unlock()
+	if ok {
+		return f, nil
+	}
+	if b.load == nil {
+		return full{}, fmt.Errorf("site: match %s: no state to render", id)
+	}
+	s, seen, err := b.load(id)
+	if err != nil {
+		return full{}, fmt.Errorf("site: match %s: %w", id, err)
+	}
+	if !folded(s) || s.Match != id {
+		return full{}, fmt.Errorf("site: match %s: the loader returned no state of it", id)
+	}
+	// When the store has moved on since the match was taken as unchanged,
+	// the page shows the newer state: the caller has marked the match, so
+	// the next build renders its listings too.
+	return full{s: s, seen: seen}, nil
 }
 
 // playerKeys are every valid pubkey that gets a page: players, invitees,
@@ -318,8 +379,8 @@ func (b *builder) listed(pk string) bool {
 
 // matchListed reports whether a match appears on the index and in
 // matches.json: all its players are listed.
-func (b *builder) matchListed(s *match.State) bool {
-	return b.listed(s.First) && (!s.Accepted || b.listed(s.Second))
+func (b *builder) matchListed(c *card) bool {
+	return b.listed(c.First) && (!c.Accepted || b.listed(c.Second))
 }
 
 // player returns the view of a pubkey, cached for the build.

@@ -116,25 +116,30 @@ type matchEntry struct {
 // the arbitration deadline (section 2) while the result is not final.
 func (b *builder) matchesJSON() []byte {
 	feed := matchesFeed{GeneratedAt: b.in.Now, Listing: b.listing(), Matches: []matchEntry{}}
-	for _, s := range b.states {
-		if !b.matchListed(s) {
+	for _, c := range b.cards {
+		if !b.matchListed(c) {
 			continue
 		}
-		sum := s.Summary(b.in.Now)
 		m := matchEntry{
-			Match: s.Match, Game: s.Kind, First: s.First, Second: sum.Second, Status: sum.Status,
-			Result: sum.Result, Reason: sum.Reason, Plies: sum.Plies, Final: s.Final, FinalBy: sum.FinalBy,
-			CreatedAt: s.CreatedAt, DaemonGame: b.in.Daemon != "" && (s.First == b.in.Daemon || s.Second == b.in.Daemon),
-			Page: "m/" + s.Match + ".html", JSON: "m/" + s.Match + ".json",
+			Match: c.ID, Game: c.Kind, First: c.First, Status: c.status(b.in.Now), Plies: c.Plies, Final: c.Final,
+			CreatedAt: c.CreatedAt, DaemonGame: b.in.Daemon != "" && (c.First == b.in.Daemon || c.Second == b.in.Daemon),
+			Page: "m/" + c.ID + ".html", JSON: "m/" + c.ID + ".json",
 		}
-		if s.Invitee != "" {
-			m.Invitee = &s.Invitee
+		// As match.State.Summary spells them.
+		if c.Accepted {
+			m.Second = &c.Second
 		}
-		if s.Over {
-			m.EndedAt = &s.EndedAt
+		if c.Over {
+			m.Result, m.Reason, m.EndedAt = &c.Result, &c.Reason, &c.EndedAt
 		}
-		if s.Accepted && !s.Final {
-			d := s.Deadline()
+		if c.Final {
+			m.FinalBy = &c.FinalBy
+		}
+		if c.Invitee != "" {
+			m.Invitee = &c.Invitee
+		}
+		if c.Accepted && !c.Final {
+			d := c.deadline()
 			m.Deadline = &d
 		}
 		feed.Matches = append(feed.Matches, m)

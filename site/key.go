@@ -58,23 +58,23 @@ type clock struct {
 	DaemonAfter int64
 }
 
-func matchClock(s *match.State, now int64) clock {
-	c := clock{Status: s.Status(now), DaemonAfter: s.CreatedAt + DaemonAcceptDelay}
-	switch c.Status {
+func matchClock(c *card, now int64) clock {
+	k := clock{Status: c.status(now), DaemonAfter: c.CreatedAt + DaemonAcceptDelay}
+	switch k.Status {
 	case match.StatusActive:
-		c.ClockOut = now > s.ClockStart()+match.MoveClock
+		k.ClockOut = now > c.clockStart()+match.MoveClock
 	case match.StatusOpen:
-		c.DaemonMay = s.Invitee == "" && now >= c.DaemonAfter
+		k.DaemonMay = c.Invitee == "" && now >= k.DaemonAfter
 	case match.StatusOver:
-		c.Arbitrable = !s.Final && now > s.Deadline()
+		k.Arbitrable = !c.Final && now > c.deadline()
 	}
-	return c
+	return k
 }
 
 // matchKey hashes every input of a match's files: the events (their ids fix
-// their content), the seen_at entries, the clock flags, the profiles of
-// every account shown and the daemon's key.
-func (b *builder) matchKey(s *match.State) string {
+// their content) and their seen_at entries (card.Events), the clock flags,
+// the profiles of every account shown and the daemon's key.
+func (b *builder) matchKey(c *card) string {
 	h := sha256.New()
 	var n [8]byte
 	str := func(v string) {
@@ -82,26 +82,21 @@ func (b *builder) matchKey(s *match.State) string {
 		h.Write(n[:])
 		h.Write([]byte(v))
 	}
-	c := matchClock(s, b.in.Now)
+	k := matchClock(c, b.in.Now)
 	str(b.renderID)
 	str(b.in.Daemon)
 	str(b.houseName) // names imitating it are flagged
-	str(string(c.Status) + strconv.FormatBool(c.ClockOut) + strconv.FormatBool(c.DaemonMay) + strconv.FormatBool(c.Arbitrable))
-	if s.Final { // the page and the PGN show the ratings at this game
-		for _, pk := range []string{s.First, s.Second} {
-			r := b.ratingAt(s.Kind, pk, s.Match)
+	str(string(k.Status) + strconv.FormatBool(k.ClockOut) + strconv.FormatBool(k.DaemonMay) + strconv.FormatBool(k.Arbitrable))
+	if c.Final { // the page and the PGN show the ratings at this game
+		for _, pk := range []string{c.First, c.Second} {
+			r := b.ratingAt(c.Kind, pk, c.ID)
 			str(strconv.FormatBool(r.Rated) + " " + strconv.Itoa(r.Before) + " " + strconv.Itoa(r.After))
 		}
 	}
-	accounts := map[string]bool{s.First: true, s.Second: true, s.Invitee: true}
-	for _, ev := range s.Events {
-		str(ev.ID)
-		if t, ok := b.in.SeenAt[ev.ID]; ok {
-			str(strconv.FormatInt(t, 10))
-		} else {
-			str("-")
-		}
-		accounts[ev.PubKey] = true
+	str(c.Events)
+	accounts := map[string]bool{c.First: true, c.Second: true, c.Invitee: true}
+	for _, pk := range c.Authors {
+		accounts[pk] = true
 	}
 	for _, pk := range sortedKeys(accounts) {
 		p := b.in.Profiles[pk]

@@ -136,9 +136,9 @@ func sides(kind string) (first, second string) {
 	return "White", "Black"
 }
 
-func (b *builder) matchView(s *match.State) *matchPage {
+func (b *builder) matchView(s *match.State, seenAt map[string]int64) *matchPage {
 	v := &matchPage{
-		Root: "../", S: s, Game: gameName(s.Kind), Clock: matchClock(s, b.in.Now),
+		Root: "../", S: s, Game: gameName(s.Kind), Clock: matchClock(b.byID[s.Match], b.in.Now),
 		First: b.player(s.First), Second: b.player(s.Second), Invitee: b.player(s.Invitee),
 		Expires: s.CreatedAt + match.ChallengeExpiry,
 	}
@@ -181,7 +181,7 @@ func (b *builder) matchView(s *match.State) *matchPage {
 		v.PGN = pgn(s, v.Replay.Moves, v.First, v.Second, v.FirstRating, v.SecondRating)
 	}
 	b.finality(s, v)
-	b.eventRows(s, v)
+	b.eventRows(s, seenAt, v)
 	return v
 }
 
@@ -231,7 +231,7 @@ func (b *builder) finality(s *match.State, v *matchPage) {
 }
 
 // eventRows lists every event in fold order with what the fold did with it.
-func (b *builder) eventRows(s *match.State, v *matchPage) {
+func (b *builder) eventRows(s *match.State, seenAt map[string]int64, v *matchPage) {
 	ignored := make(map[string]match.Ignored, len(s.Ignored))
 	for _, ig := range s.Ignored {
 		ignored[ig.ID] = ig
@@ -270,7 +270,7 @@ func (b *builder) eventRows(s *match.State, v *matchPage) {
 			N: i + 1, ID: ev.ID, Kind: kind, Author: b.player(ev.PubKey),
 			CreatedAt: int64(ev.CreatedAt), Excerpt: cleanLine(ev.Content, maxExcerpt),
 		}
-		row.SeenAt, row.Seen = b.in.SeenAt[ev.ID]
+		row.SeenAt, row.Seen = seenAt[ev.ID]
 		if ig, ok := ignored[ev.ID]; ok {
 			r := humanReason(s, ig, ev, row.SeenAt, row.Seen)
 			row.Ignored, row.Token = r.Text, r.Token

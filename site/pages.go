@@ -101,12 +101,12 @@ func (b *builder) indexPage() *indexPage {
 	now := b.in.Now
 	v := &indexPage{Root: "", Title: "Board games over Nostr", Now: now, ListAll: b.in.ListAll,
 		HasDaemon: b.in.Daemon != "", Daemon: b.player(b.in.Daemon)}
-	var live, stale, finished []*match.State
+	var live, stale, finished []*card
 	unlisted := map[string]bool{}
-	for _, s := range b.states { // newest challenge first
+	for _, s := range b.cards { // newest challenge first
 		if !b.matchListed(s) {
 			v.UnlistedMatches++
-			if s.Status(now) == match.StatusOver {
+			if s.status(now) == match.StatusOver {
 				v.UnlistedFinished++
 			}
 			for _, pk := range []string{s.First, s.Second} {
@@ -116,9 +116,9 @@ func (b *builder) indexPage() *indexPage {
 			}
 			continue
 		}
-		switch s.Status(now) {
+		switch s.status(now) {
 		case match.StatusActive:
-			if now > s.ClockStart()+match.MoveClock {
+			if now > s.clockStart()+match.MoveClock {
 				stale = append(stale, s)
 			} else {
 				live = append(live, s)
@@ -134,7 +134,7 @@ func (b *builder) indexPage() *indexPage {
 		}
 	}
 	v.UnlistedAccounts = len(unlisted)
-	byActivity := func(x, y *match.State) int { return cmp.Compare(lastActivity(y), lastActivity(x)) }
+	byActivity := func(x, y *card) int { return cmp.Compare(y.lastActivity(), x.lastActivity()) }
 	slices.SortStableFunc(live, byActivity)
 	slices.SortStableFunc(stale, byActivity)
 	for i, s := range live {
@@ -151,7 +151,7 @@ func (b *builder) indexPage() *indexPage {
 		}
 		v.Stale = append(v.Stale, b.liveRow(s))
 	}
-	slices.SortStableFunc(finished, func(x, y *match.State) int { return cmp.Compare(y.EndedAt, x.EndedAt) })
+	slices.SortStableFunc(finished, func(x, y *card) int { return cmp.Compare(y.EndedAt, x.EndedAt) })
 	for i, s := range finished {
 		if i == indexRows/2 {
 			v.More[2] = len(finished) - i
@@ -180,29 +180,22 @@ func (b *builder) indexPage() *indexPage {
 	return v
 }
 
-func lastActivity(s *match.State) int64 {
-	if n := len(s.MoveTimes); n > 0 {
-		return s.MoveTimes[n-1]
-	}
-	return s.AcceptAt
-}
-
-func (b *builder) liveRow(s *match.State) liveRow {
+func (b *builder) liveRow(s *card) liveRow {
 	first, second := sides(s.Kind)
-	r := liveRow{ID: s.Match, Game: gameName(s.Kind), First: b.player(s.First), Second: b.player(s.Second),
-		Plies: s.Plies(), LastAt: lastActivity(s), ToMoveSide: first, ToMove: b.player(s.First),
+	r := liveRow{ID: s.ID, Game: gameName(s.Kind), First: b.player(s.First), Second: b.player(s.Second),
+		Plies: s.Plies, LastAt: s.lastActivity(), ToMoveSide: first, ToMove: b.player(s.First),
 		DaemonPlaying: b.in.Daemon != "" && (s.First == b.in.Daemon || s.Second == b.in.Daemon)}
-	if s.ToMove() == match.Second {
+	if s.toMove() == match.Second {
 		r.ToMoveSide, r.ToMove = second, b.player(s.Second)
 	}
-	r.RanOutAt = s.ClockStart() + match.MoveClock
+	r.RanOutAt = s.clockStart() + match.MoveClock
 	r.ClockLeft = r.RanOutAt - b.in.Now
 	r.ClockOut = r.ClockLeft < 0
 	return r
 }
 
-func (b *builder) openRow(s *match.State) openRow {
-	r := openRow{ID: s.Match, Game: gameName(s.Kind), First: b.player(s.First), Invitee: b.player(s.Invitee),
+func (b *builder) openRow(s *card) openRow {
+	r := openRow{ID: s.ID, Game: gameName(s.Kind), First: b.player(s.First), Invitee: b.player(s.Invitee),
 		Age: b.in.Now - s.CreatedAt, ExpiresIn: s.CreatedAt + match.ChallengeExpiry - b.in.Now}
 	switch {
 	case b.in.Daemon == "":
@@ -217,9 +210,9 @@ func (b *builder) openRow(s *match.State) openRow {
 	return r
 }
 
-func (b *builder) finishedRow(s *match.State) finishedRow {
-	r := finishedRow{ID: s.Match, Game: gameName(s.Kind), First: b.player(s.First), Second: b.player(s.Second),
-		ReasonText: reasonText(s.Reason), Final: s.Final, By: string(s.FinalBy), EndedAt: s.EndedAt, Plies: s.Plies()}
+func (b *builder) finishedRow(s *card) finishedRow {
+	r := finishedRow{ID: s.ID, Game: gameName(s.Kind), First: b.player(s.First), Second: b.player(s.Second),
+		ReasonText: reasonText(s.Reason), Final: s.Final, By: string(s.FinalBy), EndedAt: s.EndedAt, Plies: s.Plies}
 	switch s.Result {
 	case match.First:
 		r.ResultCode = "1-0"
@@ -370,7 +363,7 @@ func (b *builder) playerPage(pk string) *playerPage {
 			r := historyRow{At: h.At, Match: validID(h.Match), Rating: round(h.Rating), RD: round(h.RD), Delta: signed(round(h.Rating) - round(prev))}
 			if s := b.byID[h.Match]; s != nil {
 				first, second := sides(s.Kind)
-				role := s.Role(pk)
+				role := s.role(pk)
 				r.Side, r.Opponent = first, b.player(s.Second)
 				if role == match.Second {
 					r.Side, r.Opponent = second, b.player(s.First)
@@ -403,7 +396,7 @@ func (b *builder) playerPage(pk string) *playerPage {
 }
 
 // outcome is the game as the player of role saw it: won, lost or draw.
-func outcome(s *match.State, role string) string {
+func outcome(s *card, role string) string {
 	switch {
 	case !s.Over:
 		return ""
@@ -465,11 +458,11 @@ func signed(n int) string {
 	return strconv.Itoa(n)
 }
 
-func (b *builder) gameRow(s *match.State, pk string) gameRow {
+func (b *builder) gameRow(s *card, pk string) gameRow {
 	first, second := sides(s.Kind)
-	r := gameRow{ID: s.Match, Game: gameName(s.Kind), Status: string(s.Status(b.in.Now)), Final: s.Final,
-		Created: s.CreatedAt, Plies: s.Plies()}
-	role := s.Role(pk)
+	r := gameRow{ID: s.ID, Game: gameName(s.Kind), Status: string(s.status(b.in.Now)), Final: s.Final,
+		Created: s.CreatedAt, Plies: s.Plies}
+	role := s.role(pk)
 	switch role {
 	case match.First:
 		r.Side, r.Opponent = first, b.player(s.Second)

@@ -27,3 +27,17 @@ func RatingGames(states []*match.State) map[string][]ratings.Game {
 	}
 	return out
 }
+
+// cardGames is RatingGames over cards, which carry the date already.
+func cardGames(cards []*card) map[string][]ratings.Game {
+	out := map[string][]ratings.Game{}
+	for _, c := range cards {
+		if !c.Final || !c.Accepted {
+			continue
+		}
+		out[c.Kind] = append(out[c.Kind], ratings.Game{
+			Match: c.ID, Kind: c.Kind, First: c.First, Second: c.Second, Result: c.Result, At: c.RatedAt,
+		})
+	}
+	return out
+}

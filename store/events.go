@@ -25,6 +25,10 @@ type Incoming struct {
 	Raw    []byte // as received; nil means nostr.MarshalEvent(Event)
 	Relay  string // "" records no relay (an event the daemon made itself)
 	SeenAt int64
+	// Matches, when not nil, are the matches the event belongs to, in
+	// place of MatchesOf(Event): for a stub (match.Stub), which names none
+	// itself and is recorded under the matches of the event it stands for.
+	Matches []string
 }
 
 // PutEvent stores a verified event once; later calls with the same id only
@@ -74,10 +78,11 @@ func (s *Store) PutEvents(ctx context.Context, batch []Incoming) ([]bool, error)
 }
 
 type incomingRow struct {
-	ev     *nostr.Event
-	raw    []byte
-	relay  string
-	seenAt int64
+	ev      *nostr.Event
+	raw     []byte
+	relay   string
+	seenAt  int64
+	matches []string
 }
 
 // checkIncoming makes sure what is written can be read back: the raw bytes
@@ -102,7 +107,16 @@ func checkIncoming(in Incoming) (incomingRow, error) {
 			return incomingRow{}, fmt.Errorf("store: event %s: raw bytes hold another event (%s)", ev.ID, parsed.ID)
 		}
 	}
-	return incomingRow{ev: ev, raw: raw, relay: in.Relay, seenAt: in.SeenAt}, nil
+	matches := in.Matches
+	if matches == nil {
+		matches = MatchesOf(ev)
+	}
+	for _, m := range matches {
+		if !nostr.IsLowerHex(m, 64) {
+			return incomingRow{}, fmt.Errorf("store: event %s: malformed match id %q", ev.ID, m)
+		}
+	}
+	return incomingRow{ev: ev, raw: raw, relay: in.Relay, seenAt: in.SeenAt, matches: matches}, nil
 }
 
 // checkIDs rejects what cannot be a verified event, so a caller's slip does
@@ -136,7 +150,7 @@ func (s *Store) putEvent(ctx context.Context, tx *sql.Tx, r incomingRow) (bool, 
 	}
 	if isNew {
 		// Same id, same tags: only the first copy needs indexing.
-		for _, m := range MatchesOf(ev) {
+		for _, m := range r.matches {
 			if _, err := tx.StmtContext(ctx, s.st.insertMatch).ExecContext(ctx, m, seq); err != nil {
 				return false, err
 			}
@@ -306,4 +320,35 @@ func scanStored(rows *sql.Rows) ([]StoredEvent, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// OpenChallenges counts the challenges by pubkey created at or after since
+// that no stored summary shows accepted, for the per-author quota on open
+// challenges. A challenge not folded yet counts as open.
+func (s *Store) OpenChallenges(ctx context.Context, pubkey string, since int64) (int, error) {
+	var n int
+	err := s.r.QueryRowContext(ctx,
+		`SELECT count(*) FROM events e LEFT JOIN summaries s ON s.match = e.id
+		 WHERE e.pubkey = ? AND e.kind = ? AND e.created_at >= ? AND coalesce(s.second, '') = ''`,
+		pubkey, nostr.KindChallenge, since).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("store: open challenges of %s: %w", pubkey, err)
+	}
+	return n, nil
+}
+
+// AuthorEvents counts the stored events of match by pubkey (the challenge
+// aside), for the per-author quota of events per match.
+func (s *Store) AuthorEvents(ctx context.Context, match, pubkey string) (int, error) {
+	var n int
+	// Driven by the author's events (CROSS JOIN fixes the order): the
+	// quota is there for authors flooding a long match, and a fresh key
+	// has few events while the match may have thousands.
+	err := s.r.QueryRowContext(ctx,
+		`SELECT count(*) FROM events e CROSS JOIN event_matches m
+		 WHERE e.pubkey = ?2 AND m.match = ?1 AND m.event = e.seq AND e.id != ?1`, match, pubkey).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("store: events of %s in %s: %w", pubkey, match, err)
+	}
+	return n, nil
 }

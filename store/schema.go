@@ -81,11 +81,18 @@ var migrations = []migration{
 		)`,
 		`CREATE INDEX outbox_pending ON outbox(done, seq)`,
 	}},
+	{version: 2, stmts: []string{
+		// The per-author quotas count an author's recent challenges and
+		// events (OpenChallenges, AuthorEvents).
+		`CREATE INDEX events_author ON events(pubkey, kind, created_at)`,
+		// Prune finds an event's matches, and deletes by event.
+		`CREATE INDEX event_matches_event ON event_matches(event)`,
+	}},
 }
 
 // SchemaVersion is the version this build writes: the last migration's
 // (a test keeps the two in step).
-const SchemaVersion = 1
+const SchemaVersion = 2
 
 // migrate applies the steps newer than the file's version. Each step runs
 // in a write transaction that also reads the version, so two processes

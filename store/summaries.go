@@ -23,24 +23,48 @@ const summaryCols = `match, game, first, second, status, final, updated_at, json
 
 // PutSummary stores or replaces the summary of sum.Match.
 func (s *Store) PutSummary(ctx context.Context, sum Summary) error {
-	if sum.Match == "" {
-		return errors.New("store: summary without a match id")
+	return s.PutSummaries(ctx, []Summary{sum})
+}
+
+// PutSummaries stores or replaces several summaries in one transaction:
+// one event that touches many matches (a junk event naming thousands)
+// then costs one commit, not one per match.
+func (s *Store) PutSummaries(ctx context.Context, sums []Summary) error {
+	for _, sum := range sums {
+		if sum.Match == "" {
+			return errors.New("store: summary without a match id")
+		}
+		if !json.Valid(sum.JSON) {
+			return fmt.Errorf("store: summary of %s: JSON is not valid", sum.Match)
+		}
 	}
-	if !json.Valid(sum.JSON) {
-		return fmt.Errorf("store: summary of %s: JSON is not valid", sum.Match)
+	if len(sums) == 0 {
+		return nil
 	}
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx,
+		stmt, err := tx.PrepareContext(ctx,
 			`INSERT INTO summaries (`+summaryCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 			 ON CONFLICT (match) DO UPDATE SET
 			   game = excluded.game, first = excluded.first, second = excluded.second,
 			   status = excluded.status, final = excluded.final,
-			   updated_at = excluded.updated_at, json = excluded.json`,
-			sum.Match, sum.Game, sum.First, sum.Second, sum.Status, sum.Final, sum.UpdatedAt, sum.JSON)
-		return err
+			   updated_at = excluded.updated_at, json = excluded.json`)
+		if err != nil {
+			return err
+		}
+		defer stmt.Close()
+		for _, sum := range sums {
+			if _, err := stmt.ExecContext(ctx, sum.Match, sum.Game, sum.First, sum.Second, sum.Status,
+				sum.Final, sum.UpdatedAt, sum.JSON); err != nil {
+				return fmt.Errorf("summary of %s: %w", sum.Match, err)
+			}
+		}
+		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("store: summary of %s: %w", sum.Match, err)
+		if len(sums) == 1 {
+			return fmt.Errorf("store: summary of %s: %w", sums[0].Match, err)
+		}
+		return fmt.Errorf("store: summaries: %w", err)
 	}
 	return nil
 }

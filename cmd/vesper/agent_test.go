@@ -2,9 +2,11 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -86,13 +88,16 @@ func (e *agentEnv) play(t *testing.T, id string, moves []string) {
 }
 
 func TestAgentChessToCheckmateAndFinal(t *testing.T) {
+	// Parallel: the one-second spacing of a match's events (PROTOCOL.md
+	// section 7) makes this test wait on the clock, not on a core.
+	t.Parallel()
 	e := newAgentEnv(t)
 	ch := e.ok(t, "challenge", "--key", e.aKey, "--game", "chess")
 	id := ch["match"].(string)
 	if !strings.HasPrefix(ch["nevent"].(string), "nevent1") {
 		t.Fatalf("challenge output %v", ch)
 	}
-	e.refused(t, 3, "not_accepted", "move", "--key", e.aKey, id, "e2e4")
+	e.refused(t, 3, "not_accepted", "move", "--key", e.bKey, id, "e2e4")
 	e.refused(t, 3, "accept", "accept", "--key", e.aKey, id)
 	e.ok(t, "accept", "--key", e.bKey, id)
 	e.refused(t, 3, "wrong_player", "move", "--key", e.bKey, id, "e7e5")
@@ -138,24 +143,23 @@ func (e *agentEnv) play2(t *testing.T, id string, moves []string, from int) {
 	}
 }
 
-func TestAgentGomokuFiveInARow(t *testing.T) {
+// TestAgentGomokuPoints: an invitation by npub, points normalised to
+// lowercase, h08 refused. (A whole game to five is TestSeatEndToEndGomokuWithOffer.)
+func TestAgentGomokuPoints(t *testing.T) {
 	e := newAgentEnv(t)
 	id := e.ok(t, "challenge", "--key", e.aKey, "--game", "gomoku", "--invite", nostr.Npub(e.b.PublicKey()))["match"].(string)
 	e.ok(t, "accept", "--key", e.bKey, id)
 	e.refused(t, 3, "illegal_move", "move", "--key", e.aKey, id, "h08")
-	e.play(t, id, []string{"H8", "a1", "i8", "a2", "j8", "a3", "k8", "a4", "l8"})
-	st := e.status(t, id)
-	if st["reason"] != "five_in_a_row" || st["result"] != "first" || st["moves"].([]any)[0] != "h8" {
-		t.Fatalf("status %v", st)
+	if out := e.ok(t, "move", "--key", e.aKey, id, "H8"); out["move"] != "h8" {
+		t.Fatalf("move %v", out)
 	}
-	e.ok(t, "result", "--key", e.aKey, id)
-	e.ok(t, "result", "--key", e.bKey, id)
-	if st := e.status(t, id); st["final"] != true {
-		t.Fatalf("not final: %v", st)
+	if st := e.status(t, id); st["moves"].([]any)[0] != "h8" || st["second"] != e.b.PublicKey() {
+		t.Fatalf("status %v", st)
 	}
 }
 
 func TestAgentAgreedDrawAndResign(t *testing.T) {
+	t.Parallel()
 	e := newAgentEnv(t)
 	id := e.ok(t, "challenge", "--key", e.aKey)["match"].(string)
 	e.ok(t, "accept", "--key", e.bKey, id)
@@ -178,31 +182,10 @@ func TestAgentAgreedDrawAndResign(t *testing.T) {
 	}
 }
 
-func TestAgentPromotionNeedsAPiece(t *testing.T) {
-	st := foldMoves(t, []string{"a2a4", "b7b5", "a4b5", "a7a6", "b5a6", "c8b7", "a6a7", "b7c6"})
-	if _, err := checkMove(st, testkit.Key("pa").PublicKey(), "a7b8", time.Now().Unix()); err == nil || !strings.Contains(err.Error(), "a7b8q") {
-		t.Fatalf("a bare a7b8 must be refused with a hint: %v", err)
-	}
-	if got, err := checkMove(st, testkit.Key("pa").PublicKey(), "a7b8q", time.Now().Unix()); err != nil || got != "a7b8q" {
-		t.Fatalf("a7b8q: %v %v", got, err)
-	}
-}
-
-func foldMoves(t *testing.T, moves []string) *match.State {
-	now := time.Now().Unix() - 100
-	m := testkit.NewMatch(testkit.Key("pa"), testkit.Key("pb"), "chess", "", now)
-	m.Accept(now)
-	m.Play(moves, now+1, 1)
-	st, err := match.Fold(m.ID, m.Events, nil)
-	if err != nil || st.Plies() != len(moves) {
-		t.Fatalf("fold: %v %v", err, st.Ignored)
-	}
-	return st
-}
-
 // TestAgentTimeoutAndArbitration: a game whose clock started 25 hours ago
 // (events signed with past timestamps by an independent client).
 func TestAgentTimeoutAndArbitration(t *testing.T) {
+	t.Parallel()
 	e := newAgentEnv(t)
 	past := time.Now().Unix() - 25*3600
 	m := testkit.NewMatch(e.a, e.b, "chess", "", past)
@@ -210,6 +193,12 @@ func TestAgentTimeoutAndArbitration(t *testing.T) {
 	m.Move(e.a, 1, "e2e4", past+20)
 	publishIndependent(t, e.relay.URL(), m.Events...)
 	// Bob is to move and his clock (from the accept) ran out an hour ago.
+	if st := e.ok(t, "status", "--key", e.aKey, m.ID); st["clock_expired"] != true || st["can_claim_timeout"] != true {
+		t.Fatalf("alice's view: %v", st)
+	}
+	if st := e.ok(t, "status", "--key", e.bKey, m.ID); st["can_claim_timeout"] != false {
+		t.Fatalf("bob's view: %v", st)
+	}
 	e.refused(t, 3, "claim_invalid", "claim-timeout", "--key", e.bKey, m.ID)
 	e.refused(t, 3, "late", "move", "--key", e.bKey, m.ID, "e7e5")
 	e.ok(t, "claim-timeout", "--key", e.aKey, m.ID)
@@ -238,7 +227,7 @@ func TestAgentTimeoutAndArbitration(t *testing.T) {
 	e.ok(t, "accept", "--key", e.bKey, id)
 	e.ok(t, "move", "--key", e.aKey, id, "e4")
 	out, r := e.run(t, "claim-timeout", "--key", e.aKey, id)
-	if r.code != 3 || !strings.Contains(out["error"].(string), "claim_premature") || !strings.Contains(out["error"].(string), "in 2") {
+	if r.code != 3 || out["rule"] != "claim_premature" || out["deadline"] == nil {
 		t.Fatalf("premature claim: %v", out)
 	}
 	e.refused(t, 3, "request_invalid", "arbitrate", "--key", e.aKey, id)
@@ -291,5 +280,113 @@ func TestAgentSeesIndependentClientMoves(t *testing.T) {
 	got, _ := json.Marshal(st["moves"])
 	if string(got) != `["e2e4","e7e5","g1f3"]` {
 		t.Fatalf("moves %s", got)
+	}
+}
+
+// TestAgentPromotionNeedsThePiece is bug 1 of issue 14, through the CLI: a
+// promotion written without its piece is refused in every spelling, with
+// the legal moves to retry from; with the piece it is posted as UCI.
+func TestAgentPromotionNeedsThePiece(t *testing.T) {
+	e := newAgentEnv(t)
+	now := time.Now().Unix() - 60
+	m := testkit.NewMatch(e.a, e.b, "chess", "", now)
+	m.Accept(now + 1)
+	m.Play([]string{"a2a4", "b7b5", "a4b5", "a7a6", "b5a6", "c8b7", "a6a7", "b7c6"}, now+2, 1)
+	publishIndependent(t, e.relay.URL(), m.Events...)
+	for _, in := range []string{"a7b8", "axb8", "a7-b8", "a7b8k", "Pa7b8"} {
+		out, r := e.run(t, "move", "--key", e.aKey, m.ID, in)
+		if r.code != exitRules || out["rule"] != "promotion_piece" || len(out["legal_moves"].([]any)) == 0 {
+			t.Fatalf("%s: exit %d %v", in, r.code, out)
+		}
+	}
+	if out := e.ok(t, "move", "--key", e.aKey, m.ID, "axb8=Q"); out["move"] != "a7b8q" {
+		t.Fatalf("move %v", out)
+	}
+}
+
+// TestAgentFoldsWithReceiptTime is bug 2 of issue 14: the CLI folds with
+// its own receipt time, so a move stamped beyond rule 5's slack is ignored
+// by `status` exactly as by a verifier, and the next move is refused with
+// the fold's reason rather than stamped after it.
+func TestAgentFoldsWithReceiptTime(t *testing.T) {
+	e := newAgentEnv(t)
+	now := time.Now().Unix()
+	m := testkit.NewMatch(e.a, e.b, "chess", "", now-60)
+	m.Accept(now - 50)
+	m.Move(e.a, 1, "e2e4", now+match.FutureSlack+100)
+	publishIndependent(t, e.relay.URL(), m.Events...)
+	st := e.status(t, m.ID)
+	if st["plies"].(float64) != 0 || !strings.Contains(fmt.Sprint(st["ignored"]), "future_dated") {
+		t.Fatalf("a move 400 s ahead counted: %v", st["ignored"])
+	}
+	// Alice may play her first move again, now; it is stamped on the clock.
+	out := e.ok(t, "move", "--key", e.aKey, m.ID, "d2d4")
+	if at := out["status"].(map[string]any)["last_used"].(float64); int64(at) > time.Now().Unix() {
+		t.Fatalf("stamped %v, ahead of the clock", at)
+	}
+}
+
+// TestAgentStatusObject: the fields an agent plays from.
+func TestAgentStatusObject(t *testing.T) {
+	e := newAgentEnv(t)
+	id := e.ok(t, "challenge", "--key", e.aKey)["match"].(string)
+	e.ok(t, "accept", "--key", e.bKey, id)
+	e.ok(t, "move", "--key", e.aKey, id, "e4")
+	st := e.ok(t, "status", "--key", e.bKey, id)
+	toMove := st["to_move"].(map[string]any)
+	if st["my_turn"] != true || st["my_role"] != "second" || st["my_color"] != "black" || toMove["pubkey"] != e.b.PublicKey() ||
+		st["ply"].(float64) != 2 || len(st["legal_moves"].([]any)) != 20 ||
+		st["fen"] != "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1" ||
+		!strings.Contains(st["pgn"].(string), "1. e4 *") || st["deadline"].(map[string]any)["rfc3339"] == "" {
+		t.Fatalf("status %v", st)
+	}
+	r := vesper(t, nil, nil, "status", "--relays", e.relay.URL(), "--key", e.bKey, id)
+	if !strings.Contains(r.stdout, "your move") || !strings.Contains(r.stdout, "legal") {
+		t.Fatalf("text status: %s", r.stdout)
+	}
+}
+
+// TestAgentReadsPastBadRelays is bug 3 of issue 14: a dead relay and one
+// that never answers, beside a live one, cost one --timeout and are named.
+func TestAgentReadsPastBadRelays(t *testing.T) {
+	e := newAgentEnv(t)
+	id := e.ok(t, "challenge", "--key", e.aKey)["match"].(string)
+	relays := deadRelayURL(t) + "," + blackHoleRelay(t) + "," + e.relay.URL()
+	start := time.Now()
+	r := vesper(t, nil, nil, "status", "--json", "--timeout", "300ms", "--relays", relays, id)
+	var st map[string]any
+	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &st) != nil {
+		t.Fatalf("exit %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Fatalf("status took %v with --timeout 300ms", d)
+	}
+	if failed := st["relays"].(map[string]any)["failed"].(map[string]any); len(failed) != 2 {
+		t.Fatalf("failed relays %v", failed)
+	}
+}
+
+// TestAgentChallengesAreFresh is bug 4 of issue 14: challenges from one key
+// in the same second are distinct matches (a nonce in the content).
+func TestAgentChallengesAreFresh(t *testing.T) {
+	e := newAgentEnv(t)
+	ids := make([]string, 4)
+	var wg sync.WaitGroup
+	for i := range ids {
+		wg.Go(func() {
+			r := vesper(t, nil, nil, "challenge", "--json", "--relays", e.relay.URL(), "--key", e.aKey)
+			var out map[string]any
+			if json.Unmarshal([]byte(r.stdout), &out) == nil {
+				ids[i], _ = out["match"].(string)
+			}
+		})
+	}
+	wg.Wait()
+	seen := map[string]bool{}
+	for _, id := range ids {
+		if id == "" || seen[id] {
+			t.Fatalf("challenge ids %v: want four distinct matches", ids)
+		}
+		seen[id] = true
 	}
 }

@@ -1,9 +1,13 @@
 package main
 
 import (
+	"errors"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -53,13 +57,20 @@ func dbPath(c *cli.Context) string { return filepath.Join(c.String("data"), "ves
 // daemon run without a key (it then only verifies). Errors never quote it.
 func loadKey(c *cli.Context, required bool) (nostr.SecretKey, error) {
 	if path := c.String("key"); path != "" {
-		k, err := nostr.ReadSecretKeyFile(path)
+		var warn io.Writer = os.Stderr
+		if c.App != nil && c.App.ErrWriter != nil {
+			warn = c.App.ErrWriter
+		}
+		k, err := readKeyFile(path, warn)
 		if err != nil {
 			if os.IsNotExist(err) {
 				return k, fail(exitKey, "key file %s does not exist (create one with: vesper keygen --out %s)", path, path)
 			}
 			if err == nostr.ErrBadKey {
 				return k, fail(exitKey, "key file %s does not hold a secret key (nsec1... or 64 hex digits)", path)
+			}
+			if err == errKeyFileSize {
+				return k, fail(exitKey, "key file %s is larger than %d bytes: it cannot be a key file (nsec1... or 64 hex digits)", path, maxKeyFile)
 			}
 			return k, fail(exitKey, "cannot read key file %s: %v", path, unwrapPath(err))
 		}
@@ -83,4 +94,87 @@ func unwrapPath(err error) error {
 		return pe.Err
 	}
 	return err
+}
+
+// limits are what the daemon bounds against a hostile network (issue 13),
+// each an operator flag; zero or less turns a quota off.
+type limits struct {
+	openPerAuthor   int   // open challenges one author may have (created in the last 7 days, not accepted)
+	eventsPerAuthor int   // events one author may add to one match
+	relayChallenges int   // new challenges stored from one relay per hour
+	dutiesPerPass   int   // new duties recorded (signed) per pass
+	publishParallel int   // outbox items published at once
+	maxSkew         int64 // seconds ahead of our clock a challenge may be stamped, or our own event
+	summaryIgnored  int   // ignored entries kept in full in each stored summary
+}
+
+func defaultLimits() limits {
+	return limits{openPerAuthor: 20, eventsPerAuthor: 1000, relayChallenges: 20000, dutiesPerPass: 20,
+		publishParallel: 4, maxSkew: 120, summaryIgnored: 200}
+}
+
+// limitFlags are the daemon's (and `arbiter --once`'s) limit flags.
+func limitFlags() []cli.Flag {
+	d := defaultLimits()
+	return []cli.Flag{
+		&cli.IntFlag{Name: "quota-open-challenges", Value: d.openPerAuthor, Usage: "open challenges (last 7 days, not accepted) kept per author; more are dropped (0: no quota)"},
+		&cli.IntFlag{Name: "quota-match-events", Value: d.eventsPerAuthor, Usage: "events kept per author per match; more are dropped (0: no quota)"},
+		&cli.IntFlag{Name: "quota-relay-challenges", Value: d.relayChallenges, Usage: "new challenges stored per relay per hour; more are dropped (0: no quota)"},
+		&cli.IntFlag{Name: "max-duties", Value: d.dutiesPerPass, Usage: "new duties (accepts, moves, results, claims, rulings) signed per pass; the rest wait for the next pass"},
+		&cli.IntFlag{Name: "publish-parallel", Value: d.publishParallel, Usage: "outbox events published at once (in the order recorded within a match)"},
+		&cli.DurationFlag{Name: "max-skew", Value: time.Duration(d.maxSkew) * time.Second, Usage: "how far ahead of this clock a challenge may be stamped before the house defers it, and the most the house stamps its own events ahead"},
+		&cli.IntFlag{Name: "summary-ignored", Value: d.summaryIgnored, Usage: "ignored events listed in full in each stored summary (the rest are counted; vesper verify always lists all)"},
+	}
+}
+
+// applyLimits reads the limit flags the command defines into n.
+func applyLimits(c *cli.Context, n *node) {
+	// Value is nil for a flag the command does not define: its default stays.
+	defined := func(name string) bool { return c.Value(name) != nil }
+	ints := []struct {
+		name string
+		dst  *int
+	}{
+		{"quota-open-challenges", &n.lim.openPerAuthor}, {"quota-match-events", &n.lim.eventsPerAuthor},
+		{"quota-relay-challenges", &n.lim.relayChallenges}, {"max-duties", &n.lim.dutiesPerPass},
+		{"publish-parallel", &n.lim.publishParallel}, {"summary-ignored", &n.lim.summaryIgnored},
+	}
+	for _, f := range ints {
+		if defined(f.name) {
+			*f.dst = c.Int(f.name)
+		}
+	}
+	if defined("max-skew") {
+		n.lim.maxSkew = int64(c.Duration("max-skew") / time.Second)
+	}
+	n.cfg.MaxSkew = n.lim.maxSkew
+}
+
+// maxKeyFile bounds what is read of a key file: a key is 63 or 64
+// characters, and --key /dev/zero must fail at once, not fill the memory.
+const maxKeyFile = 4096
+
+var errKeyFileSize = errors.New("key file too large")
+
+// readKeyFile reads one secret key from path, at most maxKeyFile bytes,
+// and warns on warn when every user of the machine may read the file.
+// Neither the error nor the warning ever quotes the file's content.
+func readKeyFile(path string, warn io.Writer) (nostr.SecretKey, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nostr.SecretKey{}, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o004 != 0 && warn != nil {
+		fmt.Fprintf(warn, "vesper: warning: key file %s is readable by every user (mode %04o); run: chmod 600 %s\n",
+			path, fi.Mode().Perm(), path)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxKeyFile+1))
+	if err != nil {
+		return nostr.SecretKey{}, err
+	}
+	if len(b) > maxKeyFile {
+		return nostr.SecretKey{}, errKeyFileSize
+	}
+	return nostr.ParseSecretKey(string(b))
 }

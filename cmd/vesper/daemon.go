@@ -27,9 +27,15 @@ func daemonCommand() *cli.Command {
 			"re-folds each match an event touches, and writes its summary. With a key it also\n" +
 			"signs its own games' results, claims timeouts, rules as fallback arbiter and plays\n" +
 			"open challenges nobody took (PROTOCOL.md section 3). Without a key it only verifies.\n" +
-			"SIGINT or SIGTERM stops it cleanly; a restart resumes from the per-relay cursors.",
+			"SIGINT or SIGTERM stops it cleanly; a restart resumes from the per-relay cursors\n" +
+			"and reconciles with every relay (as `vesper sync`) before it takes any duty, then\n" +
+			"again after each reconnect and every --sync-every, so that no event is lost\n" +
+			"whatever its created_at.",
 		Flags: append(daemonFlags(),
 			&cli.StringFlag{Name: "metrics", Usage: "serve Prometheus metrics on ADDR (e.g. 127.0.0.1:9464)"},
+			&cli.DurationFlag{Name: "sync-every", Value: time.Hour, Usage: "how often to reconcile with every relay (anti-entropy), besides at start and after reconnects"},
+			&cli.DurationFlag{Name: "full-scan-every", Value: 24 * time.Hour, Usage: "how often relays without NIP-77 get a full scan of challenges (not only recent ones)"},
+			&cli.BoolFlag{Name: "no-nip77", Usage: "do not use NIP-77 when syncing, only the fallback"},
 		),
 		Action: func(c *cli.Context) error {
 			ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
@@ -45,7 +51,7 @@ func daemonCommand() *cli.Command {
 }
 
 func daemonFlags() []cli.Flag {
-	return []cli.Flag{
+	return append([]cli.Flag{
 		relaysFlag(), dataFlag(), keyFlag(),
 		&cli.IntFlag{Name: "max-games", Value: 5, Usage: "games the daemon plays at once"},
 		&cli.DurationFlag{Name: "think", Value: 2 * time.Second, Usage: "engine time per move"},
@@ -55,7 +61,7 @@ func daemonFlags() []cli.Flag {
 		&cli.StringFlag{Name: "site-dir", Usage: "build the static site into DIR"},
 		&cli.DurationFlag{Name: "site-every", Value: 15 * time.Minute, Usage: "site rebuild interval"},
 		&cli.BoolFlag{Name: "list-all", Usage: "list every account on the site, not only bots (kind 0 \"bot\": true)"},
-	}
+	}, limitFlags()...)
 }
 
 type runOptions struct {
@@ -64,11 +70,16 @@ type runOptions struct {
 	siteEvery time.Duration
 	listAll   bool
 	metrics   string
+	// syncEvery and fullScanEvery pace the relay sync (zero: 1 h and 24 h).
+	syncEvery     time.Duration
+	fullScanEvery time.Duration
+	noNIP77       bool
 }
 
 func daemonOptions(c *cli.Context) runOptions {
 	return runOptions{tick: c.Duration("tick"), siteDir: c.String("site-dir"),
-		siteEvery: c.Duration("site-every"), listAll: c.Bool("list-all"), metrics: c.String("metrics")}
+		siteEvery: c.Duration("site-every"), listAll: c.Bool("list-all"), metrics: c.String("metrics"),
+		syncEvery: c.Duration("sync-every"), fullScanEvery: c.Duration("full-scan-every"), noNIP77: c.Bool("no-nip77")}
 }
 
 // openNode opens the store and builds the node from the common flags.
@@ -90,6 +101,7 @@ func openNode(c *cli.Context) (*node, func(), error) {
 	cfg.Arbitrate = !c.Bool("no-arbiter")
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	n := newNode(st, key, relayList(c), cfg, log)
+	applyLimits(c, n)
 	if d := c.Duration("think"); d > 0 {
 		n.think = d
 	}
@@ -98,10 +110,21 @@ func openNode(c *cli.Context) (*node, func(), error) {
 
 // runDaemon is the daemon loop: ingest, fold, decide, publish, build.
 func (n *node) runDaemon(ctx context.Context, o runOptions) error {
+	// A relay that (re)connected is reconciled (syncWorker): its backfill
+	// asks only for created_at after the cursor.
+	reconnected := make(chan string, 64)
 	client := relay.New(relay.Config{Relays: n.relays, Cursors: n.st, MarkCursors: true, Key: n.key, Logger: n.log,
-		OnReject: func(_, reason string) { n.met.rejected(reason) }})
+		OnReject: func(_, reason string) { n.met.rejected(reason) },
+		OnConnected: func(url string) {
+			select {
+			case reconnected <- url:
+			default: // the worker is behind; the periodic sync covers the relay
+			}
+		}})
+	var syncMet *syncMetrics
 	if o.metrics != "" {
 		n.met = newMetrics(client.Connected)
+		syncMet = newSyncMetrics(n.met)
 		ln, err := n.met.serve(o.metrics)
 		if err != nil {
 			return fail(exitUsage, "--metrics %s: %v", o.metrics, err)
@@ -127,6 +150,14 @@ func (n *node) runDaemon(ctx context.Context, o runOptions) error {
 			n.log.Error("relay client stopped", "err", err)
 		}
 	}()
+	// The sync worker sends its events on recv like the client, then a
+	// marker (a Received with neither Event nor Relay) behind them, with
+	// its outcome on synced: when the loop meets the marker, everything
+	// the sync fetched is stored.
+	synced := make(chan syncRun, 1)
+	reveal := make(chan []string, 16)
+	go n.syncWorker(ctx, o, recv, reconnected, reveal, synced, syncMet)
+	asked := map[string]bool{} // matches already sent to reveal
 	if err := n.profileDuty(ctx); err != nil {
 		return fail(exitFailure, "outbox: %v", err)
 	}
@@ -157,7 +188,26 @@ func (n *node) runDaemon(ctx context.Context, o runOptions) error {
 	defer quiet.Stop()
 	lastEvent := time.Now()
 	ready, backfilled := client.Ready(), false
+	clientReady, firstSynced := false, false
 	unfolded := map[string]bool{} // matches stored during the first backfill, not yet folded
+	// Duties start once every relay has sent its backlog and the first
+	// sync has stored what the backlog could not reach (events stamped
+	// before the cursor).
+	finishBackfill := func() error {
+		if backfilled || !clientReady || !firstSynced {
+			return nil
+		}
+		backfilled = true
+		players, err := n.foldBackfill(ctx, unfolded)
+		if err != nil {
+			return err
+		}
+		client.WatchAuthors(players...)
+		n.log.Info("relays backfilled and synced", "matches_folded", len(unfolded))
+		unfolded = nil
+		quiet.Reset(time.Second)
+		return nil
+	}
 	for {
 		select {
 		case <-ctx.Done():
@@ -175,10 +225,14 @@ func (n *node) runDaemon(ctx context.Context, o runOptions) error {
 				}
 			}
 			var events, marks []relay.Received
+			syncEnds := 0
 			for _, r := range batch {
-				if r.Event == nil {
+				switch {
+				case r.Event == nil && r.Relay == "":
+					syncEnds++
+				case r.Event == nil:
 					marks = append(marks, r)
-				} else {
+				default:
 					events = append(events, r)
 				}
 			}
@@ -199,6 +253,13 @@ func (n *node) runDaemon(ctx context.Context, o runOptions) error {
 					}
 				}
 			}
+			// A sync's events came before its marker and are stored now.
+			for ; err == nil && syncEnds > 0; syncEnds-- {
+				if err = n.markSynced(ctx, <-synced); err == nil && !firstSynced {
+					firstSynced = true
+					err = finishBackfill()
+				}
+			}
 			if err != nil {
 				if ctx.Err() != nil {
 					return nil
@@ -206,21 +267,19 @@ func (n *node) runDaemon(ctx context.Context, o runOptions) error {
 				return fail(exitFailure, "store: %v", err)
 			}
 			client.WatchAuthors(fresh...)
+			if backfilled {
+				n.revealed(ctx, events, asked, reveal)
+			}
 			lastEvent = time.Now()
 			quiet.Reset(time.Second)
 		case <-ready:
-			ready, backfilled = nil, true
-			players, err := n.foldBackfill(ctx, unfolded)
-			if err != nil {
+			ready, clientReady = nil, true
+			if err := finishBackfill(); err != nil {
 				if ctx.Err() != nil {
 					return nil
 				}
 				return fail(exitFailure, "store: %v", err)
 			}
-			client.WatchAuthors(players...)
-			n.log.Info("relays backfilled", "matches_folded", len(unfolded))
-			unfolded = nil
-			quiet.Reset(time.Second)
 		case <-quiet.C:
 			if backfilled {
 				n.duties(ctx, poke)
@@ -232,6 +291,129 @@ func (n *node) runDaemon(ctx context.Context, o runOptions) error {
 			n.met.statuses(n.statusCounts())
 		case <-siteC:
 			n.buildSiteLogged(ctx, o)
+		}
+	}
+}
+
+// revealed sends to reveal the matches that events name and whose
+// challenge the store lacks (each match once per run of the daemon): a
+// relay has just shown they exist, so every relay is asked for them.
+func (n *node) revealed(ctx context.Context, events []relay.Received, asked map[string]bool, reveal chan<- []string) {
+	var cand []string
+	for _, r := range events {
+		for _, m := range store.MatchesOf(r.Event) {
+			if m != r.Event.ID && !asked[m] && n.state(m) == nil {
+				asked[m] = true
+				cand = append(cand, m)
+			}
+		}
+	}
+	if len(cand) == 0 {
+		return
+	}
+	known, err := n.st.KnownIDs(ctx, cand)
+	if err != nil {
+		return // the periodic sync asks for every such match (store.OpenMatches)
+	}
+	var lack []string
+	for _, m := range cand {
+		if !known[m] {
+			lack = append(lack, m)
+		}
+	}
+	if len(asked) > 100_000 {
+		clear(asked) // a relay naming endless matches costs memory no longer
+	}
+	if len(lack) > 0 {
+		select {
+		case reveal <- lack:
+		default: // the worker is behind; the periodic sync covers them
+		}
+	}
+}
+
+// syncWorker runs the relay syncs one at a time: every relay at start,
+// a relay again after each of its reconnects (but the first connect of a
+// relay the start's sync covered), every relay each o.syncEvery, and the
+// fallback on every relay for matches revealed by a live event. Each
+// run's events go to out, then its outcome to done and a marker to out.
+func (n *node) syncWorker(ctx context.Context, o runOptions, out chan<- relay.Received, reconnected <-chan string, reveal <-chan []string, done chan<- syncRun, met *syncMetrics) {
+	every, fullEvery := o.syncEvery, o.fullScanEvery
+	if every <= 0 {
+		every = time.Hour
+	}
+	if fullEvery <= 0 {
+		fullEvery = 24 * time.Hour
+	}
+	run := func(relays, matches []string) syncRun {
+		opts := n.syncOptions(ctx, fullEvery, false)
+		opts.NoNIP77 = o.noNIP77
+		if matches != nil {
+			opts.Matches, opts.FallbackOnly = matches, true
+		}
+		// Duties wait for the first sync: a relay that stalls must not
+		// hold them for long.
+		opts.RelayTimeout = 5 * time.Minute
+		if relays != nil {
+			opts.Relays = relays
+		}
+		r := n.sync(ctx, opts, out, met)
+		if r.err != nil && ctx.Err() == nil {
+			n.log.Error("sync", "err", r.err)
+		}
+		select {
+		case done <- r:
+		case <-ctx.Done():
+			return r
+		}
+		select {
+		case out <- relay.Received{}:
+		case <-ctx.Done():
+		}
+		return r
+	}
+	covered := map[string]bool{} // relays the first sync reached, whose first connect needs no sync
+	for _, st := range run(nil, nil).stats {
+		covered[st.Relay] = st.Error == ""
+	}
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case u := <-reconnected:
+			pending := map[string]bool{}
+			add := func(u string) {
+				if covered[u] {
+					covered[u] = false // later connects are reconnects
+					return
+				}
+				pending[u] = true
+			}
+			add(u)
+		more:
+			for {
+				select {
+				case u := <-reconnected:
+					add(u)
+				default:
+					break more
+				}
+			}
+			if len(pending) == 0 {
+				continue
+			}
+			var relays []string
+			for u := range pending {
+				relays = append(relays, u)
+			}
+			sort.Strings(relays)
+			run(relays, nil)
+		case ms := <-reveal:
+			run(nil, ms)
+		case <-tick.C:
+			run(nil, nil)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"sort"
 	"sync"
 	"time"
 
@@ -29,13 +30,24 @@ type sent struct {
 // decide runs the arbiter over the live states and records every new duty
 // in the outbox, signed, before anything is sent: a restart then finds the
 // duty recorded and publishes that same event instead of signing another.
+// One pass records at most lim.dutiesPerPass duties, its own games first;
+// the rest are decided again at the next pass, so a thousand matches made
+// to need a ruling at once come out at the rate the operator set. A duty
+// whose event would be stamped more than lim.maxSkew ahead of the clock
+// (an opponent stamped the match in the future) waits until it would not.
 func (n *node) decide(ctx context.Context) (int, error) {
 	if n.self == "" {
 		return 0, nil
 	}
 	now := n.clock()
 	recorded := 0
-	for _, in := range arbiter.Decide(n.live(now), n.self, n.cfg, now) {
+	intents := arbiter.Decide(n.live(now), n.self, n.cfg, now)
+	sort.SliceStable(intents, func(i, j int) bool { return dutyRank(intents[i].Kind) < dutyRank(intents[j].Kind) })
+	for _, in := range intents {
+		if n.lim.dutiesPerPass > 0 && recorded >= n.lim.dutiesPerPass {
+			n.met.deferDuty("per_pass")
+			continue
+		}
 		has, err := n.st.OutboxHas(ctx, in.Duty)
 		if err != nil {
 			return recorded, err
@@ -47,6 +59,15 @@ func (n *node) decide(ctx context.Context) (int, error) {
 		if s == nil {
 			continue
 		}
+		stamp := s.Stamp(now)
+		if in.Kind == arbiter.Accept && stamp > s.CreatedAt+match.ChallengeExpiry {
+			continue // past the accept window (section 2): the fold would ignore it
+		}
+		if n.lim.maxSkew > 0 && stamp > now+n.lim.maxSkew {
+			n.met.deferDuty("skew")
+			n.log.Debug("duty deferred: it would be stamped ahead of the clock", "duty", in.Duty, "stamp", stamp, "now", now)
+			continue
+		}
 		move := ""
 		if in.Kind == arbiter.PlayMove {
 			if move, err = n.chooseMove(s); err != nil {
@@ -54,7 +75,7 @@ func (n *node) decide(ctx context.Context) (int, error) {
 				continue
 			}
 		}
-		ev := in.Event(s.Stamp(now), move)
+		ev := in.Event(stamp, move)
 		if err := n.key.Sign(ev); err != nil {
 			return recorded, err
 		}
@@ -73,6 +94,18 @@ func (n *node) decide(ctx context.Context) (int, error) {
 		}
 	}
 	return recorded, nil
+}
+
+// dutyRank orders a pass: the house's own games (whose clocks run) before
+// new games, and those before fallback rulings, which anyone may publish.
+func dutyRank(k arbiter.Kind) int {
+	switch k {
+	case arbiter.SignResult, arbiter.ClaimTimeout, arbiter.PlayMove:
+		return 0
+	case arbiter.Accept:
+		return 1
+	}
+	return 2
 }
 
 // profileDuty publishes the daemon's kind 0 once per profile version: it
@@ -104,38 +137,79 @@ func (n *node) chooseMove(s *match.State) (string, error) {
 }
 
 // publishPending sends every outbox event not yet acknowledged to all
-// relays in parallel; one acknowledgement marks it done.
+// relays; one acknowledgement marks it done. Items go out in the order
+// recorded: those of one match one after another (a move at ply 3 before
+// the one at ply 5, and none after one that failed), at most
+// lim.publishParallel matches at once, so a pass never holds more than that
+// many publications' connections open.
 func (n *node) publishPending(ctx context.Context, timeout time.Duration) ([]sent, error) {
 	items, err := n.st.OutboxPending(ctx)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]sent, len(items))
-	var wg sync.WaitGroup
+	var order []string
+	queues := map[string][]int{}
 	for i, it := range items {
+		key := outboxQueue(it)
+		if _, ok := queues[key]; !ok {
+			order = append(order, key)
+		}
+		queues[key] = append(queues[key], i)
+	}
+	par := n.lim.publishParallel
+	if par <= 0 {
+		par = 1
+	}
+	sem := make(chan struct{}, par)
+	var wg sync.WaitGroup
+	for _, key := range order {
+		sem <- struct{}{}
 		wg.Add(1)
-		go func(i int, it store.OutboxItem) {
-			defer wg.Done()
-			res := relay.Publish(ctx, n.relays, it.Event, timeout)
-			ok := relay.Accepted(res)
-			d := sent{Duty: it.Duty, Event: it.Event.ID, Kind: it.Event.Kind, SentTo: ok}
-			if len(ok) > 0 {
-				if err := n.st.OutboxMarkSent(ctx, it.Duty, ok); err != nil {
-					d.Error = err.Error()
+		go func(idx []int) {
+			defer func() { <-sem; wg.Done() }()
+			failed := false
+			for _, i := range idx {
+				it := items[i]
+				if failed || ctx.Err() != nil {
+					out[i] = sent{Duty: it.Duty, Event: it.Event.ID, Kind: it.Event.Kind, Error: "waiting for an earlier event of the match"}
+					continue
 				}
-				n.met.published(true)
-			} else {
-				d.Error = publishError(res)
-				n.met.published(false)
-				if err := n.st.OutboxAttempt(ctx, it.Duty, d.Error); err != nil {
-					d.Error += "; " + err.Error()
-				}
+				out[i] = n.publishOne(ctx, it, timeout)
+				failed = out[i].Error != "" && len(out[i].SentTo) == 0
 			}
-			out[i] = d
-		}(i, it)
+		}(queues[key])
 	}
 	wg.Wait()
 	return out, nil
+}
+
+// outboxQueue names the sequence an outbox item must keep its place in:
+// its match (the g tag), else its own duty.
+func outboxQueue(it store.OutboxItem) string {
+	if refs := nostr.MatchRefs(it.Event); len(refs) > 0 {
+		return "match:" + refs[0]
+	}
+	return "duty:" + it.Duty
+}
+
+func (n *node) publishOne(ctx context.Context, it store.OutboxItem, timeout time.Duration) sent {
+	res := relay.Publish(ctx, n.relays, it.Event, timeout)
+	ok := relay.Accepted(res)
+	d := sent{Duty: it.Duty, Event: it.Event.ID, Kind: it.Event.Kind, SentTo: ok}
+	if len(ok) > 0 {
+		if err := n.st.OutboxMarkSent(ctx, it.Duty, ok); err != nil {
+			d.Error = err.Error()
+		}
+		n.met.published(true)
+		return d
+	}
+	d.Error = publishError(res)
+	n.met.published(false)
+	if err := n.st.OutboxAttempt(ctx, it.Duty, d.Error); err != nil {
+		d.Error += "; " + err.Error()
+	}
+	return d
 }
 
 func publishError(res []relay.PublishResult) string {

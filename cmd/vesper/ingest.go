@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"sort"
+	"sync"
 
 	"vesper/match"
 	"vesper/nostr"
@@ -24,21 +25,50 @@ func (n *node) ingest(ctx context.Context, batch []relay.Received) ([]string, er
 
 // put stores a batch of checked events (each once, remembering every relay
 // that had it) and kind 0 profiles, and returns the events that were new.
+// An event every match ignores for what it is (over 65536 bytes, or not
+// exactly one g tag) is stored as its stub (match.Stub: under at most
+// match.StubMatches of the matches it names); an event that names no match
+// is not stored; and the quotas drop what is over them (counted in
+// metrics).
 func (n *node) put(ctx context.Context, batch []relay.Received, now int64) ([]*nostr.Event, error) {
 	var in []store.Incoming
+	q := n.newBatchQuota(now)
 	for _, r := range batch {
 		if r.Event.Kind == nostr.KindProfile {
+			// A profile is shown on the site: one over the event size limit
+			// is somebody's way of filling the store and the pages.
+			if nostr.TooLarge(r.Event) {
+				n.met.rejected("profile_too_large")
+				continue
+			}
 			if err := n.st.PutProfile(ctx, r.Event); err != nil {
 				n.met.rejected("profile")
 			}
 			continue
 		}
 		n.met.received()
-		if r.Event.Kind == nostr.KindChallenge || nostr.IsMatchKind(r.Event.Kind) {
-			in = append(in, store.Incoming{Event: r.Event, Raw: r.Raw, Relay: r.Relay, SeenAt: now})
-		} else {
+		if r.Event.Kind != nostr.KindChallenge && !nostr.IsMatchKind(r.Event.Kind) {
 			n.met.rejected("kind")
+			continue
 		}
+		item := store.Incoming{Event: r.Event, Raw: r.Raw, Relay: r.Relay, SeenAt: now}
+		matches := store.MatchesOf(r.Event)
+		if len(matches) == 0 {
+			n.met.rejected("no_match")
+			continue
+		}
+		if stub := match.Stub(r.Event); stub != nil {
+			item.Event, item.Raw = stub, nil
+			matches = store.MatchesOf(stub)
+		}
+		ok, err := q.admit(ctx, item.Event, r.Relay, matches)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			continue
+		}
+		in = append(in, item)
 	}
 	if len(in) == 0 {
 		return nil, nil
@@ -51,6 +81,9 @@ func (n *node) put(ctx context.Context, batch []relay.Received, now int64) ([]*n
 	for i, isNew := range stored {
 		if isNew {
 			n.met.stored()
+			if match.IsStub(in[i].Event) {
+				n.met.stubbed()
+			}
 			fresh = append(fresh, in[i].Event)
 		}
 	}
@@ -60,8 +93,9 @@ func (n *node) put(ctx context.Context, batch []relay.Received, now int64) ([]*n
 // fold brings the states of the matches of fresh up to date and returns
 // the pubkeys of players it has not seen before. New events extend their
 // match's state when they sort after everything folded so far (a live
-// move); anything else re-folds the match from the store, which is exact in
-// every case.
+// move), or are placed in it when the fold ignores them wherever they fall
+// (Insert: backdated junk costs what it takes to place it); anything else
+// re-folds the match from the store, which is exact in every case.
 func (n *node) fold(ctx context.Context, fresh []*nostr.Event, now int64) ([]string, error) {
 	sort.Slice(fresh, func(i, j int) bool { return match.Less(fresh[i], fresh[j]) })
 	next := map[string]*match.State{}
@@ -75,9 +109,14 @@ func (n *node) fold(ctx context.Context, fresh []*nostr.Event, now int64) ([]str
 			if s == nil {
 				if s = n.state(m); s != nil {
 					s = s.Clone()
+				} else if ev.ID != m {
+					// No valid match known: the event changes nothing until
+					// its challenge comes, whose own arrival re-folds the
+					// match from the store, this event included.
+					continue
 				}
 			}
-			if s == nil || !s.Extend(ev, now) {
+			if s == nil || !(s.Extend(ev, now) || s.Insert(ev, now)) {
 				refold[m] = true
 				continue
 			}
@@ -93,15 +132,16 @@ func (n *node) fold(ctx context.Context, fresh []*nostr.Event, now int64) ([]str
 			players = append(players, s.Second)
 		}
 	}
+	var kept []*match.State
 	for id, s := range next {
 		if refold[id] {
 			continue
 		}
-		before := n.state(id)
-		if err := n.keep(ctx, s); err != nil {
-			return players, err
-		}
-		note(before, s)
+		note(n.state(id), s)
+		kept = append(kept, s)
+	}
+	if err := n.keepAll(ctx, kept); err != nil {
+		return players, err
 	}
 	for id := range refold {
 		before := n.state(id)
@@ -112,4 +152,156 @@ func (n *node) fold(ctx context.Context, fresh []*nostr.Event, now int64) ([]str
 		note(before, s)
 	}
 	return players, nil
+}
+
+// relayQuota counts the new challenges each relay delivered in the current
+// hour: challenges cost nothing to make and each one is a match to store,
+// fold and list, so one relay's flood is cut off at lim.relayChallenges.
+type relayQuota struct {
+	mu   sync.Mutex
+	hour int64
+	n    map[string]int
+}
+
+// take counts one challenge from relay at now and reports whether it is
+// within limit (limit <= 0: no quota).
+func (q *relayQuota) take(relay string, now int64, limit int) bool {
+	if limit <= 0 {
+		return true
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if h := now / 3600; h != q.hour || q.n == nil {
+		q.hour, q.n = h, map[string]int{}
+	}
+	if q.n[relay] >= limit {
+		return false
+	}
+	q.n[relay]++
+	return true
+}
+
+// batchQuota applies the quotas to one batch: the store's counts plus what
+// the batch itself has admitted so far.
+type batchQuota struct {
+	n    *node
+	now  int64
+	open map[string]int // author -> open challenges, store + batch
+}
+
+func (n *node) newBatchQuota(now int64) *batchQuota {
+	return &batchQuota{n: n, now: now, open: map[string]int{}}
+}
+
+// admit reports whether ev, delivered by relay and belonging to matches,
+// is within the quotas, counting it if so. The daemon's own events (relay
+// "") and copies of stored events are always admitted: they add nothing.
+func (q *batchQuota) admit(ctx context.Context, ev *nostr.Event, relayURL string, matches []string) (bool, error) {
+	if relayURL == "" {
+		return true, nil
+	}
+	over, err := q.over(ctx, ev, relayURL, matches)
+	if err != nil || over == "" {
+		return err == nil, err
+	}
+	// Checked only when over a quota, to keep a query off the common path.
+	if has, err := q.n.st.HasEvent(ctx, ev.ID); err != nil || has {
+		return err == nil, err
+	}
+	q.n.met.quota(over)
+	return false, nil
+}
+
+// over returns the quota ev exceeds, "" if none, and counts it otherwise.
+func (q *batchQuota) over(ctx context.Context, ev *nostr.Event, relayURL string, matches []string) (string, error) {
+	lim := q.n.lim
+	if ev.Kind == nostr.KindChallenge {
+		// A copy of a stored challenge (every reconnect re-reads the last
+		// minutes) must not spend the relay's hourly budget.
+		if has, err := q.n.st.HasEvent(ctx, ev.ID); err != nil || has {
+			return "", err
+		}
+		counted := lim.openPerAuthor > 0 && int64(ev.CreatedAt) >= q.now-match.ChallengeExpiry
+		if counted {
+			c, ok := q.open[ev.PubKey]
+			if !ok {
+				var err error
+				if c, err = q.n.st.OpenChallenges(ctx, ev.PubKey, q.now-match.ChallengeExpiry); err != nil {
+					return "", err
+				}
+				q.open[ev.PubKey] = c
+			}
+			if c >= lim.openPerAuthor {
+				return "open_challenges", nil
+			}
+		}
+		if !q.n.quota.take(relayURL, q.now, lim.relayChallenges) {
+			return "relay_challenges", nil
+		}
+		if counted {
+			q.open[ev.PubKey]++
+		}
+		return "", nil
+	}
+	if lim.eventsPerAuthor <= 0 || ev.PubKey == q.n.self {
+		return "", nil
+	}
+	for _, m := range matches {
+		c, err := q.n.pairs.get(ctx, q.n.st, m, ev.PubKey)
+		if err != nil {
+			return "", err
+		}
+		if c >= lim.eventsPerAuthor {
+			return "match_events", nil
+		}
+	}
+	for _, m := range matches {
+		q.n.pairs.add(m, ev.PubKey)
+	}
+	return "", nil
+}
+
+// pairCounts caches, per (match, author), the events the store holds, so
+// that the per-author quota costs one query per pair rather than one per
+// event. It forgets everything past maxPairs pairs (the counts are then
+// read again): bounded memory under a flood of fresh keys.
+type pairCounts struct {
+	mu sync.Mutex
+	m  map[[2]string]int
+}
+
+const maxPairs = 100_000
+
+func (p *pairCounts) get(ctx context.Context, st *store.Store, match, author string) (int, error) {
+	key := [2]string{match, author}
+	p.mu.Lock()
+	c, ok := p.m[key]
+	p.mu.Unlock()
+	if ok {
+		return c, nil
+	}
+	c, err := st.AuthorEvents(ctx, match, author)
+	if err != nil {
+		return 0, err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.m == nil || len(p.m) >= maxPairs {
+		p.m = map[[2]string]int{}
+	}
+	if _, raced := p.m[key]; !raced {
+		p.m[key] = c
+	}
+	return p.m[key], nil
+}
+
+// add counts one more admitted event of the pair; it is called after get,
+// so an absent pair (forgotten meanwhile) is read again next time.
+func (p *pairCounts) add(match, author string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	key := [2]string{match, author}
+	if c, ok := p.m[key]; ok {
+		p.m[key] = c + 1
+	}
 }

@@ -5,28 +5,35 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"strings"
 
 	"github.com/urfave/cli/v2"
+
+	"vesper/match"
 )
 
 // Exit statuses shared by the commands (documented in --help).
 const (
-	exitOK      = 0
-	exitFailure = 1 // a file could not be read, or an internal failure
-	exitUsage   = 2
-	exitRules   = 3 // refused by the rules / a file holds no valid match
-	exitRelays  = 4 // no relay accepted or answered
-	exitKey     = 5 // key problems
+	exitOK       = 0
+	exitFailure  = 1 // a file could not be read, or an internal failure
+	exitUsage    = 2
+	exitRules    = 3 // refused by the rules / a file holds no valid match
+	exitRelays   = 4 // no relay accepted or answered
+	exitKey      = 5 // key problems
+	exitNotFound = 6 // the relays that answered hold no such match
 )
 
 // exitError carries an exit status with a message for the user.
 type exitError struct {
 	code int
 	msg  string
+	// detail, when set, is merged into the --json error object (a
+	// refusal's rule, to_move, ply, deadline, legal_moves).
+	detail any
 }
 
 func (e *exitError) Error() string { return e.msg }
@@ -36,15 +43,49 @@ func fail(code int, format string, args ...any) error {
 }
 
 func newApp() *cli.App {
-	return &cli.App{
+	app := &cli.App{
 		Name:  "vesper",
 		Usage: "verify, arbitrate and play chess and gomoku matches over Nostr",
-		Description: "Exit statuses: 0 done, 1 failure (unreadable input, internal error), 2 usage,\n" +
-			"3 refused by the rules (or a file holding no valid match), 4 no relay accepted\n" +
-			"or answered, 5 key problems.",
+		Description: "Playing: one player posts `vesper challenge` (the challenger is first: White in chess,\n" +
+			"X in gomoku); the other runs `vesper accept MATCH`. Then each in turn: `vesper wait MATCH`\n" +
+			"(returns when it is your turn), `vesper status --json MATCH` (fen, legal_moves, to_move,\n" +
+			"deadline...), `vesper move MATCH MOVE`. Each move has 24 hours. When the game ends both\n" +
+			"players sign the result (`vesper result MATCH`); only a final result counts for ratings.\n" +
+			"Every action is checked against the protocol's fold first: what verifiers would ignore\n" +
+			"is refused, never posted.\n\n" +
+			"Exit statuses: 0 done, 1 failure (unreadable input, internal error), 2 usage (unknown\n" +
+			"command or flag, bad argument), 3 refused by the rules (or a file holding no valid\n" +
+			"match), 4 no relay accepted or answered, 5 key problems, 6 match not found on the relays.\n" +
+			"With --json, stdout holds exactly one JSON object; errors are\n" +
+			"{\"error\":...,\"code\":N} plus, for a refusal, rule, to_move, ply, deadline, legal_moves.",
 		Commands:        commands(),
 		HideHelpCommand: true,
 		ExitErrHandler:  func(*cli.Context, error) {}, // main maps errors to statuses
+		OnUsageError:    usageError,
+	}
+	for _, c := range app.Commands {
+		quietUsage(c)
+	}
+	app.CommandNotFound = func(c *cli.Context, name string) {
+		notFound = name
+	}
+	return app
+}
+
+// notFound is the unknown command urfave/cli reported, if any: its hook
+// cannot return an error.
+var notFound string
+
+// usageError replaces urfave/cli's answer to a flag mistake (help text on
+// stdout) with a usage error: under --json, stdout must hold one object.
+func usageError(_ *cli.Context, err error, _ bool) error {
+	return fail(exitUsage, "%v (see --help)", err)
+}
+
+func quietUsage(c *cli.Command) {
+	c.OnUsageError = usageError
+	for _, sub := range c.Subcommands {
+		quietUsage(sub)
 	}
 }
 
@@ -54,8 +95,17 @@ func main() {
 
 func run(args []string) int {
 	app := newApp()
+	notFound = ""
+	args = helpAsFlag(args)
 	args = flagsFirst(app, args)
+	if wantsJSON(args) {
+		// Help and usage text go to stderr: stdout is the one JSON object.
+		app.Writer = os.Stderr
+	}
 	err := app.Run(args)
+	if err == nil && notFound != "" {
+		err = fail(exitUsage, "unknown command %q (vesper --help lists them)", notFound)
+	}
 	if err == nil {
 		return exitOK
 	}
@@ -73,9 +123,36 @@ func run(args []string) int {
 	}
 	fmt.Fprintln(os.Stderr, "vesper: "+msg)
 	if wantsJSON(args) {
-		os.Stdout.Write(jsonError(msg, code))
+		var detail any
+		if ee != nil {
+			detail = ee.detail
+		}
+		os.Stdout.Write(jsonError(msg, code, detail))
 	}
 	return code
+}
+
+// helpAsFlag turns `vesper help [CMD]` into `vesper [CMD] --help`.
+func helpAsFlag(args []string) []string {
+	if len(args) < 2 || args[1] != "help" {
+		return args
+	}
+	out := []string{args[0]}
+	out = append(out, args[2:]...)
+	return append(out, "--help")
+}
+
+// jsonError is printed on stdout for --json when a command fails: the
+// message and exit status, and the fields of detail (a refusal).
+func jsonError(msg string, code int, detail any) []byte {
+	obj := map[string]any{}
+	if detail != nil {
+		if b, err := json.Marshal(detail); err == nil {
+			_ = json.Unmarshal(b, &obj)
+		}
+	}
+	obj["error"], obj["code"] = msg, code
+	return match.MarshalLine(obj)
 }
 
 func wantsJSON(args []string) bool {

@@ -18,6 +18,9 @@ type metrics struct {
 	reject    *prometheus.CounterVec
 	pub       *prometheus.CounterVec
 	fold      prometheus.Histogram
+	quotas    *prometheus.CounterVec
+	stubs     prometheus.Counter
+	deferred  *prometheus.CounterVec
 	relays    prometheus.GaugeFunc
 	byStatus  *prometheus.GaugeVec
 	connected func() int
@@ -32,7 +35,10 @@ func newMetrics(connected func() int) *metrics {
 	m.fold = prometheus.NewHistogram(prometheus.HistogramOpts{Name: "vesper_fold_seconds", Help: "Time to fold one match.", Buckets: prometheus.ExponentialBuckets(0.0001, 4, 8)})
 	m.relays = prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "vesper_relays_connected", Help: "Relays connected now."}, func() float64 { return float64(m.connected()) })
 	m.byStatus = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "vesper_matches", Help: "Matches by status."}, []string{"status"})
-	m.reg.MustRegister(m.recv, m.store, m.reject, m.pub, m.fold, m.relays, m.byStatus)
+	m.quotas = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "vesper_quota_dropped_total", Help: "Events dropped by a quota, by quota (open_challenges, match_events, relay_challenges)."}, []string{"quota"})
+	m.deferred = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "vesper_duties_deferred_total", Help: "Duties left for a later pass, by why (per_pass: the --max-duties bound; skew: it would be stamped beyond --max-skew)."}, []string{"why"})
+	m.stubs = prometheus.NewCounter(prometheus.CounterOpts{Name: "vesper_events_stubbed_total", Help: "Events every match ignores for what they are (over 65536 bytes, not one g tag), stored as a small stub without their body."})
+	m.reg.MustRegister(m.recv, m.store, m.reject, m.pub, m.fold, m.relays, m.byStatus, m.quotas, m.deferred, m.stubs)
 	return m
 }
 
@@ -87,5 +93,23 @@ func (m *metrics) statuses(counts map[string]int) {
 		for s, c := range counts {
 			m.byStatus.WithLabelValues(s).Set(float64(c))
 		}
+	}
+}
+
+func (m *metrics) quota(name string) {
+	if m != nil {
+		m.quotas.WithLabelValues(name).Inc()
+	}
+}
+
+func (m *metrics) deferDuty(why string) {
+	if m != nil {
+		m.deferred.WithLabelValues(why).Inc()
+	}
+}
+
+func (m *metrics) stubbed() {
+	if m != nil {
+		m.stubs.Inc()
 	}
 }

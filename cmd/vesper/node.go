@@ -28,12 +28,16 @@ type node struct {
 	clock  func() int64
 	think  time.Duration // engine budget per move
 	met    *metrics
+	lim    limits
+	quota  *relayQuota // new challenges per relay per hour
+	pairs  pairCounts  // events per (match, author), for the per-author quota
 
 	// recheck makes rebuild check every stored event's id and signature
 	// again (`vesper rebuild --verify`): the store holds only events that
 	// passed at ingest, so this is for a store that came from elsewhere.
 	recheck  bool
 	rejected atomic.Int64 // stored events that failed the re-check
+	refolds  atomic.Int64 // matches re-folded from the store by ingest (tests: the out-of-order path)
 
 	mu     sync.Mutex
 	states map[string]*match.State
@@ -41,7 +45,11 @@ type node struct {
 
 func newNode(st *store.Store, key nostr.SecretKey, relays []string, cfg arbiter.Config, log *slog.Logger) *node {
 	n := &node{st: st, key: key, relays: relays, cfg: cfg, log: log, states: map[string]*match.State{},
-		clock: func() int64 { return time.Now().Unix() }, think: 2 * time.Second}
+		clock: func() int64 { return time.Now().Unix() }, think: 2 * time.Second,
+		lim: defaultLimits(), quota: &relayQuota{}}
+	if n.cfg.MaxSkew <= 0 {
+		n.cfg.MaxSkew = n.lim.maxSkew
+	}
 	if !key.IsZero() {
 		n.self = key.PublicKey()
 	}
@@ -50,6 +58,7 @@ func newNode(st *store.Store, key nostr.SecretKey, relays []string, cfg arbiter.
 
 // refold folds one match from the store and writes its summary.
 func (n *node) refold(ctx context.Context, id string) (*match.State, error) {
+	n.refolds.Add(1)
 	l, err := n.load(ctx, id)
 	if err != nil {
 		return nil, err
@@ -153,25 +162,44 @@ func (n *node) without(l loaded, bad map[string]bool) []*nostr.Event {
 
 // keep writes a match's summary and makes s its current state.
 func (n *node) keep(ctx context.Context, s *match.State) error {
-	sum := s.Summary(n.clock())
-	if err := n.st.PutSummary(ctx, store.Summary{
-		Match: s.Match, Game: s.Kind, First: s.First, Second: s.Second,
-		Status: string(sum.Status), Final: s.Final, UpdatedAt: n.clock(), JSON: match.MarshalLine(sum),
-	}); err != nil {
+	return n.keepAll(ctx, []*match.State{s})
+}
+
+// keepAll writes the summaries of states in one transaction and makes
+// them current. A stored summary lists at most lim.summaryIgnored ignored
+// events in full and counts the rest: a match flooded with junk would
+// otherwise rewrite hundreds of kilobytes at every event.
+func (n *node) keepAll(ctx context.Context, states []*match.State) error {
+	if len(states) == 0 {
+		return nil
+	}
+	now := n.clock()
+	sums := make([]store.Summary, 0, len(states))
+	for _, s := range states {
+		sum := s.SummaryCapped(now, n.lim.summaryIgnored)
+		sums = append(sums, store.Summary{
+			Match: s.Match, Game: s.Kind, First: s.First, Second: s.Second,
+			Status: string(sum.Status), Final: s.Final, UpdatedAt: now, JSON: match.MarshalLine(sum),
+		})
+	}
+	if err := n.st.PutSummaries(ctx, sums); err != nil {
 		return err
 	}
-	// Parsed events are most of a state's memory and the store has them:
-	// keep live matches lean (they still extend) and final ones compact
-	// (they need nothing more from the daemon).
-	switch {
-	case s.Final:
-		s = s.Compact()
-	case s.Events != nil:
-		s = s.Lean()
+	for _, s := range states {
+		// Parsed events are most of a state's memory and the store has
+		// them: keep live matches lean (they still extend) and final ones
+		// compact (they need nothing more from the daemon).
+		switch {
+		case s.Final:
+			s = s.Compact()
+		case s.Events != nil:
+			s = s.Lean()
+		}
+		n.mu.Lock()
+		n.states[s.Match] = s
+		n.mu.Unlock()
+		n.siteChanged(s.Match)
 	}
-	n.mu.Lock()
-	n.states[s.Match] = s
-	n.mu.Unlock()
 	return nil
 }
 

@@ -13,6 +13,8 @@ import (
 
 // relayCommand runs the embedded relay (khatru) until SIGINT or SIGTERM:
 // a local relay for trying the protocol, or for tests against a real one.
+// It answers NIP-77 reconciliations, so daemons that sync with it fetch
+// exactly what they lack.
 func relayCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "relay",
@@ -22,6 +24,10 @@ func relayCommand() *cli.Command {
 			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:7447", Usage: "`HOST:PORT` to listen on"},
 			&cli.StringFlag{Name: "db", Usage: "SQLite `FILE` to keep events in (default: memory only, lost on exit)"},
 			&cli.IntFlag{Name: "max-limit", Value: relayd.DefaultMaxLimit, Usage: "most events returned per filter"},
+			&cli.Int64Flag{Name: "max-message", Value: relayd.PublicLimits().MaxMessageBytes, Usage: "largest websocket message in bytes (an event is at most 65536)"},
+			&cli.IntFlag{Name: "events-per-minute", Value: relayd.PublicLimits().EventsPerMinute, Usage: "EVENTs per connection per minute (0: no limit)"},
+			&cli.IntFlag{Name: "reqs-per-minute", Value: relayd.PublicLimits().ReqsPerMinute, Usage: "REQ/COUNT/NEG-OPEN filters per connection per minute (0: no limit)"},
+			&cli.IntFlag{Name: "max-connections", Value: relayd.PublicLimits().MaxConnections, Usage: "websocket connections open at once (0: no limit)"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
@@ -29,11 +35,17 @@ func relayCommand() *cli.Command {
 			}
 			ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
 			defer stop()
+			if !relayd.IsLoopback(c.String("listen")) {
+				fmt.Fprintf(c.App.ErrWriter, "vesper relay: warning: %s accepts connections from other machines; this relay is meant for local use (no auth, no spam filter, only the per-connection limits below)\n", c.String("listen"))
+			}
 			r, err := relayd.Start(ctx, relayd.Options{
-				Listen:   c.String("listen"),
-				DBPath:   c.String("db"),
-				MaxLimit: c.Int("max-limit"),
-				Name:     "vesper relay",
+				Listen:       c.String("listen"),
+				DBPath:       c.String("db"),
+				MaxLimit:     c.Int("max-limit"),
+				NoNegentropy: c.Bool("no-nip77"),
+				Name:         "vesper relay",
+				Limits: relayd.Limits{MaxMessageBytes: c.Int64("max-message"), EventsPerMinute: c.Int("events-per-minute"),
+					ReqsPerMinute: c.Int("reqs-per-minute"), MaxConnections: c.Int("max-connections")},
 			})
 			if err != nil {
 				return fail(exitFailure, "%v", err)

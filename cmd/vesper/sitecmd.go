@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -70,39 +72,36 @@ func siteCommand() *cli.Command {
 // (daemon "") is the key of the store's outbox, and its profile the one it
 // published there when no newer one came back from a relay.
 func siteFromStore(ctx context.Context, st *store.Store, out, daemon string, listAll bool, now int64) (site.Stats, error) {
-	house, _, err := st.House(ctx)
+	in, err := siteInput(ctx, st, daemon, listAll, now)
 	if err != nil {
 		return site.Stats{}, err
-	}
-	if daemon == "" {
-		daemon = house.Pubkey
 	}
 	ids, err := st.MatchIDs(ctx)
 	if err != nil {
 		return site.Stats{}, err
 	}
-	in := site.Input{SeenAt: map[string]int64{}, Profiles: map[string]site.Profile{}, Daemon: daemon, Now: now, ListAll: listAll}
-	for _, id := range ids {
-		stored, err := st.MatchEvents(ctx, id)
-		if err != nil {
-			return site.Stats{}, err
-		}
-		evs := make([]*nostr.Event, 0, len(stored))
-		seen := make(map[string]int64, len(stored))
-		for _, se := range stored {
-			evs = append(evs, se.Event)
-			seen[se.Event.ID] = se.SeenAt
-			in.SeenAt[se.Event.ID] = se.SeenAt
-		}
-		s, err := match.Fold(id, evs, seen)
-		if err != nil {
-			continue // no valid match: nothing to show
-		}
-		in.States = append(in.States, s)
-	}
-	profiles, err := st.Profiles(ctx)
+	in.States, in.SeenAt, err = foldStored(ctx, st, ids)
 	if err != nil {
 		return site.Stats{}, err
+	}
+	in.RatingGames = site.RatingGames(in.States)
+	return site.Build(in, out)
+}
+
+// siteInput is what every build shows besides the matches: the profiles,
+// the house and now.
+func siteInput(ctx context.Context, st *store.Store, daemon string, listAll bool, now int64) (site.Input, error) {
+	house, _, err := st.House(ctx)
+	if err != nil {
+		return site.Input{}, err
+	}
+	if daemon == "" {
+		daemon = house.Pubkey
+	}
+	in := site.Input{Profiles: map[string]site.Profile{}, Daemon: daemon, Now: now, ListAll: listAll}
+	profiles, err := st.Profiles(ctx)
+	if err != nil {
+		return site.Input{}, err
 	}
 	houseAt := int64(-1)
 	for _, p := range profiles {
@@ -114,18 +113,76 @@ func siteFromStore(ctx context.Context, st *store.Store, out, daemon string, lis
 	if hp := house.Profile; hp != nil && hp.PubKey == daemon && int64(hp.CreatedAt) > houseAt {
 		in.Profiles[daemon] = site.ParseProfile(hp.Content)
 	}
-	in.RatingGames = site.RatingGames(in.States)
-	return site.Build(in, out)
+	return in, nil
 }
 
-// buildSiteLogged is the daemon's periodic rebuild.
-func (n *node) buildSiteLogged(ctx context.Context, o runOptions) {
-	start := time.Now()
-	stats, err := siteFromStore(ctx, n.st, o.siteDir, n.self, o.listAll, n.clock())
-	if err != nil {
-		n.log.Error("site build failed", "err", err)
-		return
+// foldStored reads and folds the matches ids on every core (reading the
+// events and folding them are most of a full build), in the order of ids;
+// matches that hold no valid match are left out.
+func foldStored(ctx context.Context, st *store.Store, ids []string) ([]*match.State, map[string]int64, error) {
+	states := make([]*match.State, len(ids))
+	seens := make([]map[string]int64, len(ids))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	errs := make(chan error, workers())
+	for range workers() {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(ids) {
+					return
+				}
+				s, seen, err := foldOne(ctx, st, ids[i])
+				if err != nil {
+					errs <- err
+					next.Store(int64(len(ids))) // the others stop at their next match
+					return
+				}
+				states[i], seens[i] = s, seen
+			}
+		}()
 	}
-	n.log.Info("site built", "dir", o.siteDir, "pages", stats.Pages, "written", stats.Written,
-		"unchanged", stats.Unchanged, "took", time.Since(start).Round(time.Millisecond))
+	wg.Wait()
+	select {
+	case err := <-errs:
+		return nil, nil, err
+	default:
+	}
+	total := 0
+	for _, seen := range seens {
+		total += len(seen)
+	}
+	all := make(map[string]int64, total)
+	out := states[:0]
+	for i, s := range states {
+		for id, t := range seens[i] {
+			all[id] = t
+		}
+		if s != nil {
+			out = append(out, s)
+		}
+	}
+	return out, all, nil
+}
+
+// foldOne folds one stored match: its state with every event, and their
+// seen_at times. A nil state means the events hold no valid match.
+func foldOne(ctx context.Context, st *store.Store, id string) (*match.State, map[string]int64, error) {
+	stored, err := st.MatchEvents(ctx, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	evs := make([]*nostr.Event, 0, len(stored))
+	seen := make(map[string]int64, len(stored))
+	for _, se := range stored {
+		evs = append(evs, se.Event)
+		seen[se.Event.ID] = se.SeenAt
+	}
+	s, err := match.Fold(id, evs, seen)
+	if err != nil {
+		return nil, seen, nil // no valid match: nothing to show
+	}
+	return s, seen, nil
 }

@@ -1,43 +1,55 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
-	"sort"
 	"strings"
 	"time"
 
-	gn "github.com/nbd-wtf/go-nostr"
 	"github.com/urfave/cli/v2"
 
 	"vesper/match"
-	"vesper/match/chessjs"
-	"vesper/match/gomoku"
 	"vesper/nostr"
-	"vesper/nostr/relay"
+	"vesper/seat"
 )
+
+// statusHelp documents the status object (the README shows the same).
+const statusHelp = "--json prints the status object: the summary of `vesper verify --json` (match, game, first,\n" +
+	"second, status, result, reason, plies, final_hash, final, final_by, final_event, moves, ignored)\n" +
+	"and: invitee, created_at, expires, ply (the pending ply), to_move {role, pubkey, color},\n" +
+	"my_role, my_color, my_turn (for --key), fen, pgn, board, san_moves, legal_moves\n" +
+	"([{uci, san}] in chess, [{point}] in gomoku), in_check, deadline {unix, rfc3339},\n" +
+	"clock_expired, can_claim_timeout, must_sign, signatures, offer (the other player's pending\n" +
+	"signature), requests, last_used, relays {answered, failed}, now.\n" +
+	"Events are folded with this machine's receipt time, as a verifier receiving them now would."
 
 func statusCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "status",
-		Usage:     "show a match: board, players, moves, whose turn, deadline, result, ignored events",
-		ArgsUsage: "MATCH",
-		Flags:     []cli.Flag{relaysFlag(), jsonFlag()},
+		Name:        "status",
+		Usage:       "show a match: board, legal moves, whose turn, deadline, offers, result, ignored events",
+		Description: statusHelp,
+		ArgsUsage:   "MATCH",
+		Flags:       agentFlags(),
 		Action: func(c *cli.Context) error {
 			a, err := args(c, "MATCH")
 			if err != nil {
 				return err
 			}
-			st, err := fetchState(c.Context, c, a[0])
+			s, err := newSeat(c, false)
 			if err != nil {
 				return err
 			}
-			now := nowUnix()
-			if c.Bool("json") {
-				return printJSON(st.Summary(now))
+			snap, err := s.Read(c.Context, a[0])
+			if err != nil {
+				return seatError(err)
 			}
-			printStatus(os.Stdout, st, now)
+			stt := snap.Status(s.Me(), nowUnix())
+			if c.Bool("json") {
+				return printJSON(stt)
+			}
+			printStatus(os.Stdout, stt)
 			return nil
 		},
 	}
@@ -46,33 +58,45 @@ func statusCommand() *cli.Command {
 func watchCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "watch",
-		Usage:     "follow a match, printing each change, until the game is over",
+		Usage:     "follow a match, printing each change, until the game is over or the challenge expired",
 		ArgsUsage: "MATCH",
-		Flags:     []cli.Flag{relaysFlag(), jsonFlag(), &cli.DurationFlag{Name: "every", Value: 3 * time.Second, Usage: "poll interval"}},
+		Flags: agentFlags(&cli.DurationFlag{Name: "every", Value: 3 * time.Second, Usage: "poll interval"},
+			&cli.BoolFlag{Name: "until-final", Usage: "keep following a game that is over until its result is final"}),
 		Action: func(c *cli.Context) error {
 			a, err := args(c, "MATCH")
 			if err != nil {
 				return err
 			}
+			s, err := newSeat(c, false)
+			if err != nil {
+				return err
+			}
 			last := ""
 			for {
-				st, err := fetchState(c.Context, c, a[0])
-				if err != nil {
-					return err
-				}
-				now := nowUnix()
-				line := string(match.MarshalLine(st.Summary(now)))
-				if line != last {
-					last = line
-					if c.Bool("json") {
-						fmt.Print(line)
-					} else {
-						printStatus(os.Stdout, st, now)
-						fmt.Println(strings.Repeat("-", 40))
+				snap, err := s.Read(c.Context, a[0])
+				var re *seat.RelayError
+				switch {
+				case errors.As(err, &re):
+					// A relay hiccup: say so and try again at the next tick.
+					fmt.Fprintf(os.Stderr, "vesper: %v; retrying\n", err)
+				case err != nil:
+					return seatError(err)
+				default:
+					stt := snap.Status(s.Me(), nowUnix())
+					line := string(match.MarshalLine(stt.Summary))
+					if line != last {
+						last = line
+						if c.Bool("json") {
+							fmt.Print(string(match.MarshalLine(stt)))
+						} else {
+							printStatus(os.Stdout, stt)
+							fmt.Println(strings.Repeat("-", 40))
+						}
 					}
-				}
-				if st.Over && st.Final {
-					return nil
+					st := snap.State
+					if st.Final || st.Over && !c.Bool("until-final") || stt.Status == match.StatusExpired {
+						return nil
+					}
 				}
 				select {
 				case <-c.Context.Done():
@@ -84,136 +108,111 @@ func watchCommand() *cli.Command {
 	}
 }
 
-func printStatus(w io.Writer, st *match.State, now int64) {
-	fmt.Fprintf(w, "match   %s (%s)\n", st.Match, st.Kind)
-	fmt.Fprintf(w, "first   %s\n", nostr.Npub(st.First))
-	if st.Accepted {
-		fmt.Fprintf(w, "second  %s\n", nostr.Npub(st.Second))
-	} else if st.Invitee != "" {
-		fmt.Fprintf(w, "invited %s\n", nostr.Npub(st.Invitee))
+// printStatus is the text form of the status object.
+func printStatus(w io.Writer, st *seat.Status) {
+	fmt.Fprintf(w, "match   %s (%s)\n", st.Match, st.Game)
+	fmt.Fprintf(w, "first   %s (%s)\n", nostr.Npub(st.First), seat.Color(st.Game, match.First))
+	if st.Second != nil {
+		fmt.Fprintf(w, "second  %s (%s)\n", nostr.Npub(*st.Second), seat.Color(st.Game, match.Second))
+	} else if st.Invitee != nil {
+		fmt.Fprintf(w, "invited %s\n", nostr.Npub(*st.Invitee))
 	}
-	fmt.Fprintf(w, "status  %s\n\n", st.Status(now))
-	board, san := render(st)
-	fmt.Fprintln(w, board)
-	if len(san) > 0 {
-		fmt.Fprintf(w, "moves   %s\n", strings.Join(san, " "))
+	if st.MyRole != "" {
+		fmt.Fprintf(w, "you     %s (%s)\n", st.MyRole, st.MyColor)
+	}
+	fmt.Fprintf(w, "status  %s\n\n", st.Status)
+	fmt.Fprintln(w, st.Board)
+	if st.FEN != "" {
+		fmt.Fprintf(w, "fen     %s\n", st.FEN)
+	}
+	if len(st.SANMoves) > 0 {
+		fmt.Fprintf(w, "moves   %s\n", strings.Join(st.SANMoves, " "))
 	}
 	switch {
-	case st.Over:
-		fmt.Fprintf(w, "result  %s (%s)", st.Result, st.Reason)
+	case st.Result != nil:
+		fmt.Fprintf(w, "result  %s (%s)", *st.Result, *st.Reason)
 		if st.Final {
-			fmt.Fprintf(w, ", final by %s (event %s)\n", st.FinalBy, st.FinalEvent)
+			fmt.Fprintf(w, ", final by %s (event %s)\n", *st.FinalBy, *st.FinalEvent)
 		} else {
-			fmt.Fprintf(w, ", not final yet: both players sign it, or a ruling after an arbitration request\n")
+			fmt.Fprintf(w, ", not final yet: both players sign it (vesper result MATCH), or a ruling after an arbitration request\n")
 		}
-	case st.Accepted:
-		dl := st.ClockStart() + match.MoveClock
-		fmt.Fprintf(w, "turn    %s player, ply %d; clock runs until %s\n", st.ToMove(), st.Plies()+1, time.Unix(dl, 0).UTC().Format(time.RFC3339))
-	default:
-		fmt.Fprintf(w, "waiting for an accept until %s\n", time.Unix(st.CreatedAt+match.ChallengeExpiry, 0).UTC().Format(time.RFC3339))
+		if st.MustSign {
+			fmt.Fprintln(w, "you must sign the result: vesper result MATCH")
+		}
+	case st.ToMove != nil:
+		turn := st.ToMove.Role + " player"
+		if st.MyTurn {
+			turn = "your move"
+		}
+		fmt.Fprintf(w, "turn    %s (%s), ply %d; clock runs until %s", turn, st.ToMove.Color, st.Ply, st.Deadline.RFC3339)
+		if st.InCheck {
+			fmt.Fprint(w, "; in check")
+		}
+		fmt.Fprintln(w)
+		if st.ClockExpired {
+			fmt.Fprintln(w, "the clock has run out: the waiting player may claim the win (vesper claim-timeout MATCH)")
+		}
+		if st.MyTurn {
+			var legal []string
+			for _, m := range st.LegalMoves {
+				legal = append(legal, m.SAN+m.Point)
+			}
+			fmt.Fprintf(w, "legal   %s\n", strings.Join(legal, " "))
+		}
+	case st.Expires != nil:
+		fmt.Fprintf(w, "waiting for an accept until %s\n", st.Expires.RFC3339)
+	}
+	if st.Offer != nil {
+		fmt.Fprintf(w, "offer   the %s player signed %s (%s); accept with vesper result --agree %s MATCH\n",
+			st.Offer.Role, st.Offer.Result.Result, st.Offer.Result.Reason, st.Offer.Result.Result)
+	}
+	for _, r := range st.Requests {
+		fmt.Fprintf(w, "arbitration requested by %s: %s\n", short(r.Author), r.Content)
 	}
 	if len(st.Ignored) > 0 {
 		fmt.Fprintf(w, "ignored events:\n")
 		for _, i := range st.Ignored {
-			fmt.Fprintf(w, "  %s  %s\n", short(i.ID), i.Reason())
+			fmt.Fprintf(w, "  %s  %s\n", short(i.ID), i.Reason)
 		}
 	}
-}
-
-// render draws the board and, for chess, the moves in SAN.
-func render(st *match.State) (string, []string) {
-	if st.Kind == nostr.GameGomoku {
-		g := gomoku.NewGame()
-		for _, m := range st.Moves {
-			_, _ = g.Move(m)
-		}
-		return g.String(), st.Moves
+	for r, why := range st.Relays.Failed {
+		fmt.Fprintf(w, "relay %s did not answer: %s\n", r, why)
 	}
-	g := chessjs.NewGame()
-	var san []string
-	for _, m := range st.Moves {
-		mv, err := g.Move(m)
-		if err != nil {
-			break
-		}
-		san = append(san, mv.SAN)
-	}
-	return g.Position().Board().Draw(), san
 }
 
 func openCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "open",
 		Usage: "list open challenges, newest first",
-		Flags: []cli.Flag{relaysFlag(), jsonFlag()},
+		Flags: agentFlags(&cli.StringFlag{Name: "game", Usage: "only chess or only gomoku"},
+			&cli.BoolFlag{Name: "for-me", Usage: "only those --key may accept: not its own, open to anyone or inviting it"}),
 		Action: func(c *cli.Context) error {
-			now := nowUnix()
-			since := gn.Timestamp(now - match.ChallengeExpiry)
-			got, err := relay.Fetch(c.Context, relayList(c), []gn.Filter{{
-				Kinds: []int{nostr.KindChallenge}, Tags: gn.TagMap{"t": {nostr.GamesTopic}}, Since: &since,
-			}}, netTimeout)
+			if _, err := args(c); err != nil {
+				return err
+			}
+			s, err := newSeat(c, c.Bool("for-me"))
 			if err != nil {
-				return fail(exitRelays, "could not fetch challenges: %v", err)
+				return err
 			}
-			byID := map[string]*nostr.Event{}
-			var ids []string
-			for _, r := range got {
-				byID[r.Event.ID] = r.Event
-				ids = append(ids, r.Event.ID)
-			}
-			var accepts []relay.Received
-			if len(ids) > 0 {
-				accepts, err = relay.Fetch(c.Context, relayList(c), []gn.Filter{{
-					Kinds: []int{nostr.KindAccept}, Tags: gn.TagMap{"g": ids},
-				}}, netTimeout)
-				if err != nil {
-					return fail(exitRelays, "could not fetch accepts: %v", err)
-				}
-			}
-			var open []*match.State
-			for id, ch := range byID {
-				evs := []*nostr.Event{ch}
-				for _, a := range accepts {
-					evs = append(evs, a.Event)
-				}
-				st, err := match.Fold(id, evs, nil)
-				if err == nil && st.Status(now) == match.StatusOpen {
-					open = append(open, st)
-				}
-			}
-			sort.Slice(open, func(i, j int) bool {
-				if open[i].CreatedAt != open[j].CreatedAt {
-					return open[i].CreatedAt > open[j].CreatedAt
-				}
-				return open[i].Match < open[j].Match
-			})
-			type row struct {
-				Match      string `json:"match"`
-				Game       string `json:"game"`
-				Challenger string `json:"challenger"`
-				Invitee    string `json:"invitee,omitempty"`
-				CreatedAt  int64  `json:"created_at"`
-				AgeSeconds int64  `json:"age_seconds"`
+			rep, err := s.OpenChallenges(c.Context, c.String("game"), c.Bool("for-me"))
+			if err != nil {
+				return seatError(err)
 			}
 			if c.Bool("json") {
-				rows := []row{}
-				for _, s := range open {
-					rows = append(rows, row{s.Match, s.Kind, s.First, s.Invitee, s.CreatedAt, now - s.CreatedAt})
-				}
-				return printJSON(map[string]any{"open": rows})
+				return printJSON(rep)
 			}
-			if len(open) == 0 {
+			if len(rep.Open) == 0 {
 				fmt.Println("no open challenges")
 				return nil
 			}
 			fmt.Printf("%-64s  %-6s  %-8s  %-12s  %s\n", "MATCH", "GAME", "AGE", "CHALLENGER", "INVITEE")
-			for _, s := range open {
+			for _, o := range rep.Open {
 				inv := "anyone"
-				if s.Invitee != "" {
-					inv = short(s.Invitee)
+				if o.Invitee != nil {
+					inv = short(*o.Invitee)
 				}
-				age := time.Duration(now-s.CreatedAt) * time.Second
-				fmt.Printf("%-64s  %-6s  %-8s  %-12s  %s\n", s.Match, s.Kind, age.Round(time.Minute), short(s.First), inv)
+				age := time.Duration(o.AgeSeconds) * time.Second
+				fmt.Printf("%-64s  %-6s  %-8s  %-12s  %s\n", o.Match, o.Game, age.Round(time.Minute), short(o.Challenger), inv)
 			}
 			return nil
 		},

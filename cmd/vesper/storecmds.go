@@ -149,7 +149,10 @@ func exportCommand() *cli.Command {
 }
 
 // matchJSON renders section 6's match.json: every event exactly as signed,
-// in fold order, with the stored seen_at and the summary.
+// in fold order, with the stored seen_at and the summary. A stub (an event
+// stored without its body, match.Stub) is listed in the summary's ignored
+// list but not among the events: its body is gone, and it would not
+// verify.
 func matchJSON(id string, stored []store.StoredEvent, now int64) []byte {
 	evs := make([]*nostr.Event, 0, len(stored))
 	seen := map[string]int64{}
@@ -167,6 +170,13 @@ func matchJSON(id string, stored []store.StoredEvent, now int64) []byte {
 		summary = sum
 		evs = st.Events
 	}
+	kept := evs[:0:0]
+	for _, ev := range evs {
+		if !match.IsStub(ev) {
+			kept = append(kept, ev)
+		}
+	}
+	evs = kept
 	b := []byte(`{"match":`)
 	b = nostr.AppendString(b, id)
 	b = append(b, `,"events":[`...)

@@ -28,6 +28,7 @@ func verifyCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "one JSON summary per line"},
 			&cli.Int64Flag{Name: "now", Usage: "unix time for open/expired (default: the largest seen_at of the match)"},
+			&cli.Int64Flag{Name: "max-bytes", Value: defaultVerifyMax, Usage: "refuse a file larger than this many bytes (it is read whole)"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() == 0 {
@@ -38,7 +39,11 @@ func verifyCommand() *cli.Command {
 				v := c.Int64("now")
 				now = &v
 			}
-			code := verifyFiles(c.Args().Slice(), now, c.Bool("json"), os.Stdin, os.Stdout, os.Stderr)
+			max := c.Int64("max-bytes")
+			if max <= 0 {
+				return fail(exitUsage, "--max-bytes must be positive (got %d)", max)
+			}
+			code := verifyFilesMax(c.Args().Slice(), now, c.Bool("json"), max, os.Stdin, os.Stdout, os.Stderr)
 			if code != exitOK {
 				return &exitError{code: code}
 			}
@@ -55,8 +60,52 @@ type verified struct {
 	readErr string
 }
 
+// defaultVerifyMax is the largest match.json verify reads by default:
+// files are read whole, so `vesper verify /dev/zero` or a multi-gigabyte
+// file must fail with a clear error rather than exhaust the memory. A
+// match.json of 64 MiB is already far beyond any real match.
+const defaultVerifyMax = 64 << 20
+
+// errTooBig is the read error of a file over the --max-bytes cap.
+type errTooBig struct{ max int64 }
+
+func (e errTooBig) Error() string {
+	return fmt.Sprintf("larger than %d bytes (--max-bytes)", e.max)
+}
+
+// readCapped reads r whole, failing once it holds more than max bytes.
+func readCapped(r io.Reader, max int64) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(r, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > max {
+		return nil, errTooBig{max}
+	}
+	return b, nil
+}
+
+// readFileCapped is os.ReadFile with a cap, checked before reading when
+// the file says its size.
+func readFileCapped(path string, max int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > max {
+		return nil, errTooBig{max}
+	}
+	return readCapped(f, max)
+}
+
 // verifyFiles verifies paths in parallel and prints in argument order.
 func verifyFiles(paths []string, now *int64, asJSON bool, stdin io.Reader, stdout, stderr io.Writer) int {
+	return verifyFilesMax(paths, now, asJSON, defaultVerifyMax, stdin, stdout, stderr)
+}
+
+// verifyFilesMax is verifyFiles refusing files over max bytes.
+func verifyFilesMax(paths []string, now *int64, asJSON bool, max int64, stdin io.Reader, stdout, stderr io.Writer) int {
 	results := make([]verified, len(paths))
 	var wg sync.WaitGroup
 	next := make(chan int)
@@ -64,7 +113,7 @@ func verifyFiles(paths []string, now *int64, asJSON bool, stdin io.Reader, stdou
 	var stdinErr error
 	for _, p := range paths {
 		if p == "-" {
-			stdinData, stdinErr = io.ReadAll(stdin)
+			stdinData, stdinErr = readCapped(stdin, max)
 			break
 		}
 	}
@@ -78,7 +127,7 @@ func verifyFiles(paths []string, now *int64, asJSON bool, stdin io.Reader, stdou
 				if paths[i] == "-" {
 					data, err = stdinData, stdinErr
 				} else {
-					data, err = os.ReadFile(paths[i])
+					data, err = readFileCapped(paths[i], max)
 				}
 				results[i] = verifyOne(paths[i], data, err, now)
 			}

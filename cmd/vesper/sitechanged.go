@@ -1,0 +1,150 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"vesper/match"
+	"vesper/site"
+	"vesper/store"
+)
+
+// The daemon's periodic site build follows what changed. node.keepAll
+// marks every match whose state it keeps; a build takes the marks and
+// re-renders those matches (folded again from the store, since the daemon
+// keeps its states lean or compact), and the listings, player pages,
+// ratings, archive and feeds from the cards of the previous build
+// (site.Update). The first build of a run is a full one: marks made after
+// the last build of the previous run died with it.
+//
+// A build runs on a goroutine of its own, off the event loop, at most one
+// at a time, and stops at its next store read once ctx is cancelled, so a
+// shutdown does not wait for it.
+
+// siteMarks is one node's site build state. It lives beside node (in
+// siteOf) rather than in it so that node.go needs only the one call.
+type siteMarks struct {
+	mu      sync.Mutex
+	marked  map[string]bool
+	running bool
+	built   bool // a build of this run has been published
+	// idle is closed when no build is running (tests wait on it).
+	idle chan struct{}
+}
+
+var siteStates sync.Map // *node -> *siteMarks
+
+func siteOf(n *node) *siteMarks {
+	if m, ok := siteStates.Load(n); ok {
+		return m.(*siteMarks)
+	}
+	idle := make(chan struct{})
+	close(idle)
+	m, _ := siteStates.LoadOrStore(n, &siteMarks{marked: map[string]bool{}, idle: idle})
+	return m.(*siteMarks)
+}
+
+// siteChanged marks a match whose state changed since the site was built.
+func (n *node) siteChanged(id string) {
+	m := siteOf(n)
+	m.mu.Lock()
+	m.marked[id] = true
+	m.mu.Unlock()
+}
+
+// start takes the marks for a new build, or reports false when a build is
+// still running (the marks wait for the next one). first says whether the
+// build must be a full one.
+func (m *siteMarks) start() (ids []string, first, ok bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.running {
+		return nil, false, false
+	}
+	m.running = true
+	m.idle = make(chan struct{})
+	ids = make([]string, 0, len(m.marked))
+	for id := range m.marked {
+		ids = append(ids, id)
+	}
+	clear(m.marked)
+	return ids, !m.built, true
+}
+
+// finish ends a build; a failed one gives its marks back.
+func (m *siteMarks) finish(ids []string, ok bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if ok {
+		m.built = true
+	} else {
+		for _, id := range ids {
+			m.marked[id] = true
+		}
+	}
+	m.running = false
+	close(m.idle)
+}
+
+// wait returns a channel closed once no build is running.
+func (m *siteMarks) wait() <-chan struct{} {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.idle
+}
+
+// buildSiteLogged is the daemon's periodic rebuild: it starts a build in
+// the background and returns (see the top of this file).
+func (n *node) buildSiteLogged(ctx context.Context, o runOptions) {
+	m := siteOf(n)
+	ids, first, ok := m.start()
+	if !ok {
+		n.log.Info("site build still running, this one skipped")
+		return
+	}
+	now := n.clock()
+	go func() {
+		start := time.Now()
+		stats, full, err := n.buildSite(ctx, o, ids, first, now)
+		defer m.finish(ids, err == nil) // after the log line, which tests read
+		switch {
+		case err != nil && ctx.Err() != nil:
+			n.log.Info("site build stopped", "dir", o.siteDir)
+		case err != nil:
+			n.log.Error("site build failed", "err", err)
+		default:
+			n.log.Info("site built", "dir", o.siteDir, "full", full, "changed", len(ids), "pages", stats.Pages,
+				"written", stats.Written, "unchanged", stats.Unchanged, "took", time.Since(start).Round(time.Millisecond))
+		}
+	}()
+}
+
+// buildSite builds the site from the matches ids that changed since the
+// previous build of this run, or in full (first, or when the site has no
+// previous build to start from). full reports which it did.
+func (n *node) buildSite(ctx context.Context, o runOptions, ids []string, first bool, now int64) (stats site.Stats, full bool, err error) {
+	if !first {
+		stats, err = siteUpdate(ctx, n.st, o.siteDir, n.self, o.listAll, now, ids)
+		if !errors.Is(err, site.ErrNoPrevious) {
+			return stats, false, err
+		}
+	}
+	stats, err = siteFromStore(ctx, n.st, o.siteDir, n.self, o.listAll, now)
+	return stats, true, err
+}
+
+// siteUpdate updates the site at out: the matches ids are folded again
+// from the store, every other one is carried over from the previous build
+// (site.Update); the output equals siteFromStore's.
+func siteUpdate(ctx context.Context, st *store.Store, out, daemon string, listAll bool, now int64, ids []string) (site.Stats, error) {
+	in, err := siteInput(ctx, st, daemon, listAll, now)
+	if err != nil {
+		return site.Stats{}, err
+	}
+	load := func(id string) (*match.State, map[string]int64, error) {
+		return foldOne(ctx, st, id)
+	}
+	return site.Update(in, ids, load, out)
+}

@@ -1,0 +1,217 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"vesper/arbiter"
+	"vesper/internal/testkit"
+	"vesper/match"
+	"vesper/nostr"
+	"vesper/nostr/relay"
+	"vesper/store"
+)
+
+// siteLog is a log sink the build goroutine and the test share.
+type siteLog struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *siteLog) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *siteLog) lines(sub string) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for _, l := range strings.Split(s.b.String(), "\n") {
+		if strings.Contains(l, sub) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// siteTree reads every file of a published site, the manifest and the card
+// file included: the two builds must agree on those too.
+func siteTree(t *testing.T, out string) map[string][]byte {
+	t.Helper()
+	root, err := filepath.EvalSymlinks(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string][]byte{}
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(root, p)
+		files[filepath.ToSlash(rel)] = data
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+// TestDaemonSiteFromChanges: the daemon's periodic build, after its first
+// (full) one, re-renders from the matches it marked and gives the same
+// bytes as `vesper site build` (siteFromStore) of the same store at the
+// same time.
+func TestDaemonSiteFromChanges(t *testing.T) {
+	ctx := context.Background()
+	house, alice, bob, carol := testkit.Key("house"), testkit.Key("alice"), testkit.Key("bob"), testkit.Key("carol")
+	st, err := store.Open(filepath.Join(t.TempDir(), "vesper.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	logs := &siteLog{}
+	n := newNode(st, house, nil, arbiter.Config{}, slog.New(slog.NewTextHandler(logs, nil)))
+	now := time.Now().Unix()
+	n.clock = func() int64 { return now }
+	o := runOptions{siteDir: filepath.Join(t.TempDir(), "site"), listAll: true}
+
+	send := func(t *testing.T, evs ...*nostr.Event) {
+		t.Helper()
+		batch := make([]relay.Received, 0, len(evs))
+		for _, ev := range evs {
+			batch = append(batch, relay.Received{Event: ev, Relay: "wss://test.invalid", Raw: nostr.MarshalEvent(ev)})
+		}
+		if _, err := n.ingest(ctx, batch); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// build runs the daemon's periodic build, waits for it, and compares
+	// the site with a full build of the store into a fresh directory.
+	build := func(t *testing.T, wantFull bool) {
+		t.Helper()
+		before := len(logs.lines("site built"))
+		n.buildSiteLogged(ctx, o)
+		<-siteOf(n).wait()
+		built := logs.lines("site built")
+		if len(built) != before+1 {
+			t.Fatalf("no new \"site built\" line; log:\n%s", strings.Join(logs.lines(""), "\n"))
+		}
+		if got := strings.Contains(built[len(built)-1], "full=true"); got != wantFull {
+			t.Errorf("full build %v, want %v: %s", got, wantFull, built[len(built)-1])
+		}
+		fresh := filepath.Join(t.TempDir(), "site")
+		if _, err := siteFromStore(ctx, st, fresh, n.self, o.listAll, now); err != nil {
+			t.Fatal(err)
+		}
+		got, want := siteTree(t, o.siteDir), siteTree(t, fresh)
+		for rel, w := range want {
+			if g, ok := got[rel]; !ok {
+				t.Errorf("%s missing from the daemon's site", rel)
+			} else if !bytes.Equal(g, w) {
+				t.Errorf("%s differs from vesper site build", rel)
+			}
+		}
+		for rel := range got {
+			if _, ok := want[rel]; !ok {
+				t.Errorf("%s only in the daemon's site", rel)
+			}
+		}
+	}
+
+	live := testkit.NewMatch(alice, bob, "chess", "", now-7200)
+	live.Accept(now - 7100)
+	last := live.Play([]string{"e2e4", "e7e5", "g1f3"}, now-7000, 60)
+	done := testkit.NewMatch(bob, carol, "gomoku", "", now-5000)
+	done.Accept(now - 4990)
+	end := done.Play([]string{"h8", "a1", "i8", "a2", "j8", "a3", "k8", "a4", "l8"}, now-4980, 10)
+	s, err := match.Fold(done.ID, done.Events, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done.Result(bob, s.Computed(), end+1)
+	done.Result(carol, s.Computed(), end+2)
+	open := testkit.NewMatch(carol, house, "chess", "", now-600)
+	send(t, append(append(slices.Clone(live.Events), done.Events...), open.Events...)...)
+	send(t, testkit.Sign(alice, &nostr.Event{Kind: nostr.KindProfile, CreatedAt: nostr.Timestamp(now - 9000),
+		Content: `{"name":"Alice","bot":true}`}))
+
+	t.Run("first build is full", func(t *testing.T) { build(t, true) })
+	t.Run("nothing changed", func(t *testing.T) { build(t, false) })
+	t.Run("moves, a new game, a late result", func(t *testing.T) {
+		send(t, live.Move(bob, 4, "b8c6", last+60))
+		fresh := testkit.NewMatch(bob, alice, "gomoku", "", now-300)
+		fresh.Accept(now - 200)
+		send(t, fresh.Events...)
+		// A stray result on the finished game: ignored, but its page
+		// lists it.
+		send(t, done.Result(alice, s.Computed(), end+3))
+		m := siteOf(n)
+		m.mu.Lock()
+		marked := len(m.marked)
+		m.mu.Unlock()
+		if marked != 3 {
+			t.Errorf("%d matches marked, want 3 (node.keepAll must mark what it keeps)", marked)
+		}
+		build(t, false)
+	})
+	t.Run("later and renamed", func(t *testing.T) {
+		now += 3 * 86400 // clocks run out, the open challenge is the house's to take
+		send(t, testkit.Sign(carol, &nostr.Event{Kind: nostr.KindProfile, CreatedAt: nostr.Timestamp(now - 10),
+			Content: `{"name":"Carol","bot":true}`}))
+		build(t, false)
+	})
+}
+
+// TestDaemonSiteBuildStops: a build whose context is cancelled ends
+// without publishing and gives its marks back for the next one; and only
+// one build runs at a time.
+func TestDaemonSiteBuildStops(t *testing.T) {
+	st, err := store.Open(filepath.Join(t.TempDir(), "vesper.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	logs := &siteLog{}
+	n := newNode(st, nostr.SecretKey{}, nil, arbiter.Config{}, slog.New(slog.NewTextHandler(logs, nil)))
+	m := testkit.NewMatch(testkit.Key("alice"), testkit.Key("bob"), "chess", "", time.Now().Unix()-60)
+	ev := m.Events[0]
+	if _, err := n.ingest(context.Background(), []relay.Received{{Event: ev, Relay: "wss://test.invalid", Raw: nostr.MarshalEvent(ev)}}); err != nil {
+		t.Fatal(err)
+	}
+	o := runOptions{siteDir: filepath.Join(t.TempDir(), "site")}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	n.buildSiteLogged(ctx, o)
+	<-siteOf(n).wait()
+	if got := logs.lines("site build stopped"); len(got) != 1 {
+		t.Errorf("log %q: want one \"site build stopped\"", logs.lines(""))
+	}
+	if _, err := os.Lstat(o.siteDir); err == nil {
+		t.Error("a cancelled build published a site")
+	}
+	sm := siteOf(n)
+	ids, first, ok := sm.start()
+	if !ok || !first || !slices.Equal(ids, []string{m.ID}) {
+		t.Errorf("after the cancelled build: start() = %v, %v, %v; want the marked match, a full build", ids, first, ok)
+	}
+	if _, _, again := sm.start(); again {
+		t.Error("a second build started while one runs")
+	}
+	sm.finish(ids, true)
+	if _, first, ok := sm.start(); !ok || first {
+		t.Errorf("after a published build: start() ok %v first %v, want an update", ok, first)
+	}
+	sm.finish(nil, true)
+}

@@ -1,0 +1,231 @@
+package main
+
+import (
+	"bufio"
+	"cmp"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	gn "github.com/nbd-wtf/go-nostr"
+
+	"vesper/arbiter"
+	"vesper/internal/testkit"
+	"vesper/nostr"
+	"vesper/relayd"
+	"vesper/store"
+)
+
+// BenchmarkRestartSync is issue 12's restart: the store holds a season of
+// N matches (the scale fixture, -vesper.scale), its last sync of the relay
+// was 10 minutes ago, and meanwhile 200 events reached the relay that a
+// cursor would miss: moves of open matches stamped in the season (long
+// before the cursor) and new matches. Measured: the sync until every new
+// event is stored and its matches re-folded, against one relay with NIP-77
+// (relayd in memory) and one without (relayd on SQLite, whose tag index
+// serves the fallback's "#g" queries), and the bytes the relay read and
+// wrote for it.
+//
+//	go test ./cmd/vesper -run '^$' -bench RestartSync -benchtime 1x -timeout 2h -vesper.scale 1000
+func BenchmarkRestartSync(b *testing.B) {
+	for _, field := range strings.Split(*scaleSizes, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(field))
+		if err != nil || n <= 0 {
+			b.Fatalf("-vesper.scale: bad size %q", field)
+		}
+		b.Run(fmt.Sprintf("matches=%d", n), func(b *testing.B) {
+			fx := scaleFixture(b, n)
+			season := readSeason(b, fx)
+			base := rebuiltStore(b, fx)
+			open, err := openMatchesOf(base)
+			if err != nil {
+				b.Fatal(err)
+			}
+			fresh := lateEvents(b, open, 200)
+			info := fmt.Sprintf("%d matches, %d events, %d open; %d new events", fx.meta.Matches, len(season), len(open), len(fresh))
+			for _, variant := range []string{"nip77", "fallback"} {
+				b.Run(variant, func(b *testing.B) { b.Log(info); benchRestartSync(b, variant, base, season, fresh) })
+			}
+		})
+	}
+}
+
+func benchRestartSync(b *testing.B, variant, base string, season, fresh []*nostr.Event) {
+	opts := relayd.Options{}
+	if variant == "fallback" {
+		opts = relayd.Options{NoNegentropy: true, DBPath: filepath.Join(b.TempDir(), "relay.db")}
+	}
+	r, err := relayd.Start(context.Background(), opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer r.Close()
+	loaded := time.Now()
+	all := append(slices.Clone(season), fresh...)
+	// Newest first, as the memory store keeps them: each insert appends.
+	slices.SortFunc(all, func(x, y *nostr.Event) int {
+		return cmp.Or(cmp.Compare(y.CreatedAt, x.CreatedAt), strings.Compare(x.ID, y.ID))
+	})
+	for _, ev := range all {
+		if err := r.Inject(context.Background(), ev); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Logf("relay loaded with %d events in %v", len(all), time.Since(loaded).Round(time.Millisecond))
+	for range b.N {
+		b.StopTimer()
+		path := filepath.Join(b.TempDir(), "vesper.db")
+		copyFile(b, base, path)
+		st, err := store.Open(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n := newNode(st, nostr.SecretKey{}, []string{r.URL()}, arbiter.Config{}, discardLog())
+		now := time.Now().Unix()
+		for _, what := range []string{store.SyncMarkDone, store.SyncMarkFullScan} {
+			if err := st.SetSyncMark(context.Background(), gn.NormalizeURL(r.URL()), what, now-600); err != nil {
+				b.Fatal(err)
+			}
+		}
+		read0, written0 := r.Traffic()
+		b.StartTimer()
+		start := time.Now()
+		var report strings.Builder
+		if err := n.syncOnce(context.Background(), &report, syncFlags{relayTimeout: time.Hour}); err != nil {
+			b.Fatal(err)
+		}
+		el := time.Since(start)
+		b.StopTimer()
+		read1, written1 := r.Traffic()
+		b.Log(strings.TrimSpace(report.String()))
+		ids := make([]string, len(fresh))
+		for i, ev := range fresh {
+			ids[i] = ev.ID
+		}
+		known, err := st.KnownIDs(context.Background(), ids)
+		if err != nil || len(known) != len(fresh) {
+			b.Fatalf("%d of the %d new events stored (%v)", len(known), len(fresh), err)
+		}
+		st.Close()
+		b.ReportMetric(el.Seconds(), "s")
+		b.ReportMetric(float64(read1-read0)/1e6, "MB-to-relay")
+		b.ReportMetric(float64(written1-written0)/1e6, "MB-from-relay")
+	}
+}
+
+// readSeason parses the fixture's events.
+func readSeason(b *testing.B, fx benchFixture) []*nostr.Event {
+	b.Helper()
+	f, err := os.Open(fx.eventsPath())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	var out []*nostr.Event
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		ev, err := nostr.ParseEvent(sc.Bytes())
+		if err != nil {
+			b.Fatal(err)
+		}
+		out = append(out, ev)
+	}
+	if err := sc.Err(); err != nil {
+		b.Fatal(err)
+	}
+	return out
+}
+
+// rebuiltStore is the fixture's store with its summaries, as the daemon
+// left it before going down: cached beside the fixture.
+func rebuiltStore(b *testing.B, fx benchFixture) string {
+	b.Helper()
+	path := filepath.Join(fx.dir, "synced.db")
+	if _, err := os.Stat(path); err == nil {
+		return path
+	}
+	tmp := path + ".tmp"
+	copyFile(b, fx.storePath(), tmp)
+	st, err := store.Open(tmp)
+	if err != nil {
+		b.Fatal(err)
+	}
+	n := newNode(st, nostr.SecretKey{}, nil, arbiter.Config{}, discardLog())
+	if _, err := n.rebuild(context.Background(), nil); err != nil {
+		b.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		b.Fatal(err)
+	}
+	return path
+}
+
+func openMatchesOf(path string) ([]string, error) {
+	st, err := store.OpenReadOnly(path)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	return st.OpenMatches(context.Background())
+}
+
+// lateEvents are n events a cursor misses: a move in each of the first
+// n/2 open matches, stamped in the season (months before the cursor), and
+// new matches of a challenge from an hour ago and its moves.
+func lateEvents(b *testing.B, open []string, n int) []*nostr.Event {
+	b.Helper()
+	k := testkit.Key("late")
+	var out []*nostr.Event
+	for i, m := range open {
+		if len(out) >= n/2 {
+			break
+		}
+		out = append(out, testkit.Sign(k, nostr.NewMove(m, 200+i, "e2e4", benchEnd-int64(i))))
+	}
+	t0 := time.Now().Unix() - 3600
+	for i := 0; len(out) < n; i++ {
+		m := testkit.NewMatch(testkit.Key(fmt.Sprintf("late-a%d", i)), testkit.Key(fmt.Sprintf("late-b%d", i)), "chess", "", t0+int64(i*100))
+		out = append(out, m.Events...)
+		if len(out) < n {
+			out = append(out, m.Accept(t0+int64(i*100)+1))
+		}
+		for ply := 1; ply <= 8 && len(out) < n; ply++ {
+			k := m.A
+			if ply%2 == 0 {
+				k = m.B
+			}
+			out = append(out, m.Move(k, ply, demoGame[(ply-1)%len(demoGame)], t0+int64(i*100+1+ply)))
+		}
+	}
+	return out
+}
+
+func copyFile(b *testing.B, src, dst string) {
+	b.Helper()
+	in, err := os.Open(src)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer in.Close()
+	out, err := os.Create(dst)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		b.Fatal(err)
+	}
+	if err := out.Close(); err != nil {
+		b.Fatal(err)
+	}
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package mcpseat_test
+
+const raceBuild = false

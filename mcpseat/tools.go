@@ -1,0 +1,232 @@
+package mcpseat
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"vesper/match"
+	"vesper/seat"
+)
+
+// What every description of a player action repeats, since a model may
+// read one tool's description and not the others'.
+const (
+	roles       = " The challenger is the first player and moves first: White in chess, X in gomoku; the accepting player is second (Black, O)."
+	counts      = " A result counts for ratings only once final: both players signed it, a valid timeout claim, or an arbiter's ruling."
+	clock       = " Each move has a 24-hour clock; a late move does not count, and the waiting player may then claim the win (claim_timeout)."
+	refusedNote = " When the rules would not count the action, nothing is published and the call returns isError with a stable rule token and a one-line reason."
+)
+
+// tools holds the seat every tool acts through.
+type tools struct {
+	seat *seat.Seat
+}
+
+func yes() *bool { b := true; return &b }
+func no() *bool  { b := false; return &b }
+
+// readOnly and acting are the annotations of the two kinds of tool: reads
+// touch nothing; actions sign and publish (never destructive: an event only
+// adds to a match, and a refused action publishes nothing).
+func readOnly(title string) *mcp.ToolAnnotations {
+	return &mcp.ToolAnnotations{Title: title, ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: yes()}
+}
+
+func acting(title string, idempotent bool) *mcp.ToolAnnotations {
+	return &mcp.ToolAnnotations{Title: title, DestructiveHint: no(), IdempotentHint: idempotent, OpenWorldHint: yes()}
+}
+
+func (t *tools) register(s *mcp.Server) {
+	addTool(s, &mcp.Tool{
+		Name:        "whoami",
+		Description: "This server's player: the public key (hex and npub) that signs every action. The secret key is never shown.",
+		Annotations: readOnly("Who am I"),
+	}, nil, t.whoami)
+
+	addTool(s, &mcp.Tool{
+		Name: "open_challenges",
+		Description: "The challenges nobody has accepted yet (newest first), each with its match id, game, challenger and invitee; a challenge expires 7 days after it was posted. " +
+			"Accept one with accept. game filters by game; for_me keeps only those this key may accept (not its own; open to anyone or inviting it)." + roles,
+		Annotations: readOnly("Open challenges"),
+	}, enum("game", "chess", "gomoku"), t.openChallenges)
+
+	addTool(s, &mcp.Tool{
+		Name: "challenge",
+		Description: "Post a challenge to a game of chess or gomoku, open to anyone or inviting one player (invite: npub or hex pubkey). Returns the match id (the challenge's event id) that every other tool takes. " +
+			"As the challenger you are the first player: White in chess, X in gomoku, and you move first once someone accepts. Then call wait_turn." + clock + counts + refusedNote,
+		Annotations: acting("Challenge", false),
+	}, enum("game", "chess", "gomoku"), t.challenge)
+
+	addTool(s, &mcp.Tool{
+		Name: "accept",
+		Description: "Accept a challenge (by match id) and become the second player: Black in chess, O in gomoku. The challenger moves first, so call wait_turn next. " +
+			"Only the invitee may accept an invitation, nobody may accept their own challenge, and only the first accept counts." + clock + counts + refusedNote,
+		Annotations: acting("Accept a challenge", true),
+	}, nil, t.accept)
+
+	addTool(s, &mcp.Tool{
+		Name:        "my_games",
+		Description: "The matches where this key plays (challenged or accepted), newest first, each with its status, my_role, my_turn, plies and result, plus the open challenges that invite this key. Use game_state or wait_turn on one.",
+		Annotations: readOnly("My games"),
+	}, nil, t.myGames)
+
+	addTool(s, &mcp.Tool{
+		Name: "game_state",
+		Description: "The full state of a match for this key: status (open, expired, active, over), players, my_role, my_color, my_turn, to_move, ply, the position (fen, pgn and board for chess, the board for gomoku), " +
+			"san_moves, legal_moves (UCI and SAN for chess, empty points for gomoku), in_check, deadline (24 hours per move), clock_expired, can_claim_timeout, the other player's result offer, arbitration requests, " +
+			"the result and whether it is final (final, final_by), must_sign, and the ignored events with the reason each did not count." + roles + counts,
+		Annotations: readOnly("Game state"),
+	}, nil, t.gameState)
+
+	addTool(s, &mcp.Tool{
+		Name: "play",
+		Description: "Play one move on your turn. Chess: UCI (e2e4, promotions name the piece: e7e8q) or SAN (e4, Nf3, O-O, exd8=Q); the rules are chess.js's. Gomoku: a point on the 15x15 board, a-o and 1-15, like h8; five in a row wins. " +
+			"Pick the move from game_state's legal_moves. Returns the counted ply, the canonical move and the state after it; when the move ends the game, both players must then call sign_result. " +
+			"You have 24 hours per move; a late move does not count." + counts + refusedNote + " An illegal move's refusal lists the legal moves.",
+		Annotations: acting("Play a move", false),
+	}, nil, t.play)
+
+	addTool(s, &mcp.Tool{
+		Name: "wait_turn",
+		Description: "Wait, on a live relay subscription, until it is this key's turn, the game ends, the other player offers a result or asks for arbitration, the challenge expires, or timeout_seconds pass (default 300, at most 3600). " +
+			"Returns at once if one of these already holds (an offer or request already pending when the wait starts does not wake it: it is in the status). Reports progress notifications while it waits. The answer is why it returned (reason: my_turn, game_over, final, offer, request, expired or timeout) and the status, as game_state gives it. " +
+			"On a timeout, call it again: the opponent has 24 hours per move.",
+		Annotations: readOnly("Wait for my turn"),
+	}, all(bounds("timeout_seconds", 0, 3600), defaultTo("timeout_seconds", "300")), t.waitTurn)
+
+	addTool(s, &mcp.Tool{
+		Name:        "resign",
+		Description: "Resign the game: the other player wins (reason resignation). Either player may resign at any turn while the game is in progress; both players then sign the result to make it final." + refusedNote,
+		Annotations: acting("Resign", true),
+	}, nil, t.resign)
+
+	addTool(s, &mcp.Tool{
+		Name: "offer_result",
+		Description: "Propose an agreed result on the current position, or accept the other player's offer by offering the same: result is draw, first (the challenger wins) or second (the accepting player wins). " +
+			"When both players have signed the same result it is final (reason agreement) and the game ends. On a game already over, only the computed result can be signed (use sign_result)." + counts + refusedNote,
+		Annotations: acting("Offer a result", true),
+	}, enum("result", "draw", "first", "second"), t.offerResult)
+
+	addTool(s, &mcp.Tool{
+		Name: "sign_result",
+		Description: "Sign the result the rules computed for a game that is over (checkmate, stalemate, a draw rule, five in a row, a full board, resignation). " +
+			"The result is final, and counts for ratings, once both players have signed it. Call it as soon as game_state says must_sign (wait_turn wakes with reason game_over)." + refusedNote,
+		Annotations: acting("Sign the result", true),
+	}, nil, t.signResult)
+
+	addTool(s, &mcp.Tool{
+		Name:        "claim_timeout",
+		Description: "Claim the win on time: valid only when it is the opponent's turn and their 24-hour clock has run out (game_state's can_claim_timeout). A valid claim ends the game and is final on its own." + refusedNote,
+		Annotations: acting("Claim a timeout", true),
+	}, nil, t.claimTimeout)
+
+	addTool(s, &mcp.Tool{
+		Name: "request_arbitration",
+		Description: "Ask an arbiter to rule: valid when the two players' signatures disagree, or when the result is not final and the deadline has passed (24 hours after the pending move's clock started, or after the game ended). " +
+			"The earliest correct ruling after a valid request makes the result final." + refusedNote,
+		Annotations: acting("Request arbitration", true),
+	}, nil, t.requestArbitration)
+}
+
+func (t *tools) whoami(_ context.Context, _ *mcp.CallToolRequest, _ NoArgs) (Identity, *Refusal) {
+	return identity(t.seat.Me()), nil
+}
+
+func (t *tools) gameState(ctx context.Context, _ *mcp.CallToolRequest, in MatchArgs) (*seat.Status, *Refusal) {
+	snap, err := t.seat.Read(ctx, in.Match)
+	if err != nil {
+		return nil, refusalOf(err)
+	}
+	return snap.Status(t.seat.Me(), snap.At), nil
+}
+
+// refusalOf turns a seat error into the refusal a model reads: the seat's
+// own refusals keep their rule and context; other errors get a token that
+// says what kind of failure it was.
+func refusalOf(err error) *Refusal {
+	var (
+		sr *seat.Refusal
+		nf *seat.NotFoundError
+		re *seat.RelayError
+		ie *seat.InputError
+	)
+	switch {
+	case errors.As(err, &sr):
+		return &Refusal{Rule: sr.Rule, Reason: sr.Reason, Match: sr.Match, Ply: sr.Ply, ToMove: sr.ToMove, Deadline: sr.Deadline, LegalMoves: sr.LegalMoves}
+	case errors.As(err, &nf):
+		return &Refusal{Rule: RuleNotFound, Reason: nf.Error(), Match: nf.Match}
+	case errors.As(err, &re):
+		return refuse(RuleRelays, "%v", re)
+	case errors.As(err, &ie):
+		return refuse(RuleBadArgument, "%v", ie)
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return refuse(RuleCancelled, "the call was cancelled: %v", err)
+	}
+	return refuse(RuleInternal, "%v", fmt.Errorf("vesper: %w", err))
+}
+
+// reply is the answer of every action: the seat's reply, or its refusal.
+func reply(r *seat.Reply, err error) (*seat.Reply, *Refusal) {
+	if err != nil {
+		return nil, refusalOf(err)
+	}
+	return r, nil
+}
+
+func (t *tools) challenge(ctx context.Context, _ *mcp.CallToolRequest, in ChallengeArgs) (*seat.Reply, *Refusal) {
+	return reply(t.seat.Challenge(ctx, in.Game, in.Invite))
+}
+
+func (t *tools) accept(ctx context.Context, _ *mcp.CallToolRequest, in MatchArgs) (*seat.Reply, *Refusal) {
+	return reply(t.seat.Accept(ctx, in.Match))
+}
+
+func (t *tools) play(ctx context.Context, _ *mcp.CallToolRequest, in PlayArgs) (*seat.Reply, *Refusal) {
+	r, rf := reply(t.seat.Move(ctx, in.Match, in.Move))
+	if rf != nil && rf.Rule == match.IgnIllegal && !strings.Contains(rf.Reason, in.Move) {
+		// The fold's detail does not repeat the move; a model retrying
+		// several candidates needs to see which one was refused.
+		rf.Reason = fmt.Sprintf("%q: %s", in.Move, rf.Reason)
+	}
+	return r, rf
+}
+
+func (t *tools) resign(ctx context.Context, _ *mcp.CallToolRequest, in MatchArgs) (*seat.Reply, *Refusal) {
+	return reply(t.seat.Resign(ctx, in.Match))
+}
+
+func (t *tools) offerResult(ctx context.Context, _ *mcp.CallToolRequest, in OfferArgs) (*seat.Reply, *Refusal) {
+	return reply(t.seat.Agree(ctx, in.Match, in.Result))
+}
+
+func (t *tools) signResult(ctx context.Context, _ *mcp.CallToolRequest, in MatchArgs) (*seat.Reply, *Refusal) {
+	return reply(t.seat.SignResult(ctx, in.Match))
+}
+
+func (t *tools) claimTimeout(ctx context.Context, _ *mcp.CallToolRequest, in MatchArgs) (*seat.Reply, *Refusal) {
+	return reply(t.seat.ClaimTimeout(ctx, in.Match))
+}
+
+func (t *tools) requestArbitration(ctx context.Context, _ *mcp.CallToolRequest, in MatchArgs) (*seat.Reply, *Refusal) {
+	return reply(t.seat.RequestArbitration(ctx, in.Match, "arbitration requested through vesper mcp"))
+}
+
+func (t *tools) openChallenges(ctx context.Context, _ *mcp.CallToolRequest, in OpenArgs) (*seat.OpenReply, *Refusal) {
+	r, err := t.seat.OpenChallenges(ctx, in.Game, in.ForMe)
+	if err != nil {
+		return nil, refusalOf(err)
+	}
+	return r, nil
+}
+
+func (t *tools) myGames(ctx context.Context, _ *mcp.CallToolRequest, _ NoArgs) (*seat.GamesReply, *Refusal) {
+	r, err := t.seat.Games(ctx)
+	if err != nil {
+		return nil, refusalOf(err)
+	}
+	return r, nil
+}

@@ -1,0 +1,338 @@
+package relay
+
+import (
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	ws "github.com/coder/websocket"
+	gn "github.com/nbd-wtf/go-nostr"
+	"github.com/nbd-wtf/go-nostr/nip77"
+	"github.com/nbd-wtf/go-nostr/nip77/negentropy"
+	"github.com/nbd-wtf/go-nostr/nip77/negentropy/storage/vector"
+
+	"vesper/nostr"
+)
+
+// ErrNegUnsupported means the relay does not speak NIP-77: it answered
+// NEG-OPEN with a NOTICE (khatru without negentropy says "failed to parse
+// envelope"), or not at all within the probe timeout.
+var ErrNegUnsupported = errors.New("relay: the relay does not support NIP-77 negentropy")
+
+// NegError is a relay's NEG-ERR for a reconciliation (NIP-77 spells it
+// NEG-ERR; khatru v0.19.1 sends NEG-ERROR, and both are read).
+type NegError struct {
+	Relay  string
+	Reason string
+}
+
+func (e *NegError) Error() string {
+	return fmt.Sprintf("relay: %s refused the reconciliation: %s", e.Relay, e.Reason)
+}
+
+// SyncItem is one stored event as reconciliation sees it: NIP-77 orders
+// and fingerprints (created_at, id) pairs.
+type SyncItem struct {
+	ID        string
+	CreatedAt int64
+}
+
+// negFrameLimit bounds each message we send in a reconciliation (bytes of
+// the binary message; the hex on the wire is twice that): khatru reads at
+// most 512,000 bytes per websocket message by default.
+const negFrameLimit = 100_000
+
+// negReadLimit bounds a relay's NIP-77 message: khatru answers with frames
+// of up to 1 MB (2 MB of hex).
+const negReadLimit = 4 << 20
+
+// negOptions bound one reconciliation against a relay that may lie.
+type negOptions struct {
+	maxRounds int           // NEG-MSG exchanges before giving up
+	first     time.Duration // wait for the first answer (short when the relay did not list NIP 77)
+	silence   time.Duration // wait for each later answer
+	dial      time.Duration // websocket handshake
+}
+
+// negResult is what a reconciliation learnt.
+type negResult struct {
+	need   []string // ids the relay has and the local set lacks, lowercase hex, each once
+	rounds int
+	bytes  int64 // websocket payload bytes sent and received
+}
+
+// negReconcile runs one NIP-77 session for filter f on its own websocket,
+// comparing the local items with the relay's, and returns the ids the
+// relay holds that local lacks. It never fetches the events (the caller
+// does, through the strict parser). A relay that never converges is cut
+// off after maxRounds messages or by ctx; a malformed NEG-MSG ends the
+// session with an error instead of reaching the negentropy decoder, whose
+// allocations trust the counts in the message.
+func negReconcile(ctx context.Context, url string, f gn.Filter, local []SyncItem, o negOptions) (res negResult, err error) {
+	vec := vector.New()
+	for _, it := range local {
+		// vector.Insert panics on anything but 64 characters.
+		if nostr.IsLowerHex(it.ID, 64) {
+			vec.Insert(gn.Timestamp(it.CreatedAt), it.ID)
+		}
+	}
+	vec.Seal()
+	neg := negentropy.New(vec, negFrameLimit)
+
+	// Uncompressed, and a read limit: the relay's frames are then bounded
+	// on the wire (khatru's own answers stay under 2 MB of hex).
+	dctx, cancel := context.WithTimeout(ctx, o.dial)
+	wsc, resp, err := ws.Dial(dctx, url, &ws.DialOptions{CompressionMode: ws.CompressionDisabled})
+	cancel()
+	if resp != nil && resp.Body != nil {
+		resp.Body.Close()
+	}
+	if err != nil {
+		return res, fmt.Errorf("relay: %s: %w", url, err)
+	}
+	wsc.SetReadLimit(negReadLimit)
+	defer wsc.CloseNow()
+
+	// Reconcile sends on these unbuffered-ish channels as it goes, so they
+	// are drained while it runs; the client closes both when it is done.
+	var (
+		mu   sync.Mutex
+		need []string
+		seen = map[string]bool{}
+		wg   sync.WaitGroup
+		stop = make(chan struct{})
+	)
+	drain := func(ch <-chan string, keep bool) {
+		for {
+			select {
+			case id, ok := <-ch:
+				if !ok {
+					return
+				}
+				id = strings.ToLower(id)
+				if keep && nostr.IsLowerHex(id, 64) {
+					mu.Lock()
+					if !seen[id] {
+						seen[id] = true
+						need = append(need, id)
+					}
+					mu.Unlock()
+				}
+			case <-stop:
+				return
+			}
+		}
+	}
+	wg.Go(func() { drain(neg.HaveNots, true) })
+	wg.Go(func() { drain(neg.Haves, false) })
+	finished := false
+	defer func() {
+		if !finished {
+			close(stop)
+		}
+		wg.Wait()
+	}()
+
+	var nbytes atomic.Int64
+	write := func(msg []byte) error {
+		nbytes.Add(int64(len(msg)))
+		wctx, cancel := context.WithTimeout(ctx, writeTimeout)
+		defer cancel()
+		return wsc.Write(wctx, ws.MessageText, msg)
+	}
+	subID := "vesper-neg"
+	open, err := nip77.OpenEnvelope{SubscriptionID: subID, Filter: f, Message: neg.Start()}.MarshalJSON()
+	if err != nil {
+		return res, fmt.Errorf("relay: NEG-OPEN: %w", err)
+	}
+	if err := write(open); err != nil {
+		return res, fmt.Errorf("relay: %s: NEG-OPEN: %w", url, err)
+	}
+	defer func() {
+		if !finished {
+			cl, _ := nip77.CloseEnvelope{SubscriptionID: subID}.MarshalJSON()
+			_ = write(cl)
+		}
+		res.bytes = nbytes.Load()
+	}()
+
+	answered := false
+	for {
+		wait := o.silence
+		if !answered {
+			wait = o.first
+		}
+		label, arr, err := readFrame(ctx, wsc, wait, &nbytes)
+		if err != nil {
+			if !answered && errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+				return res, fmt.Errorf("%w (no answer to NEG-OPEN in %v)", ErrNegUnsupported, wait)
+			}
+			return res, fmt.Errorf("relay: %s: reconciliation: %w", url, err)
+		}
+		str := func(i int) string {
+			var s string
+			if i < len(arr) {
+				json.Unmarshal(arr[i], &s)
+			}
+			return s
+		}
+		switch label {
+		case "NOTICE":
+			if !answered {
+				return res, fmt.Errorf("%w (%s)", ErrNegUnsupported, clip(str(1)))
+			}
+			continue
+		case "NEG-ERR", "NEG-ERROR":
+			if str(1) != subID {
+				continue
+			}
+			return res, &NegError{Relay: url, Reason: str(2)}
+		case "NEG-MSG":
+			if str(1) != subID {
+				continue
+			}
+		default:
+			continue // EVENT, OK, AUTH...: nothing of this session
+		}
+		answered = true
+		res.rounds++
+		if res.rounds > o.maxRounds {
+			return res, fmt.Errorf("relay: %s: reconciliation did not converge in %d rounds", url, o.maxRounds)
+		}
+		msg := str(2)
+		if err := checkNegMessage(msg); err != nil {
+			return res, fmt.Errorf("relay: %s: malformed NEG-MSG: %w", url, err)
+		}
+		reply, err := reconcile(neg, msg)
+		if err != nil {
+			return res, fmt.Errorf("relay: %s: reconciliation: %w", url, err)
+		}
+		if reply == "" {
+			// The client is done: negentropy has closed its channels, and
+			// the drains end once they have taken everything.
+			finished = true
+			wg.Wait()
+			cl, _ := nip77.CloseEnvelope{SubscriptionID: subID}.MarshalJSON()
+			_ = write(cl)
+			mu.Lock()
+			res.need = need
+			mu.Unlock()
+			return res, nil
+		}
+		m, _ := nip77.MessageEnvelope{SubscriptionID: subID, Message: reply}.MarshalJSON()
+		if err := write(m); err != nil {
+			return res, fmt.Errorf("relay: %s: NEG-MSG: %w", url, err)
+		}
+	}
+}
+
+// reconcile is neg.Reconcile with a panic turned into an error: the
+// decoder slices by lengths the relay chose, and checkNegMessage is a
+// guard, not a proof.
+func reconcile(neg *negentropy.Negentropy, msg string) (out string, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("malformed NEG-MSG (%v)", r)
+		}
+	}()
+	return neg.Reconcile(msg)
+}
+
+// readFrame reads one relay message within wait and splits its label.
+func readFrame(ctx context.Context, wsc *ws.Conn, wait time.Duration, n *atomic.Int64) (string, []json.RawMessage, error) {
+	rctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	_, msg, err := wsc.Read(rctx)
+	if err != nil {
+		if rctx.Err() != nil {
+			return "", nil, rctx.Err()
+		}
+		return "", nil, err
+	}
+	n.Add(int64(len(msg)))
+	var arr []json.RawMessage
+	if json.Unmarshal(msg, &arr) != nil || len(arr) == 0 {
+		return "", nil, nil // not a relay message: skipped like any unknown label
+	}
+	var label string
+	json.Unmarshal(arr[0], &label)
+	return label, arr, nil
+}
+
+// checkNegMessage walks a negentropy v1 message (NIP-77: a version byte,
+// then ranges of upper bound, mode and payload) and refuses one whose
+// lengths and counts do not fit in it, before the decoder allocates by
+// them.
+func checkNegMessage(msg string) error {
+	b, err := hex.DecodeString(msg)
+	if err != nil {
+		return fmt.Errorf("not hex: %w", err)
+	}
+	if len(b) == 0 {
+		return errors.New("empty")
+	}
+	if b[0] != 0x61 {
+		return fmt.Errorf("protocol version %#x, want 0x61", b[0])
+	}
+	pos := 1
+	varint := func() (int, error) {
+		v := 0
+		for i := 0; ; i++ {
+			if pos >= len(b) {
+				return 0, errors.New("truncated varint")
+			}
+			if i == 8 {
+				return 0, errors.New("varint too long")
+			}
+			c := b[pos]
+			pos++
+			v = v<<7 | int(c&0x7f)
+			if c&0x80 == 0 {
+				return v, nil
+			}
+		}
+	}
+	for pos < len(b) {
+		if _, err := varint(); err != nil { // timestamp delta
+			return err
+		}
+		n, err := varint() // id prefix length
+		if err != nil {
+			return err
+		}
+		if n > 32 || pos+n > len(b) {
+			return fmt.Errorf("bound prefix of %d bytes", n)
+		}
+		pos += n
+		mode, err := varint()
+		if err != nil {
+			return err
+		}
+		switch mode {
+		case 0: // skip
+		case 1: // fingerprint
+			if pos+negentropy.FingerprintSize > len(b) {
+				return errors.New("truncated fingerprint")
+			}
+			pos += negentropy.FingerprintSize
+		case 2: // id list
+			count, err := varint()
+			if err != nil {
+				return err
+			}
+			if count > (len(b)-pos)/32 {
+				return fmt.Errorf("id list of %d ids in %d bytes", count, len(b)-pos)
+			}
+			pos += count * 32
+		default:
+			return fmt.Errorf("unknown mode %d", mode)
+		}
+	}
+	return nil
+}

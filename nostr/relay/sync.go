@@ -1,0 +1,612 @@
+package relay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	gn "github.com/nbd-wtf/go-nostr"
+	"github.com/nbd-wtf/go-nostr/nip11"
+
+	"vesper/nostr"
+)
+
+// Sync brings a local store up to date with relays whatever the
+// created_at of what it lacks (PROTOCOL.md section 7, "complete reads"):
+// a relay filters since/until on created_at, not on arrival, so a cursor
+// misses every event stamped before it that reached the relay later.
+//
+// Relays that speak NIP-77 are reconciled first: the store's (created_at,
+// id) set for each game filter against the relay's, and exactly the
+// missing events are fetched by id. Every other relay gets the fallback,
+// whose cost follows the open matches and the downtime rather than
+// history: every event of each match that is not final or that a relay
+// has just revealed (by "#g", paged), the challenges since
+// SyncOptions.ChallengesSince, and the challenges those reveal.
+//
+// Every event goes through the client's own gate (nostr.ParseEvent, id,
+// batch signature check, the filter it was asked for) and is sent on out
+// as a Received from that relay, so the consumer stores it with its own
+// receipt time as seen_at. Events the store already has (SyncOptions.Known)
+// are not sent.
+
+// SyncOptions configure Sync. Zero durations and limits take the defaults
+// in brackets.
+type SyncOptions struct {
+	Relays []string
+	// Local lists the stored events of kinds (for NIP-77). Required.
+	Local func(ctx context.Context, kinds []int) ([]SyncItem, error)
+	// Open lists the matches whose result is not final (for the
+	// fallback). Required.
+	Open func(ctx context.Context) ([]string, error)
+	// Known reports which ids are stored. Required.
+	Known func(ctx context.Context, ids []string) (map[string]bool, error)
+	// ChallengesSince is, per relay, the created_at from which the fallback
+	// asks for challenges: the last completed sync minus the 7-day expiry
+	// covers every challenge still open. 0 scans all of them (a first
+	// sync, or the daily full scan). nil means 0.
+	ChallengesSince func(relay string) int64
+	// Matches are more matches the fallback asks every relay about (ones
+	// the caller has seen named by an event whose challenge it lacks).
+	Matches []string
+	// NoNIP77 skips NIP-77 and uses the fallback on every relay.
+	NoNIP77 bool
+	// FallbackOnly, when set, limits the run to the fallback for Matches
+	// (no NIP-77, no open matches, no challenge scan).
+	FallbackOnly bool
+
+	Key       nostr.SecretKey // answers NIP-42 AUTH on the fallback's queries
+	PageLimit int             // "limit" per query, lowered by NIP-11 max_limit [500]
+	// RelayTimeout bounds all the work on one relay [10m].
+	RelayTimeout time.Duration
+	QueryTimeout time.Duration // silence before a query or a NEG-MSG is given up [30s]
+	// ProbeTimeout is the wait for the answer to NEG-OPEN from a relay that
+	// does not list NIP 77 in its NIP-11 document [3s].
+	ProbeTimeout time.Duration
+	DialTimeout  time.Duration // websocket and NIP-11 connect [10s]
+	MaxRounds    int           // NEG-MSG exchanges per filter [64]
+	Logger       *slog.Logger  // [discard]
+	// OnReject is called for every event a relay sent that is refused.
+	OnReject func(relay, reason string)
+	// Progress, if set, is called as work is done (from several
+	// goroutines, one relay each).
+	Progress func(SyncProgress)
+}
+
+// SyncProgress is a step of Sync on one relay.
+type SyncProgress struct {
+	Relay   string
+	Phase   string // "nip77", "fetch", "challenges", "matches"
+	Fetched int    // new events sent on out so far, on this relay
+}
+
+// SyncStats is what Sync did on one relay.
+type SyncStats struct {
+	Relay string `json:"relay"`
+	// Method is "nip77" or "fallback" (also when NIP-77 failed and the
+	// fallback ran instead).
+	Method string `json:"method"`
+	// Compared is the number of ids reconciled (NIP-77: the local set of
+	// every filter) or of events the relay sent (fallback).
+	Compared int `json:"compared"`
+	Fetched  int `json:"fetched"` // new events sent on out
+	Refused  int `json:"refused"` // events the relay sent that failed the checks
+	// Missing counts ids the relay claimed in NIP-77 but did not send.
+	Missing int    `json:"missing"`
+	Rounds  int    `json:"rounds"`
+	Bytes   int64  `json:"nip77_bytes"` // NIP-77 messages, both ways
+	Error   string `json:"error,omitempty"`
+	// NegError is why NIP-77 was not used on a relay that may offer it.
+	NegError string        `json:"nip77_error,omitempty"`
+	Elapsed  time.Duration `json:"-"`
+	// Revealed are the matches this relay's events named that the store
+	// lacked before the run.
+	Revealed []string `json:"-"`
+}
+
+func (o SyncOptions) withDefaults() SyncOptions {
+	def := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	def(&o.RelayTimeout, 10*time.Minute)
+	def(&o.QueryTimeout, 30*time.Second)
+	def(&o.ProbeTimeout, 3*time.Second)
+	def(&o.DialTimeout, 10*time.Second)
+	if o.PageLimit <= 0 {
+		o.PageLimit = 500
+	}
+	if o.MaxRounds <= 0 {
+		o.MaxRounds = 64
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.ChallengesSince == nil {
+		o.ChallengesSince = func(string) int64 { return 0 }
+	}
+	return o
+}
+
+// negRetries is how many times a reconciliation that the relay lost
+// ("CLOSED") is started again.
+const negRetries = 3
+
+// chunkSize bounds the ids or "#g" values of one filter: relays limit the
+// size of a message and of a filter.
+const chunkSize = 100
+
+// maxRevealRounds bounds how many times the fallback follows matches named
+// by the events it has just fetched: a relay that answers each query with
+// events naming new matches cannot keep it busy for ever.
+const maxRevealRounds = 3
+
+// Sync reconciles the store with every relay (see the comment at the top
+// of this file) and returns a SyncStats per relay, in opts.Relays order.
+// It returns an error only when the options are unusable or the local
+// store fails; a relay that fails or lies is reported in its SyncStats,
+// and the others go on.
+func Sync(ctx context.Context, opts SyncOptions, out chan<- Received) ([]SyncStats, error) {
+	if opts.Local == nil || opts.Open == nil || opts.Known == nil {
+		return nil, errors.New("relay: sync needs Local, Open and Known")
+	}
+	opts = opts.withDefaults()
+	relays := normalizeURLs(opts.Relays)
+	if len(relays) == 0 {
+		return nil, errors.New("relay: no relays configured")
+	}
+	s := &syncer{opts: opts, out: out, stats: make([]SyncStats, len(relays))}
+	for i, u := range relays {
+		s.stats[i] = SyncStats{Relay: u, Method: "fallback"}
+	}
+	var local map[string][]SyncItem
+	if !opts.FallbackOnly && !opts.NoNIP77 {
+		local = map[string][]SyncItem{}
+		for _, f := range syncFilters() {
+			items, err := opts.Local(ctx, f.Kinds)
+			if err != nil {
+				return nil, fmt.Errorf("relay: sync: local ids: %w", err)
+			}
+			local[fmt.Sprint(f.Kinds)] = items
+		}
+	}
+	// Phase 1: NIP-77 where the relay offers it, all relays at once.
+	fallback := make([]bool, len(relays))
+	var wg sync.WaitGroup
+	for i := range relays {
+		if local == nil {
+			fallback[i] = true
+			continue
+		}
+		wg.Go(func() { fallback[i] = !s.nip77(ctx, &s.stats[i], local) })
+	}
+	wg.Wait()
+	if err := s.storeErr(); err != nil {
+		return s.stats, err
+	}
+	// Phase 2: the fallback on the others, for the open matches and every
+	// match phase 1 revealed.
+	matches := slices.Clone(opts.Matches)
+	if !opts.FallbackOnly {
+		open, err := opts.Open(ctx)
+		if err != nil {
+			return s.stats, fmt.Errorf("relay: sync: open matches: %w", err)
+		}
+		matches = append(matches, open...)
+	}
+	for _, st := range s.stats {
+		matches = append(matches, st.Revealed...)
+	}
+	slices.Sort(matches)
+	matches = slices.Compact(matches)
+	for i := range relays {
+		if fallback[i] {
+			wg.Go(func() { s.fallback(ctx, &s.stats[i], matches) })
+		}
+	}
+	wg.Wait()
+	return s.stats, s.storeErr()
+}
+
+type syncer struct {
+	opts  SyncOptions
+	out   chan<- Received
+	stats []SyncStats
+
+	mu     sync.Mutex
+	errLoc error // the first failure of the local store
+}
+
+func (s *syncer) storeErr() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.errLoc
+}
+
+func (s *syncer) failLocal(err error) {
+	s.mu.Lock()
+	if s.errLoc == nil {
+		s.errLoc = err
+	}
+	s.mu.Unlock()
+}
+
+// syncFilters are the game filters of the client (challenges by topic, the
+// match kinds), without the profiles: the client fetches every watched
+// profile whole on each connect, whatever its created_at.
+func syncFilters() []gn.Filter {
+	return gameFilters(nil)
+}
+
+// relaySession is what a relay's work shares: its connection for REQs,
+// the counts, and the events' way out.
+type relaySession struct {
+	s       *syncer
+	st      *SyncStats
+	url     string
+	cn      *conn
+	p       *pager
+	refused atomic.Int64
+	log     *slog.Logger
+	sent    map[string]bool // ids sent on out from this relay in this run
+}
+
+func (s *syncer) open(ctx context.Context, st *SyncStats) (*relaySession, error) {
+	rs := &relaySession{s: s, st: st, url: st.Relay, log: s.opts.Logger.With("relay", st.Relay), sent: map[string]bool{}}
+	p := &pager{key: s.opts.Key, limit: s.opts.PageLimit, timeout: s.opts.QueryTimeout}
+	if info := syncInfo(ctx, st.Relay, s.opts.DialTimeout); info != nil && info.Limitation != nil &&
+		info.Limitation.MaxLimit > 0 && info.Limitation.MaxLimit <= p.limit {
+		p.limit, p.capKnown = info.Limitation.MaxLimit, true
+	}
+	dctx, cancel := context.WithTimeout(ctx, s.opts.DialTimeout)
+	cn, err := dial(dctx, st.Relay, rs.log, func(reason string) {
+		rs.refused.Add(1)
+		if s.opts.OnReject != nil {
+			s.opts.OnReject(st.Relay, reason)
+		}
+	}, wireLimits{})
+	cancel()
+	if err != nil {
+		return nil, err
+	}
+	stop := context.AfterFunc(ctx, func() { cn.close(context.Cause(ctx)) })
+	go func() {
+		<-cn.ctx.Done()
+		stop()
+	}()
+	p.conn = cn
+	rs.cn, rs.p = cn, p
+	return rs, nil
+}
+
+func (rs *relaySession) close() {
+	rs.cn.close(ErrClosed)
+	rs.st.Refused += int(rs.refused.Load())
+}
+
+func (rs *relaySession) progress(phase string) {
+	if rs.s.opts.Progress != nil {
+		rs.s.opts.Progress(SyncProgress{Relay: rs.url, Phase: phase, Fetched: rs.st.Fetched})
+	}
+}
+
+// query runs f through the pager and sends on out every event the store
+// lacks, a batch at a time as pages arrive (one Known lookup per batch,
+// not per event; and a kill mid-way loses only the batch in flight). It
+// returns the events sent; on the fallback every event the relay sent
+// counts as compared.
+func (rs *relaySession) query(ctx context.Context, f gn.Filter) ([]*gn.Event, error) {
+	var (
+		mu        sync.Mutex
+		buf, sent []*gn.Event
+		serr      error
+		over      bool
+	)
+	flush := func() { // with mu held
+		if serr == nil && len(buf) > 0 {
+			var s []*gn.Event
+			s, serr = rs.send(ctx, buf)
+			sent = append(sent, s...)
+		}
+		buf = buf[:0]
+	}
+	// deliver runs on the connection's dispatcher goroutine; blocking
+	// there is how the client, too, slows a relay down to the consumer's
+	// pace. The lock and over are for events a relay sends after its EOSE,
+	// which may still be on their way when run has returned.
+	_, err := rs.p.run(ctx, f, 0, func(ev *gn.Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		if over {
+			return
+		}
+		if rs.st.Method == "fallback" {
+			rs.st.Compared++
+		}
+		buf = append(buf, ev)
+		if len(buf) >= sendBatch {
+			flush()
+		}
+	})
+	mu.Lock()
+	defer mu.Unlock()
+	over = true
+	flush()
+	if serr != nil {
+		return sent, serr
+	}
+	return sent, err
+}
+
+// sendBatch is how many fetched events share one Known lookup.
+const sendBatch = 200
+
+func (rs *relaySession) send(ctx context.Context, evs []*gn.Event) ([]*gn.Event, error) {
+	var sent []*gn.Event
+	for chunk := range slices.Chunk(evs, 500) {
+		ids := make([]string, len(chunk))
+		for i, ev := range chunk {
+			ids[i] = ev.ID
+		}
+		known, err := rs.s.opts.Known(ctx, ids)
+		if err != nil {
+			rs.s.failLocal(fmt.Errorf("relay: sync: known ids: %w", err))
+			return sent, err
+		}
+		for _, ev := range chunk {
+			// The consumer may not have stored what this run sent yet.
+			if known[ev.ID] || rs.sent[ev.ID] {
+				continue
+			}
+			rs.sent[ev.ID] = true
+			r := Received{Event: ev, Relay: rs.url, Raw: nostr.MarshalEvent(ev), TooLarge: nostr.TooLarge(ev)}
+			select {
+			case rs.s.out <- r:
+			case <-ctx.Done():
+				return sent, ctx.Err()
+			}
+			sent = append(sent, ev)
+			rs.st.Fetched++
+		}
+	}
+	return sent, nil
+}
+
+// nip77 reconciles one relay; false means it needs the fallback.
+func (s *syncer) nip77(ctx context.Context, st *SyncStats, local map[string][]SyncItem) bool {
+	start := time.Now()
+	defer func() { st.Elapsed += time.Since(start) }()
+	ctx, cancel := context.WithTimeout(ctx, s.opts.RelayTimeout)
+	defer cancel()
+	log := s.opts.Logger.With("relay", st.Relay)
+	info := syncInfo(ctx, st.Relay, s.opts.DialTimeout)
+	first := s.opts.ProbeTimeout
+	if info != nil && slices.ContainsFunc(info.SupportedNIPs, func(n any) bool {
+		f, ok := n.(float64) // JSON numbers
+		return ok && f == 77 || n == 77
+	}) {
+		first = s.opts.QueryTimeout
+	}
+	o := negOptions{maxRounds: s.opts.MaxRounds, first: first, silence: s.opts.QueryTimeout, dial: s.opts.DialTimeout}
+	type diff struct {
+		f    gn.Filter
+		need []string
+	}
+	var diffs []diff
+	compared := 0
+	for _, f := range syncFilters() {
+		items := local[fmt.Sprint(f.Kinds)]
+		var res negResult
+		var err error
+		for try := 0; ; try++ {
+			res, err = negReconcile(ctx, st.Relay, f, items, o)
+			st.Rounds += res.rounds
+			st.Bytes += res.bytes
+			// khatru v0.19.1 answers NEG-OPEN before it records the session,
+			// so a quick next NEG-MSG can find none and get NEG-ERR
+			// "CLOSED": a new session usually wins the race.
+			var ne *NegError
+			if try < negRetries && errors.As(err, &ne) && ne.Reason == "CLOSED" && res.rounds > 0 {
+				continue
+			}
+			break
+		}
+		if err != nil {
+			if !errors.Is(err, ErrNegUnsupported) {
+				log.Warn("relay: NIP-77 reconciliation failed, falling back", "err", err)
+			}
+			st.NegError = err.Error()
+			return false
+		}
+		compared += len(items)
+		diffs = append(diffs, diff{f, res.need})
+	}
+	st.Method, st.Compared = "nip77", compared
+	rs, err := s.open(ctx, st)
+	if err != nil {
+		st.Error = err.Error()
+		log.Warn("relay: sync fetch failed", "err", err)
+		return true // reconciled; the next sync fetches
+	}
+	defer rs.close()
+	rs.progress("nip77")
+	sentIDs := map[string]bool{}
+	var revealed []string
+	for _, d := range diffs {
+		for chunk := range slices.Chunk(d.need, min(chunkSize*5, rs.p.limit)) {
+			// The ids and the filter together: an id the relay listed for
+			// this filter must be an event this filter matches, or the
+			// gate refuses it as unrequested.
+			f := d.f
+			f.IDs = slices.Clone(chunk)
+			sent, err := rs.query(ctx, f)
+			for _, ev := range sent {
+				sentIDs[ev.ID] = true
+				if ev.Kind == nostr.KindChallenge {
+					revealed = append(revealed, ev.ID)
+				}
+				revealed = append(revealed, matchRefs(ev)...)
+			}
+			rs.progress("fetch")
+			if err != nil {
+				st.Error = err.Error()
+				log.Warn("relay: sync fetch failed", "err", err)
+				return true
+			}
+		}
+	}
+	slices.Sort(revealed)
+	st.Revealed = slices.Compact(revealed)
+	// Ids claimed and not sent: absent, refused, or already stored by the
+	// live subscription meanwhile. Only the first two are a relay's lie.
+	var unsent []string
+	for _, d := range diffs {
+		for _, id := range d.need {
+			if !sentIDs[id] {
+				sentIDs[id] = true // listed by both filters: counted once
+				unsent = append(unsent, id)
+			}
+		}
+	}
+	for chunk := range slices.Chunk(unsent, 500) {
+		known, err := s.opts.Known(ctx, chunk)
+		if err != nil {
+			s.failLocal(err)
+			return true
+		}
+		for _, id := range chunk {
+			if !known[id] {
+				st.Missing++
+			}
+		}
+	}
+	if st.Missing > 0 {
+		log.Warn("relay: NIP-77 listed events it did not send", "missing", st.Missing)
+	}
+	return true
+}
+
+// fallback syncs one relay without NIP-77.
+func (s *syncer) fallback(ctx context.Context, st *SyncStats, matches []string) {
+	start := time.Now()
+	defer func() { st.Elapsed += time.Since(start) }()
+	ctx, cancel := context.WithTimeout(ctx, s.opts.RelayTimeout)
+	defer cancel()
+	rs, err := s.open(ctx, st)
+	if err != nil {
+		st.Error = err.Error()
+		s.opts.Logger.Warn("relay: sync failed", "relay", st.Relay, "err", err)
+		return
+	}
+	defer rs.close()
+	if err := rs.runFallback(ctx, matches); err != nil {
+		st.Error = err.Error()
+		rs.log.Warn("relay: sync failed", "err", err)
+	}
+}
+
+func (rs *relaySession) runFallback(ctx context.Context, matches []string) error {
+	opts := rs.s.opts
+	asked := map[string]bool{}
+	var fetched []*gn.Event
+	count := func(evs []*gn.Event) { fetched = append(fetched, evs...) }
+	if !opts.FallbackOnly {
+		f := syncFilters()[0]
+		if since := opts.ChallengesSince(rs.url); since > 0 {
+			ts := gn.Timestamp(since)
+			f.Since = &ts
+		}
+		rs.progress("challenges")
+		sent, err := rs.query(ctx, f)
+		count(sent)
+		if err != nil {
+			return err
+		}
+		// A new challenge is a match to follow like the open ones.
+		for _, ev := range sent {
+			matches = append(matches, ev.ID)
+		}
+	}
+	for round := 0; len(matches) > 0 && round < maxRevealRounds; round++ {
+		var todo []string
+		for _, m := range matches {
+			if !asked[m] && nostr.IsLowerHex(m, 64) {
+				asked[m] = true
+				todo = append(todo, m)
+			}
+		}
+		slices.Sort(todo)
+		var next []*gn.Event
+		for chunk := range slices.Chunk(todo, chunkSize) {
+			rs.progress("matches")
+			sent, err := rs.query(ctx, gn.Filter{Kinds: matchKinds(), Tags: gn.TagMap{nostr.MatchTag: slices.Clone(chunk)}})
+			count(sent)
+			next = append(next, sent...)
+			if err != nil {
+				return err
+			}
+			// The challenges of matches the store lacks: by id, and of
+			// kind 4420 so that nothing else passes for one.
+			known, err := opts.Known(ctx, chunk)
+			if err != nil {
+				rs.s.failLocal(err)
+				return err
+			}
+			var lack []string
+			for _, m := range chunk {
+				if !known[m] && !rs.sent[m] {
+					lack = append(lack, m)
+				}
+			}
+			if len(lack) > 0 {
+				sent, err := rs.query(ctx, gn.Filter{IDs: lack, Kinds: []int{nostr.KindChallenge}})
+				count(sent)
+				if err != nil {
+					return err
+				}
+			}
+		}
+		// Events naming matches not asked about yet (an event with two g
+		// tags) are followed, a bounded number of rounds.
+		matches = matches[:0]
+		for _, ev := range next {
+			for _, m := range matchRefs(ev) {
+				if !asked[m] {
+					matches = append(matches, m)
+				}
+			}
+		}
+	}
+	for _, ev := range fetched {
+		if ev.Kind == nostr.KindChallenge {
+			rs.st.Revealed = append(rs.st.Revealed, ev.ID)
+		}
+	}
+	return nil
+}
+
+// matchRefs are the 64-hex g values of an event of the match kinds.
+func matchRefs(ev *gn.Event) []string {
+	if !nostr.IsMatchKind(ev.Kind) {
+		return nil
+	}
+	var out []string
+	for _, m := range nostr.MatchRefs(ev) {
+		if nostr.IsLowerHex(m, 64) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// syncInfo is the relay's NIP-11 document through the client's fetchInfo
+// (one place reads NIP-11).
+func syncInfo(ctx context.Context, url string, timeout time.Duration) *nip11.RelayInformationDocument {
+	return fetchInfo(ctx, url, timeout)
+}

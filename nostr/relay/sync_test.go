@@ -1,0 +1,486 @@
+package relay
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	ws "github.com/coder/websocket"
+	"github.com/nbd-wtf/go-nostr/nip77/negentropy"
+	"github.com/nbd-wtf/go-nostr/nip77/negentropy/storage/vector"
+
+	"vesper/nostr"
+	"vesper/relayd"
+)
+
+// memLocal is a local store for Sync: the events it holds, by id.
+type memLocal struct {
+	mu   sync.Mutex
+	evs  map[string]*nostr.Event
+	open []string
+}
+
+func newMemLocal(evs ...*nostr.Event) *memLocal {
+	l := &memLocal{evs: map[string]*nostr.Event{}}
+	for _, ev := range evs {
+		l.evs[ev.ID] = ev
+	}
+	return l
+}
+
+func (l *memLocal) options(relays ...string) SyncOptions {
+	return SyncOptions{
+		Relays: relays,
+		Local: func(_ context.Context, kinds []int) ([]SyncItem, error) {
+			l.mu.Lock()
+			defer l.mu.Unlock()
+			var out []SyncItem
+			for _, ev := range l.evs {
+				if slices.Contains(kinds, ev.Kind) {
+					out = append(out, SyncItem{ID: ev.ID, CreatedAt: int64(ev.CreatedAt)})
+				}
+			}
+			return out, nil
+		},
+		Open: func(context.Context) ([]string, error) { return slices.Clone(l.open), nil },
+		Known: func(_ context.Context, ids []string) (map[string]bool, error) {
+			l.mu.Lock()
+			defer l.mu.Unlock()
+			out := map[string]bool{}
+			for _, id := range ids {
+				if l.evs[id] != nil {
+					out[id] = true
+				}
+			}
+			return out, nil
+		},
+		QueryTimeout: 5 * time.Second,
+		ProbeTimeout: 2 * time.Second,
+		DialTimeout:  2 * time.Second,
+	}
+}
+
+// syncInto runs Sync and returns the stats and what it sent, by relay.
+func syncInto(t *testing.T, opts SyncOptions) ([]SyncStats, map[string][]Received) {
+	t.Helper()
+	out := make(chan Received)
+	got := map[string][]Received{}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for r := range out {
+			got[r.Relay] = append(got[r.Relay], r)
+		}
+	}()
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	stats, err := Sync(ctx, opts, out)
+	close(out)
+	<-done
+	if err != nil {
+		t.Fatalf("Sync: %v", err)
+	}
+	return stats, got
+}
+
+// oldMatch is a challenge and n moves stamped months ago, one second
+// apart: events a cursor-based backfill would never ask for again. Each
+// call stamps a second of its own, so two matches never share an id.
+func oldMatch(t *testing.T, key nostr.SecretKey, n int) []*nostr.Event {
+	t.Helper()
+	oldMu.Lock()
+	oldSeq++
+	t0 := time.Now().Add(-90*24*time.Hour).Unix() + oldSeq*1000
+	oldMu.Unlock()
+	ch := sign(t, key, nostr.NewChallenge("chess", "", t0))
+	evs := []*nostr.Event{ch}
+	for i := 1; i <= n; i++ {
+		evs = append(evs, move(t, key, ch.ID, i, t0+int64(i)))
+	}
+	return evs
+}
+
+var (
+	oldMu  sync.Mutex
+	oldSeq int64
+)
+
+func ids(rs []Received) []string {
+	var out []string
+	for _, r := range rs {
+		out = append(out, r.Event.ID)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func evIDs(evs []*nostr.Event) []string {
+	var out []string
+	for _, ev := range evs {
+		out = append(out, ev.ID)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestSyncNIP77 reconciles with a relay that offers NIP-77 (more events
+// than its max_limit, stamped months ago) and fetches exactly what the
+// store lacks, each once.
+func TestSyncNIP77(t *testing.T) {
+	r := startRelay(t, relayd.Options{MaxLimit: 7})
+	key := nostr.GenerateKey()
+	a, b := oldMatch(t, key, 20), oldMatch(t, key, 15)
+	seed(t, r, a...)
+	seed(t, r, b...)
+	// The store has half of a and none of b.
+	l := newMemLocal(a[:10]...)
+	stats, got := syncInto(t, l.options(r.URL()))
+	want := evIDs(append(slices.Clone(a[10:]), b...))
+	if g := ids(got[url(r)]); !slices.Equal(g, want) {
+		t.Fatalf("fetched %d events, want the %d missing ones", len(g), len(want))
+	}
+	st := stats[0]
+	if st.Method != "nip77" || st.Fetched != len(want) || st.Compared != 10 || st.Missing != 0 || st.Refused != 0 || st.Error != "" {
+		t.Fatalf("stats %+v, want nip77 with %d fetched, 10 compared", st, len(want))
+	}
+	if st.Bytes == 0 || st.Rounds == 0 {
+		t.Fatalf("stats %+v count no NIP-77 traffic", st)
+	}
+	// b's challenge was revealed, so the fallback of other relays asks for b.
+	if !slices.Contains(st.Revealed, b[0].ID) {
+		t.Fatalf("revealed %v lacks the new match %s", st.Revealed, b[0].ID)
+	}
+	// Nothing is sent twice: a second run with everything stored sends nothing.
+	for _, rs := range got {
+		for _, x := range rs {
+			l.evs[x.Event.ID] = x.Event
+		}
+	}
+	stats, got = syncInto(t, l.options(r.URL()))
+	if len(got[url(r)]) != 0 || stats[0].Fetched != 0 {
+		t.Fatalf("second sync fetched %d events, want 0", len(got[url(r)]))
+	}
+}
+
+// TestSyncFallbackPaging: a relay without NIP-77 and a max_limit of 4,
+// listed or not: every event of the open match and every challenge is
+// fetched through pages of 4, whatever their created_at.
+func TestSyncFallbackPaging(t *testing.T) {
+	for _, hide := range []bool{false, true} {
+		t.Run(fmt.Sprintf("hidden-limit=%v", hide), func(t *testing.T) {
+			r := startRelay(t, relayd.Options{MaxLimit: 4, HideLimits: hide, NoNegentropy: true})
+			key := nostr.GenerateKey()
+			open := oldMatch(t, key, 17)
+			other := oldMatch(t, key, 9) // only its challenge is asked for: it is new
+			seed(t, r, open...)
+			seed(t, r, other...)
+			l := newMemLocal(open[0])
+			l.open = []string{open[0].ID}
+			opts := l.options(r.URL())
+			stats, got := syncInto(t, opts)
+			// other is new: its challenge comes with the scan, and its moves
+			// because a new challenge is followed like an open match.
+			want := evIDs(append(slices.Clone(open[1:]), other...))
+			if g := ids(got[url(r)]); !slices.Equal(g, want) {
+				t.Fatalf("fetched %d events, want %d", len(g), len(want))
+			}
+			st := stats[0]
+			if st.Method != "fallback" || !strings.Contains(st.NegError, "NIP-77") || st.Fetched != len(want) {
+				t.Fatalf("stats %+v", st)
+			}
+			if q := r.Queries(); q < int64(len(want)/4) {
+				t.Fatalf("%d queries for %d events: no paging", q, len(want))
+			}
+		})
+	}
+}
+
+// TestSyncChallengesSince: the fallback asks for challenges from
+// ChallengesSince only, and still follows every open match in full.
+func TestSyncChallengesSince(t *testing.T) {
+	r := startRelay(t, relayd.Options{NoNegentropy: true})
+	key := nostr.GenerateKey()
+	old := oldMatch(t, key, 3)
+	recent := sign(t, key, nostr.NewChallenge("gomoku", "", time.Now().Unix()-3600))
+	seed(t, r, old...)
+	seed(t, r, recent)
+	l := newMemLocal()
+	opts := l.options(r.URL())
+	opts.NoNIP77 = true
+	opts.ChallengesSince = func(string) int64 { return time.Now().Unix() - 7*86400 }
+	_, got := syncInto(t, opts)
+	if g := ids(got[url(r)]); !slices.Equal(g, []string{recent.ID}) {
+		t.Fatalf("fetched %v, want only the recent challenge %s", g, recent.ID)
+	}
+}
+
+// TestSyncNegErr: a relay that answers NEG-OPEN with NEG-ERR is synced by
+// the fallback, and the reason is reported.
+func TestSyncNegErr(t *testing.T) {
+	r := startRelay(t, relayd.Options{RefuseNegentropy: "blocked: filter too broad"})
+	key := nostr.GenerateKey()
+	m := oldMatch(t, key, 5)
+	seed(t, r, m...)
+	l := newMemLocal(m[0])
+	l.open = []string{m[0].ID}
+	stats, got := syncInto(t, l.options(r.URL()))
+	if g := ids(got[url(r)]); !slices.Equal(g, evIDs(m[1:])) {
+		t.Fatalf("fetched %d events, want %d", len(g), len(m)-1)
+	}
+	if st := stats[0]; st.Method != "fallback" || !strings.Contains(st.NegError, "filter too broad") {
+		t.Fatalf("stats %+v, want the fallback and the NEG-ERR reason", st)
+	}
+}
+
+// hostileNeg is a relay that speaks NIP-77 badly: answer builds its reply
+// to every NEG-OPEN and NEG-MSG; REQs get an EOSE and nothing else.
+func hostileNeg(t *testing.T, answer func(round int) string) string {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if req.Header.Get("Accept") == "application/nostr+json" {
+			w.Header().Set("Content-Type", "application/nostr+json")
+			w.Write([]byte(`{"supported_nips":[1,11,77]}`))
+			return
+		}
+		c, err := ws.Accept(w, req, nil)
+		if err != nil {
+			return
+		}
+		defer c.CloseNow()
+		round := 0
+		for {
+			_, msg, err := c.Read(req.Context())
+			if err != nil {
+				return
+			}
+			var arr []json.RawMessage
+			if json.Unmarshal(msg, &arr) != nil || len(arr) < 2 {
+				continue
+			}
+			var label, sub string
+			json.Unmarshal(arr[0], &label)
+			json.Unmarshal(arr[1], &sub)
+			var reply string
+			switch label {
+			case "NEG-OPEN", "NEG-MSG":
+				reply = fmt.Sprintf(`["NEG-MSG",%q,%q]`, sub, answer(round))
+				round++
+			case "REQ":
+				reply = fmt.Sprintf(`["EOSE",%q]`, sub)
+			default:
+				continue
+			}
+			if c.Write(req.Context(), ws.MessageText, []byte(reply)) != nil {
+				return
+			}
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return "ws" + strings.TrimPrefix(srv.URL, "http")
+}
+
+// TestSyncLyingNIP77: reconciliations that never converge, that are
+// malformed, or that list ids the relay does not have end bounded, are
+// reported, and never panic.
+func TestSyncLyingNIP77(t *testing.T) {
+	fake := strings.Repeat("ab", 32)
+	cases := []struct {
+		name   string
+		answer func(round int) string
+		check  func(st SyncStats) error
+	}{
+		{"never converges", func(int) string {
+			// One range up to infinity, mode fingerprint, a fingerprint
+			// that never matches: the client splits it again every time.
+			return "61" + "00" + "00" + "01" + strings.Repeat("ee", 16)
+		}, func(st SyncStats) error {
+			if st.Method != "fallback" || !strings.Contains(st.NegError, "did not converge") {
+				return errors.New("want the round limit")
+			}
+			return nil
+		}},
+		{"malformed", func(int) string {
+			// An id list claiming a billion ids.
+			return "61" + "00" + "00" + "02" + "83dc9ac0"
+		}, func(st SyncStats) error {
+			if !strings.Contains(st.NegError, "malformed") {
+				return errors.New("want a malformed-message error")
+			}
+			return nil
+		}},
+		{"ids it does not have", func(int) string {
+			return "61" + "00" + "00" + "02" + "01" + fake
+		}, func(st SyncStats) error {
+			if st.Method != "nip77" || st.Missing != 1 || st.Fetched != 0 {
+				return errors.New("want one missing id")
+			}
+			return nil
+		}},
+		{"not hex", func(int) string { return "zz" }, func(st SyncStats) error {
+			if !strings.Contains(st.NegError, "malformed") {
+				return errors.New("want a malformed-message error")
+			}
+			return nil
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			u := hostileNeg(t, c.answer)
+			l := newMemLocal()
+			opts := l.options(u)
+			opts.MaxRounds = 10
+			start := time.Now()
+			stats, _ := syncInto(t, opts)
+			if err := c.check(stats[0]); err != nil {
+				t.Fatalf("%v: stats %+v", err, stats[0])
+			}
+			if d := time.Since(start); d > 10*time.Second {
+				t.Fatalf("took %v", d)
+			}
+		})
+	}
+}
+
+// TestSyncNoNegOpen: a relay that does not know NEG-OPEN and says nothing
+// at all is probed for ProbeTimeout only, then synced by the fallback; the
+// other relays go on meanwhile.
+func TestSyncNoNegOpen(t *testing.T) {
+	silent := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		c, err := ws.Accept(w, req, nil)
+		if err != nil {
+			return
+		}
+		defer c.CloseNow()
+		for {
+			_, msg, err := c.Read(req.Context())
+			if err != nil {
+				return
+			}
+			var raw []json.RawMessage
+			json.Unmarshal(msg, &raw)
+			var label, sub string
+			if len(raw) >= 2 {
+				json.Unmarshal(raw[0], &label)
+				json.Unmarshal(raw[1], &sub)
+			}
+			if label == "REQ" {
+				c.Write(req.Context(), ws.MessageText, fmt.Appendf(nil, `["EOSE",%q]`, sub))
+			}
+		}
+	}))
+	t.Cleanup(silent.Close)
+	su := "ws" + strings.TrimPrefix(silent.URL, "http")
+	good := startRelay(t, relayd.Options{})
+	key := nostr.GenerateKey()
+	m := oldMatch(t, key, 3)
+	seed(t, good, m...)
+	l := newMemLocal()
+	opts := l.options(su, good.URL())
+	opts.ProbeTimeout = 300 * time.Millisecond
+	stats, got := syncInto(t, opts)
+	if !strings.Contains(stats[0].NegError, ErrNegUnsupported.Error()) {
+		t.Fatalf("silent relay: %+v", stats[0])
+	}
+	if stats[0].Method != "fallback" || stats[0].Error != "" {
+		t.Fatalf("silent relay: %+v", stats[0])
+	}
+	if g := ids(got[url(good)]); !slices.Equal(g, evIDs(m)) || stats[1].Method != "nip77" {
+		t.Fatalf("good relay: fetched %d, stats %+v", len(g), stats[1])
+	}
+}
+
+// TestSyncRefusesForgeries: events that fail the checks are refused and
+// counted, whichever path fetched them.
+func TestSyncRefusesForgeries(t *testing.T) {
+	for _, neg := range []bool{true, false} {
+		t.Run(fmt.Sprintf("nip77=%v", neg), func(t *testing.T) {
+			r := startRelay(t, relayd.Options{NoNegentropy: !neg})
+			key := nostr.GenerateKey()
+			m := oldMatch(t, key, 3)
+			seed(t, r, m...)
+			forged := *move(t, key, m[0].ID, 4, int64(m[3].CreatedAt)+1)
+			forged.Sig = strings.Repeat("cd", 64)
+			if err := r.Inject(t.Context(), &forged); err != nil {
+				t.Fatal(err)
+			}
+			l := newMemLocal(m[0])
+			l.open = []string{m[0].ID}
+			stats, got := syncInto(t, l.options(r.URL()))
+			if g := ids(got[url(r)]); !slices.Equal(g, evIDs(m[1:])) {
+				t.Fatalf("fetched %d, want %d", len(g), len(m)-1)
+			}
+			if stats[0].Refused != 1 {
+				t.Fatalf("stats %+v, want 1 refused", stats[0])
+			}
+		})
+	}
+}
+
+func TestCheckNegMessage(t *testing.T) {
+	for _, c := range []struct {
+		msg string
+		ok  bool
+	}{
+		{"61", true},
+		{"61000001" + strings.Repeat("00", 15), false}, // fingerprint one byte short
+		{"61000001" + strings.Repeat("00", 16), true},
+		{"610000020100", false},                   // one id announced, none there
+		{"6100ff0000", false},                     // bound prefix longer than the message
+		{"60", false},                             // version
+		{"61000007", false},                       // mode
+		{"61" + strings.Repeat("ff", 9), false},   // varint
+		{"610000" + "02" + "00" + "000000", true}, // empty id list, then skip
+	} {
+		if err := checkNegMessage(c.msg); (err == nil) != c.ok {
+			t.Errorf("checkNegMessage(%s) = %v, want ok=%v", c.msg, err, c.ok)
+		}
+	}
+}
+
+// FuzzNegMessage: whatever a relay sends, reconciling it never panics.
+func FuzzNegMessage(f *testing.F) {
+	f.Add("61")
+	f.Add("61000001" + strings.Repeat("00", 16))
+	f.Add("610000020100")
+	f.Fuzz(func(t *testing.T, msg string) {
+		if checkNegMessage(msg) != nil {
+			return
+		}
+		_, _ = negReconcileMessage(msg)
+	})
+}
+
+// negReconcileMessage feeds msg to a client that has started a
+// reconciliation of one item, as negReconcile does.
+func negReconcileMessage(msg string) (string, error) {
+	vec := vector.New()
+	vec.Insert(1, strings.Repeat("11", 32))
+	vec.Seal()
+	neg := negentropy.New(vec, negFrameLimit)
+	neg.Start()
+	stop := make(chan struct{})
+	defer close(stop)
+	for _, ch := range []chan string{neg.Haves, neg.HaveNots} {
+		go func() {
+			for {
+				select {
+				case _, ok := <-ch:
+					if !ok {
+						return
+					}
+				case <-stop:
+					return
+				}
+			}
+		}()
+	}
+	return reconcile(neg, msg)
+}

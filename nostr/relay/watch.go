@@ -1,0 +1,136 @@
+package relay
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"time"
+
+	gn "github.com/nbd-wtf/go-nostr"
+
+	"vesper/nostr"
+)
+
+// WatchOptions tune Watch. Zero values take the defaults in brackets.
+type WatchOptions struct {
+	// Timeout bounds a connect and the wait for a subscription's EOSE [10s].
+	Timeout time.Duration
+	// MinBackoff and MaxBackoff bound the reconnect delay [250ms, 30s].
+	MinBackoff, MaxBackoff time.Duration
+	// PingInterval is how often a quiet connection is checked [15s].
+	PingInterval time.Duration
+	// OnStatus is told, per relay, when the stored events have all been
+	// delivered (up, with err nil: the subscription is live) and when a
+	// connection or an attempt failed (up false, err set). It may be called
+	// from several goroutines at once.
+	OnStatus func(relay string, up bool, err error)
+	Logger   *slog.Logger
+}
+
+// Watch keeps one subscription per relay open on filters until ctx is done:
+// every checked event the relay holds, then every new one as it arrives, is
+// passed to deliver (once per relay that sends it; deliver may be called
+// from several goroutines at once and must not block for long). A dropped
+// connection is reopened with backoff and the subscription resent whole, so
+// events published while it was down still arrive. It returns when ctx is
+// done.
+//
+// Unlike Client, Watch keeps no cursor and pages nothing: it is for a few
+// small filters (one match) followed for minutes, as `vesper wait` does.
+func Watch(ctx context.Context, relays []string, filters []gn.Filter, opts WatchOptions, deliver func(Received)) {
+	if opts.Timeout <= 0 {
+		opts.Timeout = 10 * time.Second
+	}
+	if opts.MinBackoff <= 0 {
+		opts.MinBackoff = 250 * time.Millisecond
+	}
+	if opts.MaxBackoff <= 0 {
+		opts.MaxBackoff = 30 * time.Second
+	}
+	if opts.PingInterval <= 0 {
+		opts.PingInterval = 15 * time.Second
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	status := func(url string, up bool, err error) {
+		if opts.OnStatus != nil {
+			opts.OnStatus(url, up, err)
+		}
+	}
+	var wg sync.WaitGroup
+	for _, raw := range relays {
+		url := gn.NormalizeURL(raw)
+		if url == "" {
+			status(raw, false, errors.New("relay: bad relay URL "+raw))
+			continue
+		}
+		wg.Go(func() {
+			bo := backoff{min: opts.MinBackoff, max: opts.MaxBackoff}
+			for ctx.Err() == nil {
+				healthy, err := watchOnce(ctx, url, filters, opts, deliver, status)
+				if ctx.Err() != nil {
+					return
+				}
+				status(url, false, err)
+				if healthy {
+					bo.reset()
+				}
+				t := time.NewTimer(bo.next())
+				select {
+				case <-ctx.Done():
+					t.Stop()
+					return
+				case <-t.C:
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// watchOnce is one connection's life: subscribe, wait for EOSE, then stay
+// until the connection or the subscription ends. healthy reports that the
+// subscription went live, which resets the backoff.
+func watchOnce(ctx context.Context, url string, filters []gn.Filter, opts WatchOptions,
+	deliver func(Received), status func(string, bool, error)) (healthy bool, err error) {
+	dctx, cancel := context.WithTimeout(ctx, opts.Timeout)
+	cn, err := dial(dctx, url, opts.Logger, func(string) {})
+	cancel()
+	if err != nil {
+		return false, err
+	}
+	defer cn.close(ErrClosed)
+	stop := context.AfterFunc(ctx, func() { cn.close(context.Cause(ctx)) })
+	defer stop()
+	s, err := cn.subscribe(filters, func(ev *gn.Event) {
+		deliver(Received{Event: ev, Relay: url, Raw: nostr.MarshalEvent(ev), TooLarge: nostr.TooLarge(ev)})
+	})
+	if err != nil {
+		return false, err
+	}
+	if err := cn.waitEOSE(ctx, s, opts.Timeout); err != nil {
+		return false, err
+	}
+	status(url, true, nil)
+	ping := time.NewTicker(opts.PingInterval)
+	defer ping.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return true, ctx.Err()
+		case <-cn.ctx.Done():
+			return true, cn.err()
+		case reason := <-s.closed:
+			return true, closedError(url, reason)
+		case <-ping.C:
+			pctx, cancel := context.WithTimeout(ctx, opts.Timeout)
+			err := cn.ping(pctx)
+			cancel()
+			if err != nil && !cn.delivering.Load() {
+				return true, err
+			}
+		}
+	}
+}

@@ -1,0 +1,56 @@
+package relay
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"vesper/nostr"
+	"vesper/relayd"
+)
+
+// TestWatchStoredLiveAndReconnect: Watch delivers what the relay holds,
+// then new events live, reports each relay's state, and after the relay
+// drops every connection it resubscribes and delivers what came meanwhile.
+// A dead relay beside it is reported and does not hold the live one up.
+func TestWatchStoredLiveAndReconnect(t *testing.T) {
+	r := startRelay(t, relayd.Options{})
+	key := nostr.GenerateKey()
+	const match = "aa00000000000000000000000000000000000000000000000000000000000000"
+	now := time.Now().Unix()
+	seed(t, r, move(t, key, match, 1, now-10))
+	dead := deadURL(t)
+
+	s := newSink()
+	var mu sync.Mutex
+	ups, downs := map[string]int{}, map[string]int{}
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		Watch(ctx, []string{dead, r.URL()}, MatchFilters(match), WatchOptions{Timeout: time.Second, MinBackoff: 10 * time.Millisecond,
+			OnStatus: func(relay string, up bool, err error) {
+				mu.Lock()
+				defer mu.Unlock()
+				if up {
+					ups[relay]++
+				} else {
+					downs[relay]++
+				}
+			}}, s.add)
+	}()
+	count := func(m map[string]int, k string) int { mu.Lock(); defer mu.Unlock(); return m[k] }
+	waitFor(t, "the stored move and a live subscription", func() bool { return s.count(url(r)) == 1 && count(ups, url(r)) == 1 })
+	waitFor(t, "the dead relay reported", func() bool { return count(downs, dead) > 0 })
+	live := move(t, key, match, 2, now-5)
+	seed(t, r, live)
+	waitFor(t, "the live move", func() bool { return s.has(url(r), live) })
+
+	r.DropConnections()
+	later := move(t, key, match, 3, now-1)
+	seed(t, r, later)
+	waitFor(t, "the move made while disconnected", func() bool { return s.has(url(r), later) && count(ups, url(r)) >= 2 })
+	cancel()
+	<-done
+}

@@ -1,0 +1,91 @@
+package relayd
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	gn "github.com/nbd-wtf/go-nostr"
+
+	"vesper/nostr"
+)
+
+func TestIsLoopback(t *testing.T) {
+	for _, c := range []struct {
+		listen string
+		want   bool
+	}{
+		{"127.0.0.1:7447", true}, {"[::1]:0", true}, {"localhost:7447", true}, {"127.1.2.3:1", true},
+		{"0.0.0.0:7447", false}, {":7447", false}, {"[::]:7447", false}, {"192.168.1.5:7447", false}, {"garbage", false},
+	} {
+		if got := IsLoopback(c.listen); got != c.want {
+			t.Errorf("IsLoopback(%q) = %v, want %v", c.listen, got, c.want)
+		}
+	}
+}
+
+// TestLimitsPerConnection: a connection over its events per minute is
+// refused with "rate-limited:" while a fresh connection is not; a message
+// over MaxMessageBytes closes the connection, and one connection over
+// MaxConnections is refused.
+func TestLimitsPerConnection(t *testing.T) {
+	r := startRelay(t, Options{Limits: Limits{EventsPerMinute: 3, MaxMessageBytes: 8000, MaxConnections: 2}})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	key := nostr.GenerateKey()
+	c1, err := gn.RelayConnect(ctx, r.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c1.Close()
+	for i := 0; i < 3; i++ {
+		if err := c1.Publish(ctx, *signed(t, key, 1, int64(1000+i), "ok")); err != nil {
+			t.Fatalf("event %d: %v", i, err)
+		}
+	}
+	err = c1.Publish(ctx, *signed(t, key, 1, 1100, "one too many"))
+	if err == nil || !strings.Contains(err.Error(), "rate-limited") {
+		t.Fatalf("fourth event on one connection: %v, want rate-limited", err)
+	}
+	c2, err := gn.RelayConnect(ctx, r.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c2.Close()
+	if err := c2.Publish(ctx, *signed(t, key, 1, 1200, "fresh connection")); err != nil {
+		t.Fatalf("a second connection has its own budget: %v", err)
+	}
+	waitFor(t, "two connections", func() bool { return r.Connections() == 2 })
+	if c3, err := gn.RelayConnect(ctx, r.URL()); err == nil {
+		c3.Close()
+		t.Fatal("a third connection was accepted past MaxConnections 2")
+	}
+	big := signed(t, key, 1, 1300, strings.Repeat("x", 9000))
+	// go-nostr may or may not see the reset before it reports; the relay
+	// closing the connection and storing nothing is what counts.
+	_ = c2.Publish(ctx, *big)
+	waitFor(t, "the oversized message's connection to close", func() bool { return r.Connections() == 1 })
+	if r.Has(big.ID) {
+		t.Fatal("the oversized event was stored")
+	}
+}
+
+// TestZeroLimitsLimitNothing: tests of the relay on loopback rely on the
+// zero Options adding no limit.
+func TestZeroLimitsLimitNothing(t *testing.T) {
+	r := startRelay(t, Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	key := nostr.GenerateKey()
+	c, err := gn.RelayConnect(ctx, r.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for i := 0; i < 50; i++ {
+		if err := c.Publish(ctx, *signed(t, key, 1, int64(2000+i), "ok")); err != nil {
+			t.Fatalf("event %d: %v", i, err)
+		}
+	}
+}

@@ -1,0 +1,71 @@
+package relayd
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	gn "github.com/nbd-wtf/go-nostr"
+	"github.com/nbd-wtf/go-nostr/nip11"
+	"github.com/nbd-wtf/go-nostr/nip77"
+
+	"vesper/nostr"
+)
+
+// TestNegentropy: the relay answers NIP-77 with every event the filter
+// matches, past max_limit, from either store, and lists 77 in NIP-11; with
+// NoNegentropy it does neither.
+func TestNegentropy(t *testing.T) {
+	for name, db := range stores(t) {
+		t.Run(name, func(t *testing.T) {
+			r := startRelay(t, Options{DBPath: db, MaxLimit: 5})
+			key := nostr.GenerateKey()
+			var want []string
+			for i := range 12 {
+				ev := signed(t, key, 4422, 1_700_000_000+int64(i), "e2e4", gn.Tag{"g", "x"})
+				if err := r.Publish(t.Context(), ev); err != nil {
+					t.Fatal(err)
+				}
+				want = append(want, ev.ID)
+			}
+			if !supports77(t, r) {
+				t.Fatal("NIP-11 does not list 77")
+			}
+			ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+			defer cancel()
+			ch, err := nip77.FetchIDsOnly(ctx, r.URL(), gn.Filter{Kinds: []int{4422}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for id := range ch {
+				got = append(got, id)
+			}
+			slices.Sort(got)
+			slices.Sort(want)
+			if !slices.Equal(got, want) {
+				t.Fatalf("NIP-77 listed %d ids, want the %d stored (max_limit 5 must not cut a reconciliation)", len(got), len(want))
+			}
+			// A reconciliation is no subscription: nothing stays registered.
+			if n := r.Subscriptions(); n != 0 {
+				t.Fatalf("%d subscriptions left after NIP-77", n)
+			}
+		})
+	}
+	t.Run("off", func(t *testing.T) {
+		r := startRelay(t, Options{NoNegentropy: true})
+		if supports77(t, r) {
+			t.Fatal("NIP-11 lists 77 with NoNegentropy")
+		}
+	})
+}
+
+func supports77(t *testing.T, r *Relay) bool {
+	t.Helper()
+	info, err := nip11.Fetch(t.Context(), r.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return slices.ContainsFunc(info.SupportedNIPs, func(n any) bool { return n == float64(77) || n == 77 })
+}

@@ -1,0 +1,472 @@
+package seat
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"vesper/match"
+	"vesper/nostr"
+)
+
+// Reply is what an action did: the event it published (or, with Already,
+// the earlier event that had already done it), the relays that took it, and
+// the match's status after it.
+type Reply struct {
+	OK      bool   `json:"ok"`
+	Already bool   `json:"already"`
+	Action  string `json:"action"`
+	Match   string `json:"match"`
+	Nevent  string `json:"nevent,omitempty"`
+	Event   string `json:"event"`
+	Kind    int    `json:"kind"`
+	// Ply and Move for a move: the counted ply and the canonical move.
+	Ply    int           `json:"ply,omitempty"`
+	Move   string        `json:"move,omitempty"`
+	Result *nostr.Result `json:"result,omitempty"`
+	// Note says what happens next: the game ended and both must sign, the
+	// result is final, the move waits for an accept.
+	Note     string            `json:"note,omitempty"`
+	Accepted []string          `json:"accepted"`
+	Failed   map[string]string `json:"failed"`
+	// Status is the match after the action, as this seat now folds it.
+	Status *Status `json:"status,omitempty"`
+}
+
+// needKey is the start of every signing action.
+func (s *Seat) needKey() error {
+	if s.Key.IsZero() {
+		return inputf("this action needs a key")
+	}
+	return nil
+}
+
+// sign checks ev against the fold, signs and publishes it, and builds the
+// reply. build gets the stamp; legal says a refusal should list the legal
+// moves.
+func (s *Seat) sign(ctx context.Context, snap *Snapshot, action string, legal bool, build func(t int64) (*nostr.Event, error)) (*Reply, error) {
+	st, me := snap.State, s.Me()
+	t, err := s.stamp(ctx, st)
+	if err != nil {
+		if r, ok := err.(*Refusal); ok {
+			return nil, snap.context(r, me, s.now().Unix(), legal)
+		}
+		return nil, err
+	}
+	ev, err := build(t)
+	if err != nil {
+		if r, ok := err.(*Refusal); ok {
+			return nil, snap.context(r, me, t, legal)
+		}
+		return nil, err
+	}
+	ev.PubKey = me
+	if err := s.Key.Sign(ev); err != nil {
+		return nil, fmt.Errorf("seat: cannot sign: %w", err)
+	}
+	now := s.now().Unix()
+	after, ig := st.Try(ev, now)
+	if ig != nil {
+		return nil, snap.context(&Refusal{Rule: ig.Token, Reason: ig.Detail}, me, now, legal)
+	}
+	accepted, failed, err := s.publish(ctx, ev)
+	if err != nil {
+		return nil, err
+	}
+	snap.SeenAt[ev.ID] = now
+	next := &Snapshot{State: after, SeenAt: snap.SeenAt, Answered: snap.Answered, Failed: snap.Failed, At: now}
+	// Try's copy lists no events; the status needs them for contents.
+	after.Events = append(append([]*nostr.Event(nil), st.Events...), ev)
+	rep := &Reply{OK: true, Action: action, Match: st.Match, Event: ev.ID, Kind: ev.Kind,
+		Accepted: accepted, Failed: failed, Status: next.Status(me, now)}
+	rep.Note = note(st, after, me)
+	return rep, nil
+}
+
+// note tells the agent what the action led to.
+func note(before, after *match.State, me string) string {
+	switch {
+	case after.Final && !before.Final:
+		return fmt.Sprintf("the result is final: %s (%s, by %s)", after.Result, after.Reason, after.FinalBy)
+	case after.Over && !before.Over:
+		return fmt.Sprintf("the game is over: %s (%s); both players must now sign the result (vesper result MATCH) for it to be final", after.Result, after.Reason)
+	case !after.Accepted && after.HeldMove() != nil:
+		return "the move is held until the challenge is accepted; it counts then"
+	case after.Accepted && !after.Over:
+		if after.Role(me) == after.ToMove() {
+			return "your move"
+		}
+		return "the opponent's move"
+	}
+	return ""
+}
+
+func (s *Seat) already(snap *Snapshot, action, event string) *Reply {
+	me := s.Me()
+	rep := &Reply{OK: true, Already: true, Action: action, Match: snap.State.Match, Event: event,
+		Accepted: []string{}, Failed: snap.Failed, Status: snap.Status(me, snap.At)}
+	for _, ev := range snap.State.Events {
+		if ev.ID == event {
+			rep.Kind = ev.Kind
+		}
+	}
+	if rep.Failed == nil {
+		rep.Failed = map[string]string{}
+	}
+	return rep
+}
+
+// Challenge posts a challenge for game ("chess" or "gomoku"), open to
+// anyone or inviting invitee (hex or npub). Its content carries a random
+// nonce, so two challenges in one second are two matches (section 7).
+func (s *Seat) Challenge(ctx context.Context, game, invitee string) (*Reply, error) {
+	if err := s.needKey(); err != nil {
+		return nil, err
+	}
+	if game != nostr.GameChess && game != nostr.GameGomoku {
+		return nil, inputf("game must be chess or gomoku, not %q", game)
+	}
+	if invitee != "" {
+		pk, err := nostr.ParsePubkey(invitee)
+		if err != nil {
+			return nil, inputf("invite: %v", err)
+		}
+		invitee = pk
+	}
+	ev := nostr.NewChallenge(game, invitee, s.now().Unix())
+	var nonce [8]byte
+	_, _ = rand.Read(nonce[:])
+	content, _ := json.Marshal(map[string]string{"game": game, "nonce": hex.EncodeToString(nonce[:])})
+	ev.Content = string(content)
+	if err := s.Key.Sign(ev); err != nil {
+		return nil, fmt.Errorf("seat: cannot sign: %w", err)
+	}
+	// The fold decides whether this is a match at all (an invitee equal to
+	// the author is not, section 2).
+	st, err := match.Fold(ev.ID, []*nostr.Event{ev}, nil)
+	if err != nil {
+		var nm *match.NoMatchError
+		if errors.As(err, &nm) {
+			return nil, &Refusal{Rule: RuleInvalidChallenge, Reason: nm.Why}
+		}
+		return nil, err
+	}
+	accepted, failed, err := s.publish(ctx, ev)
+	if err != nil {
+		return nil, err
+	}
+	snap := &Snapshot{State: st, SeenAt: map[string]int64{ev.ID: int64(ev.CreatedAt)}, At: int64(ev.CreatedAt),
+		Answered: accepted, Failed: failed}
+	return &Reply{OK: true, Action: "challenge", Match: ev.ID, Nevent: nostr.Nevent(ev.ID, ev.PubKey, s.Relays),
+		Event: ev.ID, Kind: ev.Kind, Accepted: accepted, Failed: failed, Status: snap.Status(s.Me(), snap.At),
+		Note: "waiting for an accept; as the challenger you are first (White in chess, X in gomoku)"}, nil
+}
+
+// Accept accepts the challenge ref.
+func (s *Seat) Accept(ctx context.Context, ref string) (*Reply, error) {
+	if err := s.needKey(); err != nil {
+		return nil, err
+	}
+	snap, err := s.Read(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	st := snap.State
+	if st.Accepted && st.Second == s.Me() {
+		return s.already(snap, "accept", st.AcceptEvent), nil
+	}
+	return s.sign(ctx, snap, "accept", false, func(t int64) (*nostr.Event, error) {
+		return nostr.NewAccept(st.Match, st.First, t), nil
+	})
+}
+
+// Move plays move (UCI or SAN in chess, a point such as h8 in gomoku;
+// surrounding whitespace is trimmed) and posts it as canonical UCI or a
+// lowercase point. A promotion that does not name its piece is refused
+// whatever its spelling. Playing again a move that was this key's last
+// counted move answers Already.
+func (s *Seat) Move(ctx context.Context, ref, move string) (*Reply, error) {
+	if err := s.needKey(); err != nil {
+		return nil, err
+	}
+	snap, err := s.Read(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	st := snap.State
+	move = strings.TrimSpace(move)
+	if rep := s.retriedMove(snap, move); rep != nil {
+		return rep, nil
+	}
+	ply := st.Plies() + 1
+	var canon string
+	rep, err := s.sign(ctx, snap, "move", true, func(t int64) (*nostr.Event, error) {
+		c, r := canonical(st, move)
+		if r != nil {
+			return nil, r
+		}
+		canon = c
+		// An illegal move is built as typed, so that the fold itself
+		// refuses it with its own reason and detail.
+		return nostr.NewMove(st.Match, ply, canon, t), nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	rep.Ply, rep.Move = ply, canon
+	return rep, nil
+}
+
+// canonical plays move on a copy of the board: its canonical form, or the
+// input unchanged when it is not legal (the fold will say why). A chess
+// promotion must name its piece.
+func canonical(st *match.State, move string) (string, *Refusal) {
+	g := st.Board()
+	canon, err := g.Play(move)
+	if err != nil {
+		return move, nil
+	}
+	if st.Kind == nostr.GameChess && len(canon) == 5 && !namesPromotion(move, canon) {
+		return "", &Refusal{Rule: RulePromotion, Reason: fmt.Sprintf(
+			"%q promotes without naming the piece (chess.js would make it a knight); write %sq, %sr, %sb or %sn",
+			move, canon[:4], canon[:4], canon[:4], canon[:4])}
+	}
+	return canon, nil
+}
+
+// namesPromotion reports whether the text after the last mention of the
+// destination square names the piece chess.js promoted to: "e8q", "e8=Q",
+// "exd8=N+" do; "e7e8", "gxh8", "g7g8k", "Pg7g8" do not.
+func namesPromotion(move, canon string) bool {
+	i := strings.LastIndex(strings.ToLower(move), canon[2:4])
+	if i < 0 {
+		return false
+	}
+	rest := strings.TrimPrefix(move[i+2:], "=")
+	return rest != "" && strings.ToLower(rest[:1]) == canon[4:5]
+}
+
+// retriedMove answers Already when move is what this key played as the
+// last counted ply: replayed on the position before it, it gives the same
+// canonical move.
+func (s *Seat) retriedMove(snap *Snapshot, move string) *Reply {
+	st, me := snap.State, s.Me()
+	if h := st.HeldMove(); h != nil && h.PubKey == me {
+		// The challenger's ply-1 move, held until the accept.
+		if canon, err := st.Board().Play(move); err == nil && canon == h.Content {
+			rep := s.already(snap, "move", h.ID)
+			rep.Ply, rep.Move = 1, canon
+			return rep
+		}
+	}
+	n := st.Plies()
+	if n == 0 || st.Player(roleOfPly(n)) != me {
+		return nil
+	}
+	g, err := match.NewGame(st.Kind)
+	if err != nil {
+		return nil
+	}
+	for _, m := range st.Moves[:n-1] {
+		if _, err := g.Play(m); err != nil {
+			return nil
+		}
+	}
+	canon, err := g.Play(move)
+	if err != nil || canon != st.Moves[n-1] {
+		return nil
+	}
+	rep := s.already(snap, "move", st.MoveEvents[n-1])
+	rep.Ply, rep.Move = n, canon
+	return rep
+}
+
+func roleOfPly(ply int) string {
+	if ply%2 == 1 {
+		return match.First
+	}
+	return match.Second
+}
+
+// Resign resigns the game (either player, at any turn).
+func (s *Seat) Resign(ctx context.Context, ref string) (*Reply, error) {
+	if err := s.needKey(); err != nil {
+		return nil, err
+	}
+	snap, err := s.Read(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	st := snap.State
+	if st.Over && st.Reason == match.ReasonResignation && author(st, st.EndEvent) == s.Me() {
+		return s.already(snap, "resign", st.EndEvent), nil
+	}
+	ply := st.Plies() + 1
+	rep, err := s.sign(ctx, snap, "resign", false, func(t int64) (*nostr.Event, error) {
+		return nostr.NewMove(st.Match, ply, nostr.ResignContent, t), nil
+	})
+	if rep != nil {
+		rep.Ply, rep.Move = ply, nostr.ResignContent
+	}
+	return rep, err
+}
+
+func author(st *match.State, id string) string {
+	for _, ev := range st.Events {
+		if ev.ID == id {
+			return ev.PubKey
+		}
+	}
+	return ""
+}
+
+// Agree proposes, or accepts, an agreed result on the current position:
+// result is "draw", "first" or "second" ("white"/"black" are aliases in
+// chess). Once both players' signatures match, the result is final. On a
+// game already over, only the computed result is accepted by the fold.
+func (s *Seat) Agree(ctx context.Context, ref, result string) (*Reply, error) {
+	if err := s.needKey(); err != nil {
+		return nil, err
+	}
+	switch result {
+	case "white":
+		result = match.First
+	case "black":
+		result = match.Second
+	case match.First, match.Second, match.Draw:
+	default:
+		return nil, inputf("result must be draw, first or second (white/black in chess), not %q", result)
+	}
+	snap, err := s.Read(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	st := snap.State
+	reason := string(match.ReasonAgreement)
+	if st.Over {
+		reason = string(st.Reason)
+	}
+	r := nostr.Result{Result: result, Reason: reason, Plies: st.Plies(), FinalHash: st.FinalHash()}
+	return s.signResult(ctx, snap, "agree", r)
+}
+
+// SignResult signs the result the fold computed for a game over by rule or
+// resignation.
+func (s *Seat) SignResult(ctx context.Context, ref string) (*Reply, error) {
+	if err := s.needKey(); err != nil {
+		return nil, err
+	}
+	snap, err := s.Read(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	st := snap.State
+	if !st.Over && !st.Final {
+		r := &Refusal{Rule: RuleNotOver, Reason: "the game is not over: there is no computed result to sign (offer one with --agree draw|first|second)"}
+		if !st.Accepted {
+			r.Rule, r.Reason = match.IgnNotAccepted, "match not accepted yet"
+		}
+		return nil, snap.context(r, s.Me(), snap.At, false)
+	}
+	return s.signResult(ctx, snap, "result", st.Computed())
+}
+
+func (s *Seat) signResult(ctx context.Context, snap *Snapshot, action string, r nostr.Result) (*Reply, error) {
+	st := snap.State
+	if role := st.Role(s.Me()); role != "" {
+		if sig, ok := st.Sigs[role]; ok && sig.Result.Same(r) {
+			rep := s.already(snap, action, sig.Event)
+			rep.Result = &r
+			return rep, nil
+		}
+	}
+	rep, err := s.sign(ctx, snap, action, false, func(t int64) (*nostr.Event, error) {
+		return nostr.NewResult(st.Match, r, t), nil
+	})
+	if rep != nil {
+		rep.Result = &r
+	}
+	return rep, err
+}
+
+// ClaimTimeout claims the win once the opponent's 24-hour clock has run out.
+func (s *Seat) ClaimTimeout(ctx context.Context, ref string) (*Reply, error) {
+	if err := s.needKey(); err != nil {
+		return nil, err
+	}
+	snap, err := s.Read(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	st := snap.State
+	if st.Final && st.FinalBy == match.FinalByTimeout && author(st, st.FinalEvent) == s.Me() {
+		return s.already(snap, "claim-timeout", st.FinalEvent), nil
+	}
+	// The claim names the claimant's role; the fold checks the rest.
+	r := st.TimeoutWin()
+	if role := st.Role(s.Me()); role != "" {
+		r.Result = role
+	}
+	rep, err := s.sign(ctx, snap, "claim-timeout", false, func(t int64) (*nostr.Event, error) {
+		return nostr.NewResult(st.Match, r, t), nil
+	})
+	if rep != nil {
+		rep.Result = &r
+	}
+	return rep, err
+}
+
+// RequestArbitration asks for a ruling: valid when the players' signatures
+// disagree or the deadline has passed.
+func (s *Seat) RequestArbitration(ctx context.Context, ref, note string) (*Reply, error) {
+	if err := s.needKey(); err != nil {
+		return nil, err
+	}
+	snap, err := s.Read(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	st := snap.State
+	for _, q := range st.Requests {
+		if q.Author == s.Me() && !st.Final {
+			return s.already(snap, "arbitrate", q.Event), nil
+		}
+	}
+	if note == "" {
+		note = "arbitration requested"
+	}
+	return s.sign(ctx, snap, "arbitrate", false, func(t int64) (*nostr.Event, error) {
+		return nostr.NewRequest(st.Match, note, t), nil
+	})
+}
+
+// Rule publishes, as arbiter, the ruling that is correct now, if one is.
+func (s *Seat) Rule(ctx context.Context, ref string) (*Reply, error) {
+	if err := s.needKey(); err != nil {
+		return nil, err
+	}
+	snap, err := s.Read(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	st := snap.State
+	var r nostr.Result
+	rep, err := s.sign(ctx, snap, "rule", false, func(t int64) (*nostr.Event, error) {
+		want, ok := st.CorrectRuling(t)
+		if !ok {
+			// Nothing can be correct: post the timeout win anyway and let
+			// the fold say why it would be ignored.
+			want = st.TimeoutWin()
+		}
+		r = want
+		return nostr.NewRuling(st.Match, want, t), nil
+	})
+	if rep != nil {
+		rep.Result = &r
+	}
+	return rep, err
+}

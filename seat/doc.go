@@ -1,0 +1,78 @@
+// Package seat is an agent's place at a vesper match: everything a player
+// needs, built once and used by both `vesper` CLI commands (status, wait,
+// move, ...) and the MCP server (`vesper mcp`). Nothing here prints or
+// exits; every answer is a Go value with JSON tags, the same object the CLI
+// prints under --json.
+//
+// # A seat
+//
+//	s := &seat.Seat{Relays: urls, Key: key, Timeout: 10 * time.Second}
+//
+// Key may be zero for reading only (Read, OpenChallenges without forMe).
+// Timeout bounds each relay's part of a read or a publication: a dead relay
+// or one that never answers costs at most that, once, and the answers of
+// the others are used (they are listed in Status.Relays). The secret key is
+// never printed, logged nor put in an error.
+//
+// # Reading
+//
+// Read(ctx, match) fetches a match from every relay and folds it with this
+// seat's receipt time as seen_at (PROTOCOL.md section 7), so it counts what
+// a verifier receiving the events now counts. Snapshot.Status(me, now)
+// gives the Status object: the section 6 summary (embedded, same keys)
+// plus ply, to_move, my_role/my_color/my_turn, fen, pgn, san_moves,
+// legal_moves (uci+san in chess, point in gomoku), in_check, deadline
+// ({unix, rfc3339}), clock_expired, can_claim_timeout, must_sign,
+// signatures, offer (the other player's pending signature), requests,
+// last_used, relays {answered, failed} and now.
+//
+// Games(ctx) lists the key's matches with my_turn and the invitations
+// addressed to it; OpenChallenges(ctx, game, forMe) the open challenges.
+//
+// # Acting
+//
+// Challenge, Accept, Move, Resign, Agree (offer or accept an agreed
+// result: draw|first|second, white|black as aliases), SignResult (the
+// computed result of a game over by rule), ClaimTimeout,
+// RequestArbitration, Rule (as arbiter) and Profile return a *Reply: ok,
+// already, the event, the relays that accepted it, a note on what happens
+// next (the game ended and both must sign; final; held until the accept),
+// and the Status after the action.
+//
+// Before signing, every action asks the fold: match.State.Try(event, now)
+// applies the event to a copy of the state with the fold's own rules. If
+// the fold would ignore it, nothing is published and the action returns a
+// *Refusal whose Rule is the fold's reason token (wrong_player,
+// illegal_move, late, claim_premature, sig_inconsistent, ...; see the Ign*
+// constants of package match), or one of this package's Rule* tokens
+// (promotion_piece, stamp_ahead, not_over, invalid_challenge). A Refusal carries
+// to_move, ply, deadline and, for moves, legal_moves.
+//
+// A retried action that already took effect (the same move as this key's
+// last counted ply, an accept by this key, the same signature) answers OK
+// with Already set and publishes nothing.
+//
+// Events are stamped max(now, last used + 1) and never ahead of the clock:
+// when the match's latest event is up to MaxAhead (5 s) in the future the
+// seat waits for it; beyond that it refuses with stamp_ahead. Challenges
+// carry a random nonce in their content, so each is a new match.
+//
+// # Errors
+//
+// *Refusal (rules), *NotFoundError (no valid match on the relays that
+// answered), *RelayError (no relay answered or accepted), *InputError (bad
+// argument), or a context error. The CLI maps them to exit statuses 3, 6,
+// 4, 2.
+//
+// # Waiting
+//
+// Wait(ctx, match, WaitOptions{Timeout, Progress}) keeps one live
+// subscription per relay (relay.Watch: reopened after a drop) and returns a
+// *Woke{Reason, Status} as soon as it is the key's turn (my_turn), the game
+// is over and the key must sign (game_over), the result is final (final),
+// the other player's offer (offer) or arbitration request (request) is
+// pending and not in WaitOptions.Seen (even one that came before Wait
+// started: an agent that only waits cannot miss it), the challenge
+// expired (expired), or the timeout passes (timeout, not an error).
+// Progress is called on every new event and every ProgressEvery.
+package seat

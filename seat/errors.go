@@ -1,0 +1,88 @@
+package seat
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Refusal is an action the rules refuse: signing it would publish an event
+// that verifiers ignore (or the input names no legal action). Rule is a
+// stable token: the fold's own reason (match.Ign*) when the fold would
+// ignore the event, or one of the Rule* tokens of this package. The context
+// fields let an agent retry without another read.
+type Refusal struct {
+	Rule       string      `json:"rule"`
+	Reason     string      `json:"reason"`
+	Match      string      `json:"match,omitempty"`
+	ToMove     *Player     `json:"to_move,omitempty"`
+	Ply        int         `json:"ply,omitempty"`
+	Deadline   *Time       `json:"deadline,omitempty"`
+	LegalMoves []LegalMove `json:"legal_moves,omitempty"`
+}
+
+func (r *Refusal) Error() string { return fmt.Sprintf("refused (%s): %s", r.Rule, r.Reason) }
+
+// Tokens of refusals that are not a fold reason.
+const (
+	// RulePromotion: a promotion that does not name its piece (chess.js
+	// would read it as a knight, PROTOCOL.md section 4).
+	RulePromotion = "promotion_piece"
+	// RuleStampAhead: the match's latest event is stamped so far ahead of
+	// this clock that any event after it would be too (section 7).
+	RuleStampAhead = "stamp_ahead"
+	// RuleNotOver: a signature of the computed result before the game is
+	// over (use an offer instead).
+	RuleNotOver = "not_over"
+	// RuleNoRuling: no ruling can be correct now.
+	RuleNoRuling = "no_correct_ruling"
+	// RuleInvalidChallenge: the fold finds no match in the challenge (it
+	// invites its own author, say); Reason is the fold's why.
+	RuleInvalidChallenge = "invalid_challenge"
+)
+
+// NotFoundError says the relays that answered hold no valid match with that
+// id (none has the challenge, or it is not a valid challenge).
+type NotFoundError struct {
+	Match  string
+	Why    string
+	Failed map[string]string // relays that did not answer
+}
+
+func (e *NotFoundError) Error() string {
+	msg := "match " + e.Match + " not found: " + e.Why
+	if len(e.Failed) > 0 {
+		msg += " (no answer from " + describe(e.Failed) + ")"
+	}
+	return msg
+}
+
+// RelayError says no relay answered a read, or none accepted a publication.
+type RelayError struct {
+	What   string            // "read match ..." or "publish event ..."
+	Failed map[string]string // relay URL -> why
+}
+
+func (e *RelayError) Error() string {
+	if len(e.Failed) == 0 {
+		return e.What + ": no relays configured"
+	}
+	return e.What + ": no relay answered: " + describe(e.Failed)
+}
+
+// InputError is a bad argument: an id that is no event reference, an
+// unknown game, a bad pubkey.
+type InputError struct{ Msg string }
+
+func (e *InputError) Error() string { return e.Msg }
+
+func inputf(format string, a ...any) error { return &InputError{Msg: fmt.Sprintf(format, a...)} }
+
+func describe(failed map[string]string) string {
+	var parts []string
+	for r, why := range failed {
+		parts = append(parts, r+" ("+why+")")
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, ", ")
+}

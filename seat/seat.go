@@ -1,0 +1,224 @@
+package seat
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	gn "github.com/nbd-wtf/go-nostr"
+
+	"vesper/match"
+	"vesper/nostr"
+	"vesper/nostr/relay"
+)
+
+// Seat is one agent's place at the table: its key, its relays and its clock.
+// The zero Key makes a read-only seat (status, games of another key).
+type Seat struct {
+	Relays []string
+	Key    nostr.SecretKey
+	// Timeout bounds each relay's part of a read or a publication [10s]:
+	// a relay that accepts the connection and never answers costs this,
+	// once, and the answers of the others are used.
+	Timeout time.Duration
+	// MaxAhead is how far ahead of this clock the match's latest event may
+	// be stamped before the seat refuses to sign after it; up to it, the
+	// seat waits the difference out [5s].
+	MaxAhead time.Duration
+	// Now is the clock [time.Now].
+	Now func() time.Time
+}
+
+func (s *Seat) timeout() time.Duration {
+	if s.Timeout <= 0 {
+		return 10 * time.Second
+	}
+	return s.Timeout
+}
+
+func (s *Seat) now() time.Time {
+	if s.Now == nil {
+		return time.Now()
+	}
+	return s.Now()
+}
+
+// Me is the seat's public key, "" for a read-only seat.
+func (s *Seat) Me() string {
+	if s.Key.IsZero() {
+		return ""
+	}
+	return s.Key.PublicKey()
+}
+
+// Snapshot is a match as read from the relays: the fold of every event
+// received, with this seat's receipt times as seen_at (PROTOCOL.md section
+// 7), so that it counts what a verifier receiving the events now counts.
+type Snapshot struct {
+	State  *match.State
+	SeenAt map[string]int64
+	// Events are the received events in fold order, with the relay that
+	// first sent each.
+	Events []relay.Received
+	// Answered lists the relays that answered; Failed the others, with why.
+	Answered []string
+	Failed   map[string]string
+	// At is when the read started (unix seconds).
+	At int64
+}
+
+// Read fetches a match (an id, nevent or note) from every relay in
+// parallel, each within Timeout, and folds what arrived. It succeeds when
+// at least one relay answered and one of them had the challenge; the
+// relays that did not answer are listed in Failed.
+func (s *Seat) Read(ctx context.Context, ref string) (*Snapshot, error) {
+	id, err := nostr.ParseEventRef(ref)
+	if err != nil {
+		return nil, inputf("MATCH: %v", err)
+	}
+	res, err := s.fetch(ctx, relay.MatchFilters(id), "read match "+id)
+	if err != nil {
+		return nil, err
+	}
+	snap := &Snapshot{Answered: res.answered, Failed: res.failed, At: res.at, SeenAt: map[string]int64{}, Events: res.events}
+	for _, r := range res.events {
+		snap.SeenAt[r.Event.ID] = res.at
+	}
+	if err := snap.fold(id); err != nil {
+		return nil, err
+	}
+	return snap, nil
+}
+
+func (snap *Snapshot) fold(id string) error {
+	evs := make([]*nostr.Event, 0, len(snap.Events))
+	for _, r := range snap.Events {
+		evs = append(evs, r.Event)
+	}
+	st, err := match.Fold(id, evs, snap.SeenAt)
+	if err != nil {
+		var nm *match.NoMatchError
+		if errors.As(err, &nm) {
+			return &NotFoundError{Match: id, Why: nm.Why, Failed: snap.Failed}
+		}
+		return fmt.Errorf("seat: match %s: %w", id, err)
+	}
+	snap.State = st
+	return nil
+}
+
+type fetched struct {
+	events   []relay.Received
+	answered []string
+	failed   map[string]string
+	at       int64
+}
+
+// fetch asks each relay alone, so that one failing relay is named and the
+// events of the others are kept. The receipt time given to every event is
+// the start of the read: never later than the real receipt, so the seat's
+// fold is at least as strict on rule 5 as a verifier's.
+func (s *Seat) fetch(ctx context.Context, filters []gn.Filter, what string) (*fetched, error) {
+	out := &fetched{failed: map[string]string{}, at: s.now().Unix()}
+	if len(s.Relays) == 0 {
+		return nil, &RelayError{What: what}
+	}
+	var (
+		mu   sync.Mutex
+		byID = map[string]relay.Received{}
+		wg   sync.WaitGroup
+	)
+	for _, url := range s.Relays {
+		wg.Go(func() {
+			got, err := relay.FetchWith(ctx, []string{url}, filters, relay.FetchOptions{Timeout: s.timeout(), Key: s.Key})
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				out.failed[url] = shortErr(err, url)
+				return
+			}
+			out.answered = append(out.answered, url)
+			for _, r := range got {
+				if _, ok := byID[r.Event.ID]; !ok {
+					byID[r.Event.ID] = r
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if len(out.answered) == 0 {
+		return nil, &RelayError{What: what, Failed: out.failed}
+	}
+	for _, r := range byID {
+		out.events = append(out.events, r)
+	}
+	sortReceived(out.events)
+	sortStrings(out.answered)
+	return out, nil
+}
+
+// publish sends a signed event to every relay and reports which accepted;
+// none accepting is a RelayError.
+func (s *Seat) publish(ctx context.Context, ev *nostr.Event) ([]string, map[string]string, error) {
+	res := relay.PublishWith(ctx, s.Relays, ev, relay.PublishOptions{Timeout: s.timeout(), Key: s.Key})
+	accepted := relay.Accepted(res)
+	failed := map[string]string{}
+	for _, r := range res {
+		if !contains(accepted, r.Relay) {
+			msg := r.Message
+			if r.Err != nil {
+				msg = shortErr(r.Err, r.Relay)
+			}
+			failed[r.Relay] = msg
+		}
+	}
+	if len(accepted) == 0 {
+		return nil, failed, &RelayError{What: "publish event " + ev.ID, Failed: failed}
+	}
+	if accepted == nil {
+		accepted = []string{}
+	}
+	return accepted, failed, nil
+}
+
+// stamp is the created_at of the seat's next event in the match (PROTOCOL.md
+// section 7): max(now, latest used + 1), never ahead of the clock. When the
+// latest event is up to MaxAhead in the future the seat waits for its clock
+// to reach the stamp; beyond that it refuses.
+func (s *Seat) stamp(ctx context.Context, st *match.State) (int64, error) {
+	maxAhead := s.MaxAhead
+	if maxAhead <= 0 {
+		maxAhead = 5 * time.Second
+	}
+	for {
+		now := s.now()
+		t := max(now.Unix(), st.LastUsed+1)
+		if t <= now.Unix() {
+			return t, nil
+		}
+		ahead := time.Unix(t, 0).Sub(now)
+		if ahead > maxAhead {
+			return 0, &Refusal{Rule: RuleStampAhead, Match: st.Match,
+				Reason: fmt.Sprintf("the match's latest event is stamped %d, %s ahead of this clock; an event after it would be stamped in the future (fix the clock, or wait)",
+					st.LastUsed, ahead.Round(time.Second))}
+		}
+		tm := time.NewTimer(ahead)
+		select {
+		case <-ctx.Done():
+			tm.Stop()
+			return 0, ctx.Err()
+		case <-tm.C:
+		}
+	}
+}
+
+func contains(xs []string, x string) bool {
+	for _, v := range xs {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}

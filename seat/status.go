@@ -1,0 +1,307 @@
+package seat
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"vesper/match"
+	"vesper/match/chessjs"
+	"vesper/match/gomoku"
+	"vesper/nostr"
+)
+
+// Status is everything a player needs to act on a match: the summary of
+// PROTOCOL.md section 6 (its fields first, unchanged), then the position,
+// whose turn it is, the clock, the other player's pending signatures and
+// the arbitration requests. It is what `vesper status --json` prints and
+// what `vesper wait` and every action's reply carry.
+type Status struct {
+	match.Summary
+
+	Invitee   *string `json:"invitee"`
+	CreatedAt int64   `json:"created_at"`
+	// Expires is when an unaccepted challenge expires (null once accepted).
+	Expires *Time `json:"expires"`
+
+	// Ply is the pending ply (plies + 1) while the game is in progress, 0
+	// otherwise.
+	Ply int `json:"ply"`
+	// ToMove is the player whose move it is, null when the game is not in
+	// progress (not accepted yet: the challenger may still move first, its
+	// move then waits for the accept).
+	ToMove *Player `json:"to_move"`
+	// MyRole, MyColor and MyTurn describe the seat's key: role "first" or
+	// "second" ("" for a spectator), color "white"/"black" in chess,
+	// "x"/"o" in gomoku.
+	MyRole  string `json:"my_role"`
+	MyColor string `json:"my_color"`
+	MyTurn  bool   `json:"my_turn"`
+
+	// FEN (chess.js fen()) and PGN for chess; the board as text for both.
+	FEN      string   `json:"fen,omitempty"`
+	PGN      string   `json:"pgn,omitempty"`
+	Board    string   `json:"board"`
+	SANMoves []string `json:"san_moves"`
+	// LegalMoves are the moves of the side to move (UCI and SAN for chess,
+	// the empty points for gomoku); empty when the game is over.
+	LegalMoves []LegalMove `json:"legal_moves"`
+	InCheck    bool        `json:"in_check"`
+
+	// Deadline is section 2's deadline: the pending move's clock while the
+	// game is in progress, the end + 24 h for a game over and not final.
+	Deadline     *Time `json:"deadline"`
+	ClockExpired bool  `json:"clock_expired"`
+	// CanClaimTimeout says the seat's key may claim the win on time now.
+	CanClaimTimeout bool `json:"can_claim_timeout"`
+	// MustSign says the game is over, not final, and the seat's key has not
+	// signed the computed result yet.
+	MustSign bool `json:"must_sign"`
+
+	// Signatures are the players' latest counted result signatures (an
+	// offer while the game is in progress); Offer is the other player's,
+	// when the seat's key has not signed the same.
+	Signatures []Signature `json:"signatures"`
+	Offer      *Signature  `json:"offer"`
+	Requests   []Request   `json:"requests"`
+
+	// LastUsed is the created_at of the latest event the fold used: the
+	// seat stamps its next event at least one second after it.
+	LastUsed int64 `json:"last_used"`
+	// Relays that answered the read and those that did not (with why).
+	Relays RelayReport `json:"relays"`
+	// Now is the time the status describes.
+	Now int64 `json:"now"`
+}
+
+// Player is a role and its pubkey (and color).
+type Player struct {
+	Role   string `json:"role"`
+	Pubkey string `json:"pubkey"`
+	Color  string `json:"color"`
+}
+
+// Time is a unix time with its RFC 3339 spelling.
+type Time struct {
+	Unix    int64  `json:"unix"`
+	RFC3339 string `json:"rfc3339"`
+}
+
+// LegalMove is one legal move: UCI and SAN in chess, the point in gomoku.
+type LegalMove struct {
+	UCI   string `json:"uci,omitempty"`
+	SAN   string `json:"san,omitempty"`
+	Point string `json:"point,omitempty"`
+}
+
+// Signature is a counted result signature with the event carrying it.
+type Signature struct {
+	Role    string       `json:"role"`
+	Pubkey  string       `json:"pubkey"`
+	Event   string       `json:"event"`
+	Result  nostr.Result `json:"result"`
+	Content string       `json:"content"`
+}
+
+// Request is a valid arbitration request.
+type Request struct {
+	Event     string `json:"event"`
+	Author    string `json:"author"`
+	CreatedAt int64  `json:"created_at"`
+	Content   string `json:"content"`
+}
+
+// RelayReport says which relays answered a read.
+type RelayReport struct {
+	Answered []string          `json:"answered"`
+	Failed   map[string]string `json:"failed"`
+}
+
+func mkTime(t int64) *Time {
+	return &Time{Unix: t, RFC3339: time.Unix(t, 0).UTC().Format(time.RFC3339)}
+}
+
+// Color names a role's side: White/Black in chess, X/O in gomoku.
+func Color(kind, role string) string {
+	switch {
+	case role == "":
+		return ""
+	case kind == nostr.GameGomoku && role == match.First:
+		return "x"
+	case kind == nostr.GameGomoku:
+		return "o"
+	case role == match.First:
+		return "white"
+	}
+	return "black"
+}
+
+// Status describes the snapshot for the seat's key at now.
+func (snap *Snapshot) Status(me string, now int64) *Status {
+	st := snap.State
+	out := &Status{Summary: st.Summary(now), CreatedAt: st.CreatedAt, LastUsed: st.LastUsed, Now: now,
+		SANMoves: []string{}, LegalMoves: []LegalMove{}, Signatures: []Signature{}, Requests: []Request{},
+		Relays: RelayReport{Answered: snap.Answered, Failed: snap.Failed}}
+	if out.Relays.Answered == nil {
+		out.Relays.Answered = []string{}
+	}
+	if out.Relays.Failed == nil {
+		out.Relays.Failed = map[string]string{}
+	}
+	if st.Invitee != "" {
+		out.Invitee = &st.Invitee
+	}
+	out.MyRole = st.Role(me)
+	out.MyColor = Color(st.Kind, out.MyRole)
+	playing := st.Accepted && !st.Over
+	if !st.Accepted {
+		out.Expires = mkTime(st.CreatedAt + match.ChallengeExpiry)
+	}
+	if playing {
+		role := st.ToMove()
+		out.Ply = st.Plies() + 1
+		out.ToMove = &Player{Role: role, Pubkey: st.Player(role), Color: Color(st.Kind, role)}
+		out.MyTurn = out.MyRole == role
+		out.ClockExpired = now > st.ClockStart()+match.MoveClock
+		out.CanClaimTimeout = out.MyRole != "" && claimCounts(st, me, out.MyRole, now)
+	}
+	if st.Accepted && !st.Final {
+		out.Deadline = mkTime(st.Deadline())
+	}
+	out.board(st)
+	byID := map[string]*nostr.Event{}
+	for _, ev := range st.Events {
+		byID[ev.ID] = ev
+	}
+	for _, role := range []string{match.First, match.Second} {
+		sig, ok := st.Sigs[role]
+		if !ok {
+			continue
+		}
+		s := Signature{Role: role, Pubkey: st.Player(role), Event: sig.Event, Result: sig.Result}
+		if ev := byID[sig.Event]; ev != nil {
+			s.Content = ev.Content
+		}
+		out.Signatures = append(out.Signatures, s)
+		if out.MyRole != "" && role != out.MyRole && !st.Final {
+			if mine, ok := st.Sigs[out.MyRole]; !ok || !mine.Result.Same(sig.Result) {
+				out.Offer = &s
+			}
+		}
+	}
+	if st.Over && !st.Final && out.MyRole != "" {
+		mine, ok := st.Sigs[out.MyRole]
+		out.MustSign = !ok || !mine.Result.Same(st.Computed())
+	}
+	for _, r := range st.Requests {
+		q := Request{Event: r.Event, Author: r.Author, CreatedAt: r.CreatedAt}
+		if ev := byID[r.Event]; ev != nil {
+			q.Content = ev.Content
+		}
+		out.Requests = append(out.Requests, q)
+	}
+	return out
+}
+
+// claimCounts asks the fold whether a timeout claim by me, stamped now (or
+// just after the last used event), would count.
+func claimCounts(st *match.State, me, role string, now int64) bool {
+	r := st.TimeoutWin()
+	r.Result = role
+	ev := nostr.NewResult(st.Match, r, max(now, st.LastUsed+1))
+	ev.PubKey = me
+	return st.Check(ev, now) == nil
+}
+
+// board fills the position fields by replaying the counted moves.
+func (out *Status) board(st *match.State) {
+	if st.Kind == nostr.GameGomoku {
+		g := gomoku.NewGame()
+		for _, m := range st.Moves {
+			_, _ = g.Move(m)
+		}
+		out.Board = g.String()
+		out.SANMoves = append(out.SANMoves, st.Moves...)
+		if st.Accepted && !st.Over || !st.Accepted && st.Plies() == 0 {
+			for col := 0; col < 15; col++ {
+				for row := 0; row < 15; row++ {
+					p := gomoku.Point{Col: col, Row: row}
+					if g.At(p) == 0 {
+						out.LegalMoves = append(out.LegalMoves, LegalMove{Point: p.String()})
+					}
+				}
+			}
+		}
+		return
+	}
+	// The fold's own board has the history; a compacted state has none,
+	// and is replayed.
+	var g *chessjs.Game
+	if c, ok := st.Board().(*match.Chess); ok {
+		g = c.G
+	} else {
+		g = chessjs.NewGame()
+		for _, m := range st.Moves {
+			if _, err := g.Move(m); err != nil {
+				break
+			}
+		}
+	}
+	for _, mv := range g.History() {
+		out.SANMoves = append(out.SANMoves, mv.SAN)
+	}
+	out.FEN = g.FEN()
+	out.Board = g.Position().Board().Draw()
+	out.InCheck = g.InCheck()
+	if !st.Over && (st.Accepted || st.Plies() == 0) {
+		for _, m := range g.LegalMoves() {
+			out.LegalMoves = append(out.LegalMoves, LegalMove{UCI: m.UCI(), SAN: m.SAN})
+		}
+	}
+	out.PGN = pgn(st, out.SANMoves)
+}
+
+// pgn is a minimal PGN: the roster tags a reader needs and the SAN moves.
+func pgn(st *match.State, san []string) string {
+	result := "*"
+	if st.Over {
+		switch st.Result {
+		case match.First:
+			result = "1-0"
+		case match.Second:
+			result = "0-1"
+		default:
+			result = "1/2-1/2"
+		}
+	}
+	var b strings.Builder
+	b.WriteString(`[Event "vesper chess match"]` + "\n")
+	b.WriteString(`[Site "nostr"]` + "\n")
+	b.WriteString(`[Date "` + time.Unix(st.CreatedAt, 0).UTC().Format("2006.01.02") + `"]` + "\n")
+	b.WriteString(`[White "` + st.First + `"]` + "\n")
+	black := st.Second
+	if black == "" {
+		black = "?"
+	}
+	b.WriteString(`[Black "` + black + `"]` + "\n")
+	b.WriteString(`[Result "` + result + `"]` + "\n\n")
+	for i, m := range san {
+		if i%2 == 0 {
+			b.WriteString(strconv.Itoa(i/2+1) + ". ")
+		}
+		b.WriteString(m + " ")
+	}
+	b.WriteString(result + "\n")
+	return b.String()
+}
+
+// Context returns the retry context of a refusal on this snapshot.
+func (snap *Snapshot) context(r *Refusal, me string, now int64, legal bool) *Refusal {
+	stt := snap.Status(me, now)
+	r.Match = snap.State.Match
+	r.ToMove, r.Ply, r.Deadline = stt.ToMove, stt.Ply, stt.Deadline
+	if legal {
+		r.LegalMoves = stt.LegalMoves
+	}
+	return r
+}

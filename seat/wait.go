@@ -1,0 +1,260 @@
+package seat
+
+import (
+	"context"
+	"sort"
+	"sync"
+	"time"
+
+	gn "github.com/nbd-wtf/go-nostr"
+
+	"vesper/match"
+	"vesper/nostr"
+	"vesper/nostr/relay"
+)
+
+// Why Wait returned.
+const (
+	WakeMyTurn   = "my_turn"   // the game is in progress and the seat's key is to move
+	WakeGameOver = "game_over" // the game ended and the seat's key has yet to sign the result
+	WakeFinal    = "final"     // the result is final
+	WakeOffer    = "offer"     // the other player signed a result the seat's key has not (and it is not in Seen)
+	WakeRequest  = "request"   // a new valid arbitration request
+	WakeExpired  = "expired"   // the challenge expired unaccepted
+	WakeTimeout  = "timeout"   // nothing of the above before the timeout
+)
+
+// WaitOptions tune Wait.
+type WaitOptions struct {
+	// Timeout is how long to wait at most [5m].
+	Timeout time.Duration
+	// Progress, when set, is called while Wait waits: on every new event
+	// or relay change, and at least every ProgressEvery.
+	Progress func(Progress)
+	// ProgressEvery [5s].
+	ProgressEvery time.Duration
+	// Seen lists offers and arbitration requests (their event ids) the
+	// caller already knows of and has chosen to leave: they do not wake
+	// Wait. Any other pending offer or request by the other player does,
+	// even one that arrived before Wait started, so an agent that only
+	// waits cannot miss one.
+	Seen []string
+}
+
+// Progress is what Wait has seen so far.
+type Progress struct {
+	Elapsed   time.Duration `json:"elapsed"`
+	Connected int           `json:"connected"` // relays whose subscription is live
+	Events    int           `json:"events"`    // distinct events of the match received
+}
+
+// Woke is Wait's answer: why it returned and the match then.
+type Woke struct {
+	Reason string  `json:"reason"`
+	Status *Status `json:"status"`
+}
+
+// Wait follows the match on one live subscription per relay (reopened after
+// a drop, so a relay restart costs nothing but the reconnect) and returns
+// as soon as it is the seat's turn, the game is over and the seat's key
+// must sign, the result is final, the other player's offer or arbitration
+// request is pending (unless listed in WaitOptions.Seen), the challenge
+// expires, or the timeout passes. Events get their receipt time as seen_at.
+func (s *Seat) Wait(ctx context.Context, ref string, opts WaitOptions) (*Woke, error) {
+	if err := s.needKey(); err != nil {
+		return nil, err
+	}
+	id, err := nostr.ParseEventRef(ref)
+	if err != nil {
+		return nil, inputf("MATCH: %v", err)
+	}
+	if opts.Timeout <= 0 {
+		opts.Timeout = 5 * time.Minute
+	}
+	if opts.ProgressEvery <= 0 {
+		opts.ProgressEvery = 5 * time.Second
+	}
+	start := s.now()
+	deadline := time.NewTimer(opts.Timeout)
+	defer deadline.Stop()
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	w := &waiter{events: map[string]relay.Received{}, seen: map[string]int64{},
+		up: map[string]bool{}, everUp: map[string]bool{}, failed: map[string]string{}, kick: make(chan struct{}, 1)}
+	go relay.Watch(wctx, s.Relays, relay.MatchFilters(id), relay.WatchOptions{
+		Timeout: s.timeout(),
+		OnStatus: func(url string, up bool, err error) {
+			w.mu.Lock()
+			if up {
+				w.up[url], w.everUp[url] = true, true
+				delete(w.failed, url)
+			} else {
+				delete(w.up, url)
+				w.failed[url] = shortErr(err, url)
+			}
+			w.mu.Unlock()
+			w.signal()
+		},
+	}, func(r relay.Received) {
+		at := s.now().Unix()
+		w.mu.Lock()
+		if _, ok := w.events[r.Event.ID]; !ok {
+			w.events[r.Event.ID], w.seen[r.Event.ID] = r, at
+		}
+		w.mu.Unlock()
+		w.signal()
+	})
+
+	tick := time.NewTicker(opts.ProgressEvery)
+	defer tick.Stop()
+	base := map[string]bool{}
+	for _, id := range opts.Seen {
+		base[id] = true
+	}
+	var last *Snapshot
+	for {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-deadline.C:
+			if last == nil {
+				return nil, w.noAnswer(id, s.Relays)
+			}
+			now := s.now().Unix()
+			last.At = now
+			return &Woke{Reason: WakeTimeout, Status: last.Status(s.Me(), now)}, nil
+		case <-tick.C:
+			if opts.Progress != nil {
+				opts.Progress(w.progress(start, s.now()))
+			}
+			continue
+		case <-w.kick:
+		}
+		snap, allReported := w.snapshot(id, s.Relays)
+		if opts.Progress != nil {
+			opts.Progress(w.progress(start, s.now()))
+		}
+		if snap == nil {
+			if allReported {
+				// Every relay answered (or failed) and none has the challenge.
+				if err := w.noAnswer(id, s.Relays); err != nil {
+					return nil, err
+				}
+			}
+			continue
+		}
+		last = snap
+		now := s.now().Unix()
+		stt := snap.Status(s.Me(), now)
+		if reason := wakeReason(snap.State, stt, s.Me(), base, now); reason != "" {
+			return &Woke{Reason: reason, Status: stt}, nil
+		}
+	}
+}
+
+type waiter struct {
+	mu     sync.Mutex
+	events map[string]relay.Received
+	seen   map[string]int64
+	up     map[string]bool
+	everUp map[string]bool // a relay that went down keeps its events here
+	failed map[string]string
+	kick   chan struct{}
+}
+
+func (w *waiter) signal() {
+	select {
+	case w.kick <- struct{}{}:
+	default:
+	}
+}
+
+func (w *waiter) progress(start, now time.Time) Progress {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return Progress{Elapsed: now.Sub(start).Round(time.Millisecond), Connected: len(w.up), Events: len(w.events)}
+}
+
+// snapshot folds what has arrived, once at least one relay's stored events
+// are all in. It returns nil while that is not so, or while no relay has the
+// challenge; allReported says every relay has been heard from.
+func (w *waiter) snapshot(id string, relays []string) (snap *Snapshot, allReported bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	reported := len(w.failed)
+	for url := range w.everUp {
+		if _, down := w.failed[url]; !down {
+			reported++
+		}
+	}
+	allReported = reported >= len(relays)
+	if len(w.everUp) == 0 {
+		return nil, allReported
+	}
+	snap = &Snapshot{SeenAt: make(map[string]int64, len(w.seen)), Failed: map[string]string{}}
+	for k, v := range w.seen {
+		snap.SeenAt[k] = v
+	}
+	for k, v := range w.failed {
+		snap.Failed[k] = v
+	}
+	for _, raw := range relays {
+		url := gn.NormalizeURL(raw)
+		if _, ok := snap.Failed[url]; !ok && !w.everUp[url] {
+			snap.Failed[url] = "no answer yet"
+		}
+	}
+	for url := range w.up {
+		snap.Answered = append(snap.Answered, url)
+	}
+	sort.Strings(snap.Answered)
+	for _, r := range w.events {
+		snap.Events = append(snap.Events, r)
+	}
+	sortReceived(snap.Events)
+	if err := snap.fold(id); err != nil {
+		return nil, allReported
+	}
+	return snap, allReported
+}
+
+func (w *waiter) noAnswer(id string, relays []string) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	failed := map[string]string{}
+	for k, v := range w.failed {
+		failed[k] = v
+	}
+	for _, raw := range relays {
+		url := gn.NormalizeURL(raw)
+		if _, ok := failed[url]; !ok && !w.up[url] {
+			failed[url] = "no answer"
+		}
+	}
+	if len(w.everUp) == 0 {
+		return &RelayError{What: "wait for match " + id, Failed: failed}
+	}
+	return &NotFoundError{Match: id, Why: "no challenge event with id " + id, Failed: failed}
+}
+
+func wakeReason(st *match.State, stt *Status, me string, seen map[string]bool, now int64) string {
+	switch {
+	case st.Final:
+		return WakeFinal
+	case stt.MustSign:
+		return WakeGameOver
+	case stt.MyTurn:
+		return WakeMyTurn
+	case stt.Offer != nil && !seen[stt.Offer.Event]:
+		return WakeOffer
+	case st.Status(now) == match.StatusExpired:
+		return WakeExpired
+	}
+	for _, r := range stt.Requests {
+		if r.Author != me && !seen[r.Event] {
+			return WakeRequest
+		}
+	}
+	return ""
+}

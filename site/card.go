@@ -1,0 +1,236 @@
+package site
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+
+	"vesper/match"
+	"vesper/nostr"
+)
+
+// card is what every page but a match's own needs of that match: the
+// index, the player pages, the archive, the feeds and the ratings read
+// cards, never states, so that a rebuild (Update) can take the matches that
+// did not change from the previous build's card file instead of folding
+// them again. A match's own files (page, match.json, PGN) need its full
+// state, and the match key (key.go) says when they must be rendered again.
+//
+// The JSON names are short: a site of 100,000 matches keeps 100,000 cards.
+type card struct {
+	ID        string        `json:"id"`
+	Kind      string        `json:"k"`
+	First     string        `json:"f"`
+	Second    string        `json:"s,omitempty"`
+	Invitee   string        `json:"i,omitempty"`
+	Accepted  bool          `json:"a,omitempty"`
+	CreatedAt int64         `json:"c"`
+	AcceptAt  int64         `json:"at,omitempty"`
+	Plies     int           `json:"p,omitempty"`
+	LastMove  int64         `json:"lm,omitempty"` // created_at of the last counted move
+	Over      bool          `json:"o,omitempty"`
+	Result    string        `json:"r,omitempty"`
+	Reason    match.Reason  `json:"re,omitempty"`
+	EndedAt   int64         `json:"e,omitempty"`
+	Final     bool          `json:"fi,omitempty"`
+	FinalBy   match.FinalBy `json:"fb,omitempty"`
+	// RatedAt dates the game for the ratings: the created_at of the event
+	// that made the result final (ratings' canonical order).
+	RatedAt int64 `json:"ra,omitempty"`
+	// Events is a hash of the match's event ids in fold order and their
+	// seen_at entries: the match key's stand-in for the events themselves.
+	Events string `json:"ev"`
+	// Authors are the signers of events other than First, Second and
+	// Invitee (a stray result, an arbiter's ruling), sorted: their names
+	// appear on the match page.
+	Authors []string `json:"au,omitempty"`
+}
+
+// newCard takes from a folded state and the seen_at times what the pages
+// need of it.
+func newCard(s *match.State, seenAt map[string]int64) *card {
+	c := &card{
+		ID: s.Match, Kind: s.Kind, First: s.First, Second: s.Second, Invitee: s.Invitee,
+		Accepted: s.Accepted, CreatedAt: s.CreatedAt, AcceptAt: s.AcceptAt, Plies: s.Plies(),
+		Over: s.Over, Result: s.Result, Reason: s.Reason, EndedAt: s.EndedAt,
+		Final: s.Final, FinalBy: s.FinalBy, RatedAt: s.EndedAt,
+	}
+	if n := len(s.MoveTimes); n > 0 {
+		c.LastMove = s.MoveTimes[n-1]
+	}
+	h := sha256.New()
+	var buf [8]byte
+	str := func(v string) {
+		binary.BigEndian.PutUint64(buf[:], uint64(len(v)))
+		h.Write(buf[:])
+		h.Write([]byte(v))
+	}
+	authors := map[string]bool{}
+	for _, ev := range s.Events {
+		str(ev.ID)
+		if t, ok := seenAt[ev.ID]; ok {
+			str(strconv.FormatInt(t, 10))
+		} else {
+			str("-")
+		}
+		if ev.PubKey != s.First && ev.PubKey != s.Second && ev.PubKey != s.Invitee {
+			authors[ev.PubKey] = true
+		}
+		if ev.ID == s.FinalEvent {
+			c.RatedAt = int64(ev.CreatedAt)
+		}
+	}
+	c.Events = hex.EncodeToString(h.Sum(nil))
+	if len(authors) > 0 {
+		c.Authors = sortedKeys(authors)
+	}
+	return c
+}
+
+// The methods below are match.State's, computed from the card's fields
+// (TestCardAsState holds them equal).
+
+func (c *card) status(now int64) match.Status {
+	switch {
+	case c.Over:
+		return match.StatusOver
+	case c.Accepted:
+		return match.StatusActive
+	case now > c.CreatedAt+match.ChallengeExpiry:
+		return match.StatusExpired
+	}
+	return match.StatusOpen
+}
+
+func (c *card) clockStart() int64 {
+	if c.Plies < 2 {
+		return c.AcceptAt
+	}
+	return c.LastMove
+}
+
+func (c *card) deadline() int64 {
+	if c.Over {
+		return c.EndedAt + match.MoveClock
+	}
+	return c.clockStart() + match.MoveClock
+}
+
+func (c *card) toMove() string {
+	if c.Plies%2 == 0 {
+		return match.First
+	}
+	return match.Second
+}
+
+func (c *card) role(pk string) string {
+	switch {
+	case pk == c.First:
+		return match.First
+	case c.Accepted && pk == c.Second:
+		return match.Second
+	}
+	return ""
+}
+
+// lastActivity is when the game last moved: the last counted move, or the
+// accept before the first.
+func (c *card) lastActivity() int64 {
+	if c.Plies > 0 {
+		return c.LastMove
+	}
+	return c.AcceptAt
+}
+
+// cardsName is the card file in each build directory, beside the manifest.
+const cardsName = ".cards"
+
+// cardsVersion names what a card file's cards were computed by: another
+// binary may fold differently, so its cards are not reused.
+func cardsVersion() string { return renderVersion + " " + exeSum() }
+
+var errNoCards = errors.New("site: the previous build has no usable card file")
+
+// writeCards stores the build's cards, oldest first never mattering: one
+// header line, then one JSON object per line.
+func (o *output) writeCards(cards []*card) error {
+	b := make([]byte, 0, 300*len(cards)+100)
+	b = append(b, match.MarshalLine(struct {
+		Version string `json:"version"`
+		Count   int    `json:"count"`
+	}{cardsVersion(), len(cards)})...)
+	for _, c := range cards {
+		raw, err := json.Marshal(c)
+		if err != nil {
+			return fmt.Errorf("site: card %s: %w", c.ID, err)
+		}
+		b = append(b, raw...)
+		b = append(b, '\n')
+	}
+	return o.write(cardsName, b)
+}
+
+// readCards loads the previous build's cards by match id. Any doubt (no
+// file, another version, a bad line, a count that does not match) is
+// errNoCards: the caller then builds everything.
+func readCards(dir string) (map[string]*card, error) {
+	if dir == "" {
+		return nil, errNoCards
+	}
+	f, err := os.Open(filepath.Join(dir, cardsName))
+	if err != nil {
+		return nil, errNoCards
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
+	if !sc.Scan() {
+		return nil, errNoCards
+	}
+	var head struct {
+		Version string `json:"version"`
+		Count   int    `json:"count"`
+	}
+	if json.Unmarshal(sc.Bytes(), &head) != nil || head.Version != cardsVersion() {
+		return nil, errNoCards
+	}
+	cards := make(map[string]*card, head.Count)
+	for sc.Scan() {
+		c := &card{}
+		if json.Unmarshal(sc.Bytes(), c) != nil || !nostr.IsLowerHex(c.ID, 64) || cards[c.ID] != nil {
+			return nil, errNoCards
+		}
+		cards[c.ID] = c
+	}
+	if sc.Err() != nil || len(cards) != head.Count {
+		return nil, errNoCards
+	}
+	return cards, nil
+}
+
+// sortCards orders cards as the index lists them: newest challenge first.
+func sortCards(cards []*card) {
+	slices.SortFunc(cards, func(x, y *card) int {
+		if x.CreatedAt != y.CreatedAt {
+			if x.CreatedAt > y.CreatedAt {
+				return -1
+			}
+			return 1
+		}
+		if x.ID < y.ID {
+			return -1
+		}
+		if x.ID > y.ID {
+			return 1
+		}
+		return 0
+	})
+}

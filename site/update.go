@@ -1,0 +1,112 @@
+package site
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"sync"
+
+	"vesper/match"
+)
+
+// Loader folds one match from wherever the caller keeps its events: its
+// state with Events, and the seen_at times of those events. A nil state
+// means the events hold no valid match (any more).
+type Loader func(id string) (*match.State, map[string]int64, error)
+
+// ErrNoPrevious is Update's answer when outDir holds no build it can start
+// from (none yet, or one made by another binary, whose cards it does not
+// trust): the caller builds everything with Build.
+var ErrNoPrevious = errors.New("site: no previous build to update")
+
+// Update builds the site again from the build outDir points at. The
+// matches in changed (those whose events changed since that build began)
+// are folded by load: new ones are added, ones that no longer fold are
+// dropped. Every other match comes from the previous build's card file,
+// not folded, and its files are carried over; load folds it only when
+// something else its files show has changed (a clock flag, a name, its
+// rating). The listings, player pages, ratings, archive and feeds are
+// rendered from the cards. The result is byte for byte what Build makes of
+// the same matches.
+//
+// in.States and in.SeenAt are not used, nor in.Ratings and in.RatingGames:
+// the ratings are computed from the cards, as siteFromStore-style callers
+// of Build compute them with RatingGames. Only one Build or Update may run
+// for an outDir at a time.
+func Update(in Input, changed []string, load Loader, outDir string) (Stats, error) {
+	if load == nil {
+		return Stats{}, errors.New("site: Update needs a loader")
+	}
+	b, err := newBuilder(in)
+	if err != nil {
+		return Stats{}, err
+	}
+	b.load = load
+	o, err := openOutput(outDir)
+	if err != nil {
+		return Stats{}, err
+	}
+	prev, err := readCards(o.prevDir)
+	if err != nil {
+		o.abort()
+		return Stats{}, ErrNoPrevious
+	}
+	fresh, err := loadAll(changed, load)
+	if err != nil {
+		o.abort()
+		return Stats{}, err
+	}
+	for _, id := range changed {
+		delete(prev, id)
+	}
+	for _, f := range fresh {
+		b.add(f.s, f.seen)
+	}
+	for _, c := range prev {
+		b.cards = append(b.cards, c)
+	}
+	b.in.Ratings, b.in.RatingGames = nil, cardGames(b.cards)
+	b.index()
+	return b.run(o, outDir)
+}
+
+// loadAll folds the changed matches on every core (reading and folding
+// are the cost of an update), keeping those that still fold, in id order.
+func loadAll(ids []string, load Loader) ([]full, error) {
+	ids = slices.Clone(ids)
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	out := make([]full, len(ids))
+	errs := make([]error, len(ids))
+	var wg sync.WaitGroup
+	var next sync.Mutex
+	i := 0
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				next.Lock()
+				j := i
+				i++
+				next.Unlock()
+				if j >= len(ids) {
+					return
+				}
+				s, seen, err := load(ids[j])
+				switch {
+				case err != nil:
+					errs[j] = fmt.Errorf("site: match %s: %w", ids[j], err)
+				case folded(s) && s.Match == ids[j]:
+					out[j] = full{s: s, seen: seen}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(out, func(f full) bool { return f.s == nil }), nil
+}

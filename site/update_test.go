@@ -1,0 +1,184 @@
+package site
+
+import (
+	"errors"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"sync"
+	"testing"
+
+	"vesper/internal/testkit"
+	"vesper/match"
+)
+
+// loader serves a fixture's current states, as a store would, and records
+// which matches Update asked for.
+type loader struct {
+	f     *fixture
+	mu    sync.Mutex
+	asked []string
+}
+
+func (l *loader) load(id string) (*match.State, map[string]int64, error) {
+	l.mu.Lock()
+	l.asked = append(l.asked, id)
+	l.mu.Unlock()
+	for _, s := range l.f.in.States {
+		if s.Match == id {
+			return s, l.f.in.SeenAt, nil
+		}
+	}
+	return nil, nil, nil
+}
+
+func (l *loader) take() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	got := l.asked
+	l.asked = nil
+	slices.Sort(got)
+	return slices.Compact(got)
+}
+
+// TestUpdateEqualsBuild: an Update from the matches that changed gives the
+// same bytes as a full Build of everything, folding only what it must.
+func TestUpdateEqualsBuild(t *testing.T) {
+	f := newFixture(t)
+	out := filepath.Join(t.TempDir(), "site")
+	l := &loader{f: f}
+	update := func(t *testing.T, changed ...string) {
+		t.Helper()
+		// Update computes the ratings itself; the full build of the same
+		// matches gets them as siteFromStore passes them.
+		f.in.RatingGames = RatingGames(f.in.States)
+		if _, err := Update(f.in, changed, l.load, out); err != nil {
+			t.Fatal(err)
+		}
+		compareFull(t, f.in, out)
+	}
+
+	if _, err := Update(f.in, nil, l.load, out); !errors.Is(err, ErrNoPrevious) {
+		t.Fatalf("Update with no previous build: %v, want ErrNoPrevious", err)
+	}
+	if _, err := Build(f.in, out); err != nil {
+		t.Fatal(err)
+	}
+
+	t.Run("nothing changed", func(t *testing.T) {
+		update(t)
+		if got := l.take(); len(got) != 0 {
+			t.Errorf("loaded %d matches, want none", len(got))
+		}
+	})
+	t.Run("one move", func(t *testing.T) {
+		m := f.games["active"]
+		m.Move(bob, 6, "a7a6", m.Events[len(m.Events)-1].CreatedAt.Time().Unix()+50)
+		refold(t, f, "active")
+		update(t, f.ids["active"])
+		if got, want := l.take(), []string{f.ids["active"]}; !slices.Equal(got, want) {
+			t.Errorf("loaded %v, want only the changed match %v", got, want)
+		}
+	})
+	t.Run("a new finished game", func(t *testing.T) {
+		// A game finished before the mate changes the ratings the mate
+		// page shows, so that page is loaded and rendered again too.
+		g := testkit.NewMatch(bob, alice, "chess", "", t0-5000)
+		g.Accept(t0 - 4990)
+		last := g.Play([]string{"f2f3", "e7e5", "g2g4", "d8h4"}, t0-4980, 5)
+		s := foldT(t, g)
+		g.Result(bob, result(s, "second", "checkmate"), last+1)
+		g.Result(alice, result(s, "second", "checkmate"), last+2)
+		for _, ev := range g.Events {
+			f.in.SeenAt[ev.ID] = int64(ev.CreatedAt) + 2
+		}
+		f.in.States = append(f.in.States, foldT(t, g))
+		update(t, g.ID)
+		got := l.take()
+		if !slices.Contains(got, g.ID) || !slices.Contains(got, f.ids["mate"]) {
+			t.Errorf("loaded %v, want the new game and the mate", got)
+		}
+		if slices.Contains(got, f.ids["open"]) {
+			t.Errorf("loaded the open challenge, which did not change")
+		}
+	})
+	t.Run("renamed and later", func(t *testing.T) {
+		p := f.in.Profiles[carol.PublicKey()]
+		p.Name = "Caroline"
+		f.in.Profiles[carol.PublicKey()] = p
+		f.in.Now += 1800
+		update(t)
+		if got := l.take(); !slices.Contains(got, f.ids["ruling"]) || slices.Contains(got, f.ids["mate"]) {
+			t.Errorf("loaded %v: want carol's matches, not the mate", got)
+		}
+	})
+	t.Run("a match that no longer folds", func(t *testing.T) {
+		id := f.ids["open"]
+		f.in.States = slices.DeleteFunc(f.in.States, func(s *match.State) bool { return s.Match == id })
+		update(t, id)
+	})
+}
+
+// TestCardAsState: the card's copies of match.State's methods agree with
+// them on every fixture state, before, at and after each time they turn.
+func TestCardAsState(t *testing.T) {
+	f := newFixture(t)
+	for _, s := range f.in.States {
+		c := newCard(s, f.in.SeenAt)
+		pks := []string{s.First, s.Second, s.Invitee, carol.PublicKey(), ""}
+		for _, now := range []int64{s.CreatedAt, now, s.CreatedAt + match.ChallengeExpiry, s.CreatedAt + match.ChallengeExpiry + 1} {
+			if got, want := c.status(now), s.Status(now); got != want {
+				t.Errorf("%s: status(%d) %s, want %s", s.Match[:8], now, got, want)
+			}
+		}
+		if s.Accepted {
+			if got, want := c.clockStart(), s.ClockStart(); got != want {
+				t.Errorf("%s: clockStart %d, want %d", s.Match[:8], got, want)
+			}
+			if got, want := c.deadline(), s.Deadline(); got != want {
+				t.Errorf("%s: deadline %d, want %d", s.Match[:8], got, want)
+			}
+		}
+		if got, want := c.toMove(), s.ToMove(); got != want {
+			t.Errorf("%s: toMove %s, want %s", s.Match[:8], got, want)
+		}
+		for _, pk := range pks {
+			if got, want := c.role(pk), s.Role(pk); got != want {
+				t.Errorf("%s: role(%.8s) %q, want %q", s.Match[:8], pk, got, want)
+			}
+		}
+	}
+}
+
+// TestCardsFile: the card file round-trips, and anything doubtful in it
+// makes Update start over rather than trust it.
+func TestCardsFile(t *testing.T) {
+	f := newFixture(t)
+	dir := t.TempDir()
+	o := &output{dir: dir}
+	var cards []*card
+	for _, s := range f.in.States {
+		cards = append(cards, newCard(s, f.in.SeenAt))
+	}
+	if err := o.writeCards(cards); err != nil {
+		t.Fatal(err)
+	}
+	got, err := readCards(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(cards) {
+		t.Fatalf("read %d cards, want %d", len(got), len(cards))
+	}
+	for _, c := range cards {
+		if g := got[c.ID]; !reflect.DeepEqual(g, c) {
+			t.Errorf("card %s did not round-trip: %+v, want %+v", c.ID[:8], g, c)
+		}
+	}
+	for _, bad := range []string{"", "{}\n", `{"version":"other","count":0}` + "\n"} {
+		o.write(cardsName, []byte(bad))
+		if _, err := readCards(dir); !errors.Is(err, errNoCards) {
+			t.Errorf("card file %q: %v, want errNoCards", bad, err)
+		}
+	}
+}

@@ -1,0 +1,168 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+
+	"vesper/nostr"
+)
+
+// The queries of the relay sync (nostr/relay.Sync): the (created_at, id)
+// sets it reconciles with NIP-77, the matches its fallback asks about, which
+// ids are already stored, and per-relay marks of completed syncs.
+
+// Stamp is a stored event's id and created_at, the pair NIP-77 compares.
+type Stamp struct {
+	ID        string
+	CreatedAt int64
+}
+
+// Stamps returns the id and created_at of every stored event of kinds.
+func (s *Store) Stamps(ctx context.Context, kinds []int) ([]Stamp, error) {
+	if len(kinds) == 0 {
+		return nil, nil
+	}
+	args := make([]any, len(kinds))
+	for i, k := range kinds {
+		args[i] = k
+	}
+	rows, err := s.r.QueryContext(ctx,
+		`SELECT id, created_at FROM events WHERE kind IN (`+placeholders(len(kinds))+`)`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: stamps: %w", err)
+	}
+	defer rows.Close()
+	var out []Stamp
+	for rows.Next() {
+		var st Stamp
+		if err := rows.Scan(&st.ID, &st.CreatedAt); err != nil {
+			return nil, fmt.Errorf("store: stamps: %w", err)
+		}
+		out = append(out, st)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: stamps: %w", err)
+	}
+	return out, nil
+}
+
+// OpenMatches returns, sorted, the matches a sync must ask every relay
+// about: those whose summary is not final, and those that stored events
+// name but whose challenge is not stored (a relay revealed them and the
+// challenge is still to be found).
+func (s *Store) OpenMatches(ctx context.Context) ([]string, error) {
+	rows, err := s.r.QueryContext(ctx,
+		`SELECT match FROM summaries WHERE final = 0
+		 UNION
+		 SELECT d.match FROM (SELECT DISTINCT match FROM event_matches) d
+		 WHERE NOT EXISTS (SELECT 1 FROM events e WHERE e.id = d.match AND e.kind = ?)
+		 ORDER BY 1`, nostr.KindChallenge)
+	if err != nil {
+		return nil, fmt.Errorf("store: open matches: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("store: open matches: %w", err)
+		}
+		out = append(out, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: open matches: %w", err)
+	}
+	return out, nil
+}
+
+// knownChunk bounds the parameters of one query (SQLite allows 32766).
+const knownChunk = 500
+
+// KnownIDs reports which of ids are stored events.
+func (s *Store) KnownIDs(ctx context.Context, ids []string) (map[string]bool, error) {
+	out := make(map[string]bool, len(ids))
+	for start := 0; start < len(ids); start += knownChunk {
+		chunk := ids[start:min(start+knownChunk, len(ids))]
+		args := make([]any, len(chunk))
+		for i, id := range chunk {
+			args[i] = id
+		}
+		rows, err := s.r.QueryContext(ctx, `SELECT id FROM events WHERE id IN (`+placeholders(len(chunk))+`)`, args...)
+		if err != nil {
+			return nil, fmt.Errorf("store: known ids: %w", err)
+		}
+		for rows.Next() {
+			var id string
+			if err := rows.Scan(&id); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("store: known ids: %w", err)
+			}
+			out[id] = true
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return nil, fmt.Errorf("store: known ids: %w", err)
+		}
+	}
+	return out, nil
+}
+
+func placeholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
+}
+
+// Sync marks: what a relay sync completed, and when (unix seconds of our
+// clock). The table is created on first write rather than by a migration
+// step, so that it needs no schema version of its own; a store without it
+// reads every mark as 0.
+const syncMarksTable = `CREATE TABLE IF NOT EXISTS sync_marks (
+	relay TEXT    NOT NULL,
+	what  TEXT    NOT NULL,
+	at    INTEGER NOT NULL,
+	PRIMARY KEY (relay, what)
+) WITHOUT ROWID`
+
+// Kinds of sync mark.
+const (
+	SyncMarkDone     = "sync"      // a sync of the relay completed
+	SyncMarkFullScan = "full_scan" // a full scan of the relay's challenges completed
+)
+
+// SyncMark returns when what last completed for relay, 0 if never.
+func (s *Store) SyncMark(ctx context.Context, relay, what string) (int64, error) {
+	var at int64
+	err := s.r.QueryRowContext(ctx, `SELECT at FROM sync_marks WHERE relay = ? AND what = ?`, relay, what).Scan(&at)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return 0, nil
+	case err != nil && strings.Contains(err.Error(), "no such table"):
+		return 0, nil
+	case err != nil:
+		return 0, fmt.Errorf("store: sync mark %s of %s: %w", what, relay, err)
+	}
+	return at, nil
+}
+
+// SetSyncMark records that what completed for relay at at.
+func (s *Store) SetSyncMark(ctx context.Context, relay, what string, at int64) error {
+	if relay == "" || what == "" {
+		return errors.New("store: sync mark without a relay or a name")
+	}
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, syncMarksTable); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx,
+			`INSERT INTO sync_marks (relay, what, at) VALUES (?, ?, ?)
+			 ON CONFLICT (relay, what) DO UPDATE SET at = max(at, excluded.at)`, relay, what, at)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("store: sync mark %s of %s: %w", what, relay, err)
+	}
+	return nil
+}

@@ -1,0 +1,123 @@
+package store
+
+import (
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"vesper/nostr"
+)
+
+func TestSyncQueries(t *testing.T) {
+	s := openTemp(t)
+	ctx := t.Context()
+	k := nostr.GenerateKey()
+	final := signed(t, k, nostr.NewChallenge("chess", "", 1000))
+	open := signed(t, k, nostr.NewChallenge("gomoku", "", 1001))
+	move := signed(t, k, nostr.NewMove(open.ID, 1, "h8", 1002))
+	// A move naming a match whose challenge is not stored: revealed, to be
+	// asked about.
+	orphanMatch := signed(t, k, nostr.NewChallenge("chess", "", 999)).ID
+	orphan := signed(t, k, nostr.NewMove(orphanMatch, 1, "e2e4", 1003))
+	var in []Incoming
+	for _, ev := range []*nostr.Event{final, open, move, orphan} {
+		in = append(in, Incoming{Event: ev, Relay: "wss://r", SeenAt: 2000})
+	}
+	if _, err := s.PutEvents(ctx, in); err != nil {
+		t.Fatal(err)
+	}
+	for _, sum := range []Summary{
+		{Match: final.ID, Game: "chess", First: k.PublicKey(), Status: "over", Final: true, JSON: []byte(`{}`)},
+		{Match: open.ID, Game: "gomoku", First: k.PublicKey(), Status: "active", JSON: []byte(`{}`)},
+	} {
+		if err := s.PutSummary(ctx, sum); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	t.Run("stamps", func(t *testing.T) {
+		got, err := s.Stamps(ctx, []int{nostr.KindChallenge})
+		if err != nil {
+			t.Fatal(err)
+		}
+		slices.SortFunc(got, func(a, b Stamp) int { return int(a.CreatedAt - b.CreatedAt) })
+		want := []Stamp{{final.ID, 1000}, {open.ID, 1001}}
+		if !slices.Equal(got, want) {
+			t.Fatalf("got %v, want %v", got, want)
+		}
+		if got, _ := s.Stamps(ctx, nil); len(got) != 0 {
+			t.Fatalf("no kinds: %v", got)
+		}
+	})
+	t.Run("open matches", func(t *testing.T) {
+		got, err := s.OpenMatches(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []string{open.ID, orphanMatch}
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Fatalf("got %v, want %v (the open match and the orphan's, not the final one)", got, want)
+		}
+	})
+	t.Run("known ids", func(t *testing.T) {
+		// More ids than one query takes.
+		var ask []string
+		for i := range 2*knownChunk + 3 {
+			ask = append(ask, signed(t, k, nostr.NewChallenge("chess", "", int64(i))).ID)
+		}
+		ask = append(ask, move.ID, final.ID)
+		got, err := s.KnownIDs(ctx, ask)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 2 || !got[move.ID] || !got[final.ID] {
+			t.Fatalf("got %v, want the move and the final challenge", got)
+		}
+	})
+}
+
+func TestSyncMarks(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "vesper.db")
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := t.Context()
+	if at, err := s.SyncMark(ctx, "wss://a", SyncMarkDone); err != nil || at != 0 {
+		t.Fatalf("before any: %d, %v; want 0", at, err)
+	}
+	// A reader of a store without the table yet reads 0 too.
+	ro, err := OpenReadOnly(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if at, err := ro.SyncMark(ctx, "wss://a", SyncMarkDone); err != nil || at != 0 {
+		t.Fatalf("read-only, before any: %d, %v; want 0", at, err)
+	}
+	ro.Close()
+	for _, at := range []int64{500, 300} { // never backwards
+		if err := s.SetSyncMark(ctx, "wss://a", SyncMarkDone, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.SetSyncMark(ctx, "wss://a", SyncMarkFullScan, 100); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		relay, what string
+		want        int64
+	}{
+		{"wss://a", SyncMarkDone, 500},
+		{"wss://a", SyncMarkFullScan, 100},
+		{"wss://b", SyncMarkDone, 0},
+	} {
+		if at, err := s.SyncMark(ctx, c.relay, c.what); err != nil || at != c.want {
+			t.Errorf("%s %s: %d, %v; want %d", c.relay, c.what, at, err, c.want)
+		}
+	}
+	if err := s.SetSyncMark(ctx, "", SyncMarkDone, 1); err == nil {
+		t.Fatal("a mark without a relay was accepted")
+	}
+}
