@@ -60,9 +60,6 @@ func (n *node) decide(ctx context.Context) (int, error) {
 			continue
 		}
 		stamp := s.Stamp(now)
-		if in.Kind == arbiter.Accept && stamp > s.CreatedAt+match.ChallengeExpiry {
-			continue // past the accept window (section 2): the fold would ignore it
-		}
 		if n.lim.maxSkew > 0 && stamp > now+n.lim.maxSkew {
 			n.met.deferDuty("skew")
 			n.log.Debug("duty deferred: it would be stamped ahead of the clock", "duty", in.Duty, "stamp", stamp, "now", now)
@@ -76,6 +73,20 @@ func (n *node) decide(ctx context.Context) (int, error) {
 			}
 		}
 		ev := in.Event(stamp, move)
+		// The fold decides, before anything is signed, whether it would
+		// count this event if a verifier received it now (the accept
+		// window, the clock, the ply...): the house never signs an event
+		// that verifiers would ignore.
+		if ev.Tags == nil {
+			ev.Tags = nostr.Tags{}
+		}
+		ev.PubKey = n.self
+		ev.ID = nostr.ComputeID(ev)
+		if ig := s.Check(ev, now); ig != nil {
+			n.met.deferDuty("fold")
+			n.log.Warn("duty not signed: the fold would ignore it", "duty", in.Duty, "rule", ig.Token, "why", ig.Detail)
+			continue
+		}
 		if err := n.key.Sign(ev); err != nil {
 			return recorded, err
 		}
@@ -123,8 +134,12 @@ func (n *node) profileDuty(ctx context.Context) error {
 	if err := n.key.Sign(ev); err != nil {
 		return err
 	}
-	_, _, err := n.st.OutboxAdd(ctx, duty, ev)
-	return err
+	if _, _, err := n.st.OutboxAdd(ctx, duty, ev); err != nil {
+		return err
+	}
+	// The house's profile is a profile like any other: stored, the pages
+	// show its name and bot tag without waiting for a relay echo.
+	return n.st.PutProfile(ctx, ev)
 }
 
 // chooseMove asks the engine for a move within the think budget.

@@ -532,3 +532,36 @@ func metricAtLeast(body, series string, min float64) bool {
 	}
 	return false
 }
+
+// The house asks the fold before it signs: with the operator's skew limit
+// off, an opponent who stamps its move 300 s ahead (the most rule 5
+// allows) would have the house stamp its reply 301 s ahead, which every
+// verifier receiving it now ignores (PROTOCOL.md section 2, rule 5). The
+// house does not sign it, and does once its clock has caught up.
+func TestHouseSignsOnlyWhatTheFoldCounts(t *testing.T) {
+	house := testkit.Key("house")
+	n := testNode(t, house)
+	n.lim.maxSkew = 0
+	n.think = 0
+	ctx := context.Background()
+	bob := testkit.Key("bob")
+	m := testkit.NewMatch(bob, house, "gomoku", house.PublicKey(), tNow-10)
+	deliver(t, n, "ws://honest", m.Events[0])
+	if got, err := n.decide(ctx); err != nil || got != 1 {
+		t.Fatalf("recorded %d duties, %v; want the accept", got, err)
+	}
+	deliver(t, n, "ws://honest", m.Move(bob, 1, "h8", tNow+300))
+	if s := n.state(m.ID); s == nil || s.Plies() != 1 {
+		t.Fatal("bob's move stamped 300 s ahead was not counted")
+	}
+	if got, err := n.decide(ctx); err != nil || got != 0 {
+		t.Fatalf("recorded %d duties, %v; want none: the reply would be stamped 301 s ahead", got, err)
+	}
+	n.clock = func() int64 { return tNow + 5 }
+	if got, err := n.decide(ctx); err != nil || got != 1 {
+		t.Fatalf("recorded %d duties once the clock moved, %v; want the reply", got, err)
+	}
+	if s := n.state(m.ID); s == nil || s.Plies() != 2 {
+		t.Error("the house's reply was not counted by its own fold")
+	}
+}

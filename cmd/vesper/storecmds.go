@@ -122,13 +122,29 @@ func matchesCommand() *cli.Command {
 
 func exportCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "export",
-		Usage: "print a stored match as match.json (PROTOCOL.md section 6)",
-		Flags: []cli.Flag{dataFlag(), &cli.StringFlag{Name: "match", Required: true, Usage: "match id (hex, note1 or nevent1)"}},
+		Name:      "export",
+		Usage:     "print a stored match as match.json (PROTOCOL.md section 6)",
+		ArgsUsage: "MATCH",
+		Description: "MATCH is a match id (hex, note1 or nevent1). The output is always one JSON\n" +
+			"object, match.json, which `vesper verify` checks; --json only makes errors JSON too.\n" +
+			"Exit status 6 when the store holds no such match.",
+		Flags: []cli.Flag{dataFlag(), jsonFlag(),
+			&cli.StringFlag{Name: "match", Usage: "the match id, as the positional MATCH (kept for old scripts)"}},
 		Action: func(c *cli.Context) error {
-			id, err := nostr.ParseEventRef(c.String("match"))
+			ref := c.String("match")
+			switch {
+			case c.NArg() > 1:
+				return fail(exitUsage, "export takes one MATCH, got %d arguments", c.NArg())
+			case c.NArg() == 1 && ref != "" && c.Args().First() != ref:
+				return fail(exitUsage, "MATCH and --match name different matches")
+			case c.NArg() == 1:
+				ref = c.Args().First()
+			case ref == "":
+				return fail(exitUsage, "export needs a MATCH (vesper export MATCH > match.json)")
+			}
+			id, err := nostr.ParseEventRef(ref)
 			if err != nil {
-				return fail(exitUsage, "--match: %v", err)
+				return fail(exitUsage, "MATCH: %v", err)
 			}
 			st, err := openStore(c, true)
 			if err != nil {
@@ -140,7 +156,7 @@ func exportCommand() *cli.Command {
 				return fail(exitFailure, "store: %v", err)
 			}
 			if len(stored) == 0 {
-				return fail(exitRules, "no match %s in the store", id)
+				return fail(exitNotFound, "no match %s in the store", id)
 			}
 			os.Stdout.Write(matchJSON(id, stored, nowUnix()))
 			return nil

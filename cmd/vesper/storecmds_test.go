@@ -73,3 +73,41 @@ func TestRebuildVerifyLeavesOutTamperedEvents(t *testing.T) {
 		t.Fatalf("rebuild --verify: %d plies, want 3 (the tampered move left out)", got)
 	}
 }
+
+// TestExportTakesMatchAsArgument (issue 14, bug 8): export takes the match
+// as its positional argument (and still --match), accepts --json, and a
+// match the store lacks is "not found" (status 6), not a rule refusal.
+func TestExportTakesMatchAsArgument(t *testing.T) {
+	dir := t.TempDir()
+	st, err := store.Open(filepath.Join(dir, "vesper.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Now().Unix() - 3600
+	m := testkit.NewMatch(testkit.Key("pa"), testkit.Key("pb"), "chess", "", t0)
+	m.Accept(t0 + 10)
+	var in []store.Incoming
+	for _, ev := range m.Events {
+		in = append(in, store.Incoming{Event: ev, SeenAt: int64(ev.CreatedAt)})
+	}
+	if _, err := st.PutEvents(t.Context(), in); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	for _, args := range [][]string{{m.ID}, {"--match", m.ID}, {"--json", m.ID}} {
+		r := vesper(t, nil, nil, append([]string{"export", "--data", dir}, args...)...)
+		var got struct{ Match string }
+		if r.code != 0 || json.Unmarshal([]byte(r.stdout), &got) != nil || got.Match != m.ID {
+			t.Errorf("export %v: %d %q %q", args, r.code, r.stdout, r.stderr)
+		}
+	}
+	missing := strings.Repeat("ab", 32)
+	r := vesper(t, nil, nil, "export", "--data", dir, "--json", missing)
+	var e struct{ Error string }
+	if r.code != exitNotFound || json.Unmarshal([]byte(r.stdout), &e) != nil || e.Error == "" {
+		t.Errorf("export of a missing match: %d %q %q; want status %d and one JSON error", r.code, r.stdout, r.stderr, exitNotFound)
+	}
+	if r := vesper(t, nil, nil, "export", "--data", dir); r.code != exitUsage {
+		t.Errorf("export without a match: status %d, want %d", r.code, exitUsage)
+	}
+}
