@@ -53,14 +53,14 @@ func (s *Seat) sign(ctx context.Context, snap *Snapshot, action string, legal bo
 	t, err := s.stamp(ctx, st)
 	if err != nil {
 		if r, ok := err.(*Refusal); ok {
-			return nil, snap.context(r, me, s.now().Unix(), legal)
+			return nil, snap.withContext(r, me, s.now().Unix(), legal)
 		}
 		return nil, err
 	}
 	ev, err := build(t)
 	if err != nil {
 		if r, ok := err.(*Refusal); ok {
-			return nil, snap.context(r, me, t, legal)
+			return nil, snap.withContext(r, me, t, legal)
 		}
 		return nil, err
 	}
@@ -71,7 +71,7 @@ func (s *Seat) sign(ctx context.Context, snap *Snapshot, action string, legal bo
 	now := s.now().Unix()
 	after, ig := st.Try(ev, now)
 	if ig != nil {
-		return nil, snap.context(&Refusal{Rule: ig.Token, Reason: ig.Detail}, me, now, legal)
+		return nil, snap.withContext(&Refusal{Rule: ig.Token, Reason: ig.Detail}, me, now, legal)
 	}
 	accepted, failed, err := s.publish(ctx, ev)
 	if err != nil {
@@ -94,6 +94,8 @@ func note(before, after *match.State, me string) string {
 		return fmt.Sprintf("the result is final: %s (%s, by %s)", after.Result, after.Reason, after.FinalBy)
 	case after.Over && !before.Over:
 		return fmt.Sprintf("the game is over: %s (%s); both players must now sign the result (vesper result MATCH) for it to be final", after.Result, after.Reason)
+	case after.Role(me) != "" && after.Sigs[after.Role(me)].Event != before.Sigs[after.Role(me)].Event:
+		return "your signature is posted; the result becomes final when the other player signs the same"
 	case !after.Accepted && after.HeldMove() != nil:
 		return "the move is held until the challenge is accepted; it counts then"
 	case after.Accepted && !after.Over:
@@ -370,7 +372,7 @@ func (s *Seat) SignResult(ctx context.Context, ref string) (*Reply, error) {
 		if !st.Accepted {
 			r.Rule, r.Reason = match.IgnNotAccepted, "match not accepted yet"
 		}
-		return nil, snap.context(r, s.Me(), snap.At, false)
+		return nil, snap.withContext(r, s.Me(), snap.At, false)
 	}
 	return s.signResult(ctx, snap, "result", st.Computed())
 }

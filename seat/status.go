@@ -295,8 +295,9 @@ func pgn(st *match.State, san []string) string {
 	return b.String()
 }
 
-// Context returns the retry context of a refusal on this snapshot.
-func (snap *Snapshot) context(r *Refusal, me string, now int64, legal bool) *Refusal {
+// withContext fills a refusal with the retry context of this snapshot: whose
+// move, which ply, the deadline and, when legal is set, the legal moves.
+func (snap *Snapshot) withContext(r *Refusal, me string, now int64, legal bool) *Refusal {
 	stt := snap.Status(me, now)
 	r.Match = snap.State.Match
 	r.ToMove, r.Ply, r.Deadline = stt.ToMove, stt.Ply, stt.Deadline

@@ -68,6 +68,9 @@ func (s *Seat) Wait(ctx context.Context, ref string, opts WaitOptions) (*Woke, e
 	if err != nil {
 		return nil, inputf("MATCH: %v", err)
 	}
+	if len(s.Relays) == 0 {
+		return nil, &RelayError{What: "wait for match " + id}
+	}
 	if opts.Timeout <= 0 {
 		opts.Timeout = 5 * time.Minute
 	}

@@ -11,7 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
+	"strings"
 
 	"vesper/match"
 	"vesper/nostr"
@@ -45,8 +45,8 @@ type card struct {
 	// RatedAt dates the game for the ratings: the created_at of the event
 	// that made the result final (ratings' canonical order).
 	RatedAt int64 `json:"ra,omitempty"`
-	// Events is a hash of the match's event ids in fold order and their
-	// seen_at entries: the match key's stand-in for the events themselves.
+	// Events is EventsDigest of the match's events: the match key's stand-in
+	// for the events themselves, and what Stale compares.
 	Events string `json:"ev"`
 	// Authors are the signers of events other than First, Second and
 	// Invitee (a stray result, an arbiter's ruling), sorted: their names
@@ -66,21 +66,14 @@ func newCard(s *match.State, seenAt map[string]int64) *card {
 	if n := len(s.MoveTimes); n > 0 {
 		c.LastMove = s.MoveTimes[n-1]
 	}
-	h := sha256.New()
-	var buf [8]byte
-	str := func(v string) {
-		binary.BigEndian.PutUint64(buf[:], uint64(len(v)))
-		h.Write(buf[:])
-		h.Write([]byte(v))
-	}
 	authors := map[string]bool{}
+	stamps := make([]Stamp, 0, len(s.Events))
 	for _, ev := range s.Events {
-		str(ev.ID)
-		if t, ok := seenAt[ev.ID]; ok {
-			str(strconv.FormatInt(t, 10))
-		} else {
-			str("-")
+		t, ok := seenAt[ev.ID]
+		if !ok {
+			t = -1
 		}
+		stamps = append(stamps, Stamp{ID: ev.ID, SeenAt: t})
 		if ev.PubKey != s.First && ev.PubKey != s.Second && ev.PubKey != s.Invitee {
 			authors[ev.PubKey] = true
 		}
@@ -88,11 +81,60 @@ func newCard(s *match.State, seenAt map[string]int64) *card {
 			c.RatedAt = int64(ev.CreatedAt)
 		}
 	}
-	c.Events = hex.EncodeToString(h.Sum(nil))
+	c.Events = EventsDigest(stamps)
 	if len(authors) > 0 {
 		c.Authors = sortedKeys(authors)
 	}
 	return c
+}
+
+// Stamp is what the card file remembers of one event of a match: its id
+// (which fixes its content) and when this verifier first saw it (-1: not
+// known).
+type Stamp struct {
+	ID     string
+	SeenAt int64
+}
+
+// EventsDigest hashes a match's stamps in id order, so that a caller can
+// compute it from the store without folding (Stale). It sorts stamps.
+func EventsDigest(stamps []Stamp) string {
+	slices.SortFunc(stamps, func(x, y Stamp) int { return strings.Compare(x.ID, y.ID) })
+	h := sha256.New()
+	var buf [8]byte
+	for _, st := range stamps {
+		binary.BigEndian.PutUint64(buf[:], uint64(len(st.ID)))
+		h.Write(buf[:])
+		h.Write([]byte(st.ID))
+		binary.BigEndian.PutUint64(buf[:], uint64(st.SeenAt))
+		h.Write(buf[:])
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// Stale compares the matches' current events (EventsDigest by match id,
+// every match there is) with the build outDir points at, and returns the
+// matches Update must fold: new ones, changed ones and those the build has
+// but digests lacks, sorted. ErrNoPrevious: there is no build to compare
+// with, or not one of this binary.
+func Stale(outDir string, digests map[string]string) ([]string, error) {
+	prev, err := readCards(publishedBuild(outDir))
+	if err != nil {
+		return nil, ErrNoPrevious
+	}
+	var out []string
+	for id, d := range digests {
+		if c := prev[id]; c == nil || c.Events != d {
+			out = append(out, id)
+		}
+	}
+	for id := range prev {
+		if _, ok := digests[id]; !ok {
+			out = append(out, id)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
 }
 
 // The methods below are match.State's, computed from the card's fields

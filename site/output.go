@@ -67,11 +67,8 @@ func openOutput(outDir string) (*output, error) {
 		return nil, err
 	}
 	o := &output{prev: map[string]entry{}, manifest: map[string]entry{}}
-	if fi, err := os.Lstat(outDir); err == nil && fi.Mode()&os.ModeSymlink != 0 {
-		if target, err := os.Readlink(outDir); err == nil && isBuildName(target, outDir) {
-			o.prevDir = filepath.Join(parent, target)
-			o.prev = readManifest(filepath.Join(o.prevDir, manifestName))
-		}
+	if o.prevDir = publishedBuild(outDir); o.prevDir != "" {
+		o.prev = readManifest(filepath.Join(o.prevDir, manifestName))
 	}
 	dir, err := os.MkdirTemp(parent, buildPrefix(outDir))
 	if err != nil {
@@ -84,6 +81,18 @@ func openOutput(outDir string) (*output, error) {
 	}
 	o.dir = dir
 	return o, nil
+}
+
+// publishedBuild is the build directory outDir points at, "" when outDir
+// is not a symlink to one of our builds.
+func publishedBuild(outDir string) string {
+	outDir = filepath.Clean(outDir)
+	if fi, err := os.Lstat(outDir); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		if target, err := os.Readlink(outDir); err == nil && isBuildName(target, outDir) {
+			return filepath.Join(filepath.Dir(outDir), target)
+		}
+	}
+	return ""
 }
 
 // checkOutDir refuses an outDir that publishing would destroy: a build

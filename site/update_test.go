@@ -182,3 +182,44 @@ func TestCardsFile(t *testing.T) {
 		}
 	}
 }
+
+// TestStale: the digests a caller computes from stored stamps, in any
+// order, find exactly the matches that differ from the published build.
+func TestStale(t *testing.T) {
+	f := newFixture(t)
+	out := filepath.Join(t.TempDir(), "site")
+	if _, err := Stale(out, nil); !errors.Is(err, ErrNoPrevious) {
+		t.Fatalf("Stale before any build: %v, want ErrNoPrevious", err)
+	}
+	if _, err := Build(f.in, out); err != nil {
+		t.Fatal(err)
+	}
+	digests := func() map[string]string {
+		d := map[string]string{}
+		for _, s := range f.in.States {
+			var stamps []Stamp
+			for i := len(s.Events) - 1; i >= 0; i-- { // not fold order
+				ev := s.Events[i]
+				stamps = append(stamps, Stamp{ID: ev.ID, SeenAt: f.in.SeenAt[ev.ID]})
+			}
+			d[s.Match] = EventsDigest(stamps)
+		}
+		return d
+	}
+	d := digests()
+	if got, err := Stale(out, d); err != nil || len(got) != 0 {
+		t.Errorf("nothing changed: Stale = %v, %v; want none", got, err)
+	}
+	m := f.games["active"]
+	m.Move(bob, 6, "a7a6", m.Events[len(m.Events)-1].CreatedAt.Time().Unix()+50)
+	refold(t, f, "active")
+	d = digests()
+	delete(d, f.ids["open"])
+	d["00"+f.ids["mate"][2:]] = "new"
+	got, err := Stale(out, d)
+	want := []string{"00" + f.ids["mate"][2:], f.ids["active"], f.ids["open"]}
+	slices.Sort(want)
+	if err != nil || !slices.Equal(got, want) {
+		t.Errorf("Stale = %v, %v; want %v", got, err, want)
+	}
+}

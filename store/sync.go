@@ -20,6 +20,31 @@ type Stamp struct {
 	CreatedAt int64
 }
 
+// stampsIndex covers Stamps: without it the query reads every row of
+// events (raw included) to get created_at, most of the file; with it, an
+// index of about 80 bytes an event.
+const stampsIndex = `CREATE INDEX IF NOT EXISTS events_kind_stamp ON events(kind, created_at, id)`
+
+// PrepareSync creates, if missing, the index and table the sync's queries
+// use. They are made here rather than by a migration step so that the sync
+// needs no schema version of its own; on a large store the first call
+// takes seconds (the index is built once). Stamps and SyncMark work
+// without it, only slower (Stamps) or reading 0 (SyncMark).
+func (s *Store) PrepareSync(ctx context.Context) error {
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		for _, q := range []string{syncMarksTable, stampsIndex} {
+			if _, err := tx.ExecContext(ctx, q); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("store: prepare sync: %w", err)
+	}
+	return nil
+}
+
 // Stamps returns the id and created_at of every stored event of kinds.
 func (s *Store) Stamps(ctx context.Context, kinds []int) ([]Stamp, error) {
 	if len(kinds) == 0 {
@@ -29,8 +54,12 @@ func (s *Store) Stamps(ctx context.Context, kinds []int) ([]Stamp, error) {
 	for i, k := range kinds {
 		args[i] = k
 	}
-	rows, err := s.r.QueryContext(ctx,
-		`SELECT id, created_at FROM events WHERE kind IN (`+placeholders(len(kinds))+`)`, args...)
+	// The planner, without statistics, prefers events_kind_id, which
+	// leaves created_at to be read from every row.
+	rows, err := s.r.QueryContext(ctx, stampsQuery(len(kinds), true), args...)
+	if err != nil && strings.Contains(err.Error(), "no such index") {
+		rows, err = s.r.QueryContext(ctx, stampsQuery(len(kinds), false), args...)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("store: stamps: %w", err)
 	}
@@ -47,6 +76,14 @@ func (s *Store) Stamps(ctx context.Context, kinds []int) ([]Stamp, error) {
 		return nil, fmt.Errorf("store: stamps: %w", err)
 	}
 	return out, nil
+}
+
+func stampsQuery(kinds int, indexed bool) string {
+	from := "events"
+	if indexed {
+		from += " INDEXED BY events_kind_stamp"
+	}
+	return `SELECT id, created_at FROM ` + from + ` WHERE kind IN (` + placeholders(kinds) + `)`
 }
 
 // OpenMatches returns, sorted, the matches a sync must ask every relay

@@ -3,6 +3,7 @@ package store
 import (
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"vesper/nostr"
@@ -11,6 +12,9 @@ import (
 func TestSyncQueries(t *testing.T) {
 	s := openTemp(t)
 	ctx := t.Context()
+	if err := s.PrepareSync(ctx); err != nil {
+		t.Fatal(err)
+	}
 	k := nostr.GenerateKey()
 	final := signed(t, k, nostr.NewChallenge("chess", "", 1000))
 	open := signed(t, k, nostr.NewChallenge("gomoku", "", 1001))
@@ -77,6 +81,20 @@ func TestSyncQueries(t *testing.T) {
 	})
 }
 
+// TestStampsWithoutIndex: before PrepareSync, Stamps still answers.
+func TestStampsWithoutIndex(t *testing.T) {
+	s := openTemp(t)
+	k := nostr.GenerateKey()
+	ev := signed(t, k, nostr.NewChallenge("chess", "", 7))
+	if _, err := s.PutEvent(t.Context(), ev, nil, "", 8); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Stamps(t.Context(), []int{nostr.KindChallenge})
+	if err != nil || !slices.Equal(got, []Stamp{{ev.ID, 7}}) {
+		t.Fatalf("got %v, %v", got, err)
+	}
+}
+
 func TestSyncMarks(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "vesper.db")
 	s, err := Open(path)
@@ -119,5 +137,34 @@ func TestSyncMarks(t *testing.T) {
 	}
 	if err := s.SetSyncMark(ctx, "", SyncMarkDone, 1); err == nil {
 		t.Fatal("a mark without a relay was accepted")
+	}
+}
+
+// TestPrepareSync: after PrepareSync, Stamps reads only its covering
+// index, not the rows (whose raw events are most of the file).
+func TestPrepareSync(t *testing.T) {
+	s := openTemp(t)
+	ctx := t.Context()
+	for range 2 { // idempotent
+		if err := s.PrepareSync(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rows, err := s.r.QueryContext(ctx, `EXPLAIN QUERY PLAN `+stampsQuery(2, true), 1, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	plan := ""
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan += detail + "\n"
+	}
+	if !strings.Contains(plan, "COVERING INDEX events_kind_stamp") {
+		t.Fatalf("Stamps' plan does not use the covering index:\n%s", plan)
 	}
 }

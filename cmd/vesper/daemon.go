@@ -345,6 +345,9 @@ func (n *node) syncWorker(ctx context.Context, o runOptions, out chan<- relay.Re
 	if fullEvery <= 0 {
 		fullEvery = 24 * time.Hour
 	}
+	if err := n.st.PrepareSync(ctx); err != nil && ctx.Err() == nil {
+		n.log.Error("sync: preparing the store", "err", err) // the sync runs, only slower
+	}
 	run := func(relays, matches []string) syncRun {
 		opts := n.syncOptions(ctx, fullEvery, false)
 		opts.NoNIP77 = o.noNIP77

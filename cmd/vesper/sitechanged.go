@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"time"
 
@@ -16,8 +17,11 @@ import (
 // re-renders those matches (folded again from the store, since the daemon
 // keeps its states lean or compact), and the listings, player pages,
 // ratings, archive and feeds from the cards of the previous build
-// (site.Update). The first build of a run is a full one: marks made after
-// the last build of the previous run died with it.
+// (site.Update). The first build of a run has no marks (those made after
+// the last build of the previous run died with it): it compares every
+// match's stored events with the published build's cards instead
+// (siteStale), and is a full build only when there is no build of this
+// binary to compare with.
 //
 // A build runs on a goroutine of its own, off the event loop, at most one
 // at a time, and stops at its next store read once ctx is cancelled, so a
@@ -107,7 +111,7 @@ func (n *node) buildSiteLogged(ctx context.Context, o runOptions) {
 	now := n.clock()
 	go func() {
 		start := time.Now()
-		stats, full, err := n.buildSite(ctx, o, ids, first, now)
+		stats, full, changed, err := n.buildSite(ctx, o, ids, first, now)
 		defer m.finish(ids, err == nil) // after the log line, which tests read
 		switch {
 		case err != nil && ctx.Err() != nil:
@@ -115,24 +119,38 @@ func (n *node) buildSiteLogged(ctx context.Context, o runOptions) {
 		case err != nil:
 			n.log.Error("site build failed", "err", err)
 		default:
-			n.log.Info("site built", "dir", o.siteDir, "full", full, "changed", len(ids), "pages", stats.Pages,
+			n.log.Info("site built", "dir", o.siteDir, "full", full, "changed", changed, "pages", stats.Pages,
 				"written", stats.Written, "unchanged", stats.Unchanged, "took", time.Since(start).Round(time.Millisecond))
 		}
 	}()
 }
 
 // buildSite builds the site from the matches ids that changed since the
-// previous build of this run, or in full (first, or when the site has no
-// previous build to start from). full reports which it did.
-func (n *node) buildSite(ctx context.Context, o runOptions, ids []string, first bool, now int64) (stats site.Stats, full bool, err error) {
+// previous build of this run, or in full (first, and the site has no
+// previous build to start from). full reports which it did, changed how
+// many matches were folded for an update.
+func (n *node) buildSite(ctx context.Context, o runOptions, ids []string, first bool, now int64) (stats site.Stats, full bool, changed int, err error) {
+	if first {
+		// The marks of the previous run are gone, but the store says which
+		// matches differ from the published build.
+		stale, err := siteStale(ctx, n.st, o.siteDir)
+		switch {
+		case err == nil:
+			ids, first = append(ids, stale...), false
+			slices.Sort(ids)
+			ids = slices.Compact(ids)
+		case !errors.Is(err, site.ErrNoPrevious):
+			return site.Stats{}, false, 0, err
+		}
+	}
 	if !first {
 		stats, err = siteUpdate(ctx, n.st, o.siteDir, n.self, o.listAll, now, ids)
 		if !errors.Is(err, site.ErrNoPrevious) {
-			return stats, false, err
+			return stats, false, len(ids), err
 		}
 	}
 	stats, err = siteFromStore(ctx, n.st, o.siteDir, n.self, o.listAll, now)
-	return stats, true, err
+	return stats, true, 0, err
 }
 
 // siteUpdate updates the site at out: the matches ids are folded again
@@ -147,4 +165,39 @@ func siteUpdate(ctx context.Context, st *store.Store, out, daemon string, listAl
 		return foldOne(ctx, st, id)
 	}
 	return site.Update(in, ids, load, out)
+}
+
+// siteStale returns the matches whose stored events (ids and seen_at) are
+// not those the site at out was built from, with the matches it has that
+// the store lacks: one scan of the store's index, no event read or folded.
+func siteStale(ctx context.Context, st *store.Store, out string) ([]string, error) {
+	ids, err := st.MatchIDs(ctx) // the matches siteFromStore folds
+	if err != nil {
+		return nil, err
+	}
+	digests := make(map[string]string, len(ids))
+	for _, id := range ids {
+		digests[id] = ""
+	}
+	cur := ""
+	var stamps []site.Stamp
+	flush := func() {
+		if _, ok := digests[cur]; ok {
+			digests[cur] = site.EventsDigest(stamps)
+		}
+		stamps = stamps[:0]
+	}
+	err = st.MatchStamps(ctx, func(m, id string, seenAt int64) error {
+		if m != cur {
+			flush()
+			cur = m
+		}
+		stamps = append(stamps, site.Stamp{ID: id, SeenAt: seenAt})
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	flush()
+	return site.Stale(out, digests)
 }

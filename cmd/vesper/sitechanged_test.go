@@ -172,6 +172,19 @@ func TestDaemonSiteFromChanges(t *testing.T) {
 			Content: `{"name":"Carol","bot":true}`}))
 		build(t, false)
 	})
+	t.Run("restart", func(t *testing.T) {
+		// A move kept after the last build, then the daemon restarts: the
+		// new node has no marks, and its first build finds the match from
+		// the store and folds only that one.
+		send(t, live.Move(alice, 5, "f1c4", last+120))
+		n = newNode(st, house, nil, arbiter.Config{}, slog.New(slog.NewTextHandler(logs, nil)))
+		n.clock = func() int64 { return now }
+		build(t, false)
+		built := logs.lines("site built")
+		if l := built[len(built)-1]; !strings.Contains(l, "changed=1 ") {
+			t.Errorf("first build after the restart: %s; want changed=1", l)
+		}
+	})
 }
 
 // TestDaemonSiteBuildStops: a build whose context is cancelled ends

@@ -82,6 +82,9 @@ type syncReport struct {
 
 func (n *node) syncOnce(ctx context.Context, w io.Writer, f syncFlags) error {
 	start := time.Now()
+	if err := n.st.PrepareSync(ctx); err != nil {
+		return fail(exitFailure, "sync: %v", err)
+	}
 	opts := n.syncOptions(ctx, 24*time.Hour, f.full)
 	opts.NoNIP77 = f.noNIP77
 	opts.RelayTimeout = f.relayTimeout

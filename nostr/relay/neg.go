@@ -58,6 +58,9 @@ type negOptions struct {
 	first     time.Duration // wait for the first answer (short when the relay did not list NIP 77)
 	silence   time.Duration // wait for each later answer
 	dial      time.Duration // websocket handshake
+	// pause is waited before the first NEG-MSG, on a retry after the relay
+	// lost the session (see negRetries).
+	pause time.Duration
 }
 
 // negResult is what a reconciliation learnt.
@@ -224,6 +227,15 @@ func negReconcile(ctx context.Context, url string, f gn.Filter, local []SyncItem
 			res.need = need
 			mu.Unlock()
 			return res, nil
+		}
+		if res.rounds == 1 && o.pause > 0 {
+			t := time.NewTimer(o.pause)
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				t.Stop()
+				return res, ctx.Err()
+			}
 		}
 		m, _ := nip77.MessageEnvelope{SubscriptionID: subID, Message: reply}.MarshalJSON()
 		if err := write(m); err != nil {

@@ -409,10 +409,14 @@ func (s *syncer) nip77(ctx context.Context, st *SyncStats, local map[string][]Sy
 			st.Rounds += res.rounds
 			st.Bytes += res.bytes
 			// khatru v0.19.1 answers NEG-OPEN before it records the session,
-			// so a quick next NEG-MSG can find none and get NEG-ERR
-			// "CLOSED": a new session usually wins the race.
+			// so our first NEG-MSG, if it comes quickly (a loaded relay that
+			// descheduled that goroutine), finds none and gets NEG-ERR
+			// "CLOSED". A new session, with our first answer held back a
+			// little longer each time, wins that race.
 			var ne *NegError
-			if try < negRetries && errors.As(err, &ne) && ne.Reason == "CLOSED" && res.rounds > 0 {
+			if try < negRetries && errors.As(err, &ne) && ne.Reason == "CLOSED" && res.rounds == 1 {
+				o.pause = 25 * time.Millisecond << (2 * try) // 25, 100, 400 ms
+				log.Debug("relay: NIP-77 session lost by the relay, retrying", "pause", o.pause)
 				continue
 			}
 			break

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -483,4 +484,89 @@ func negReconcileMessage(msg string) (string, error) {
 		}()
 	}
 	return reconcile(neg, msg)
+}
+
+// TestSyncNegSessionLost: a relay that loses the session after its first
+// answer (NEG-ERR "CLOSED", as khatru does when our next message beats
+// its bookkeeping) is reconciled by a new session.
+func TestSyncNegSessionLost(t *testing.T) {
+	var local []*nostr.Event
+	srvItems := vector.New()
+	// Enough items that the first answer is fingerprints, which the client
+	// must answer with a NEG-MSG.
+	for i := range 2000 {
+		ev := &nostr.Event{ID: fmt.Sprintf("%064x", i+1), CreatedAt: nostr.Timestamp(1000 + i)}
+		srvItems.Insert(ev.CreatedAt, ev.ID)
+		if i%400 != 0 {
+			local = append(local, ev)
+		}
+	}
+	srvItems.Seal()
+	var sessions atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if req.Header.Get("Accept") == "application/nostr+json" {
+			w.Write([]byte(`{"supported_nips":[77]}`))
+			return
+		}
+		c, err := ws.Accept(w, req, nil)
+		if err != nil {
+			return
+		}
+		defer c.CloseNow()
+		session := sessions.Add(1)
+		neg := negentropy.New(srvItems, 1<<20)
+		for {
+			_, msg, err := c.Read(req.Context())
+			if err != nil {
+				return
+			}
+			var arr []string
+			var raw []json.RawMessage
+			json.Unmarshal(msg, &raw)
+			for _, r := range raw {
+				var s string
+				json.Unmarshal(r, &s)
+				arr = append(arr, s)
+			}
+			if len(arr) < 2 {
+				continue
+			}
+			var reply string
+			switch {
+			case arr[0] == "REQ":
+				reply = fmt.Sprintf(`["EOSE",%q]`, arr[1])
+			case arr[0] == "NEG-MSG" && session == 1:
+				reply = fmt.Sprintf(`["NEG-ERR",%q,"CLOSED"]`, arr[1])
+			case arr[0] == "NEG-OPEN" && len(arr) == 4, arr[0] == "NEG-MSG" && len(arr) == 3:
+				out, err := neg.Reconcile(arr[len(arr)-1])
+				if err != nil {
+					reply = fmt.Sprintf(`["NEG-ERR",%q,%q]`, arr[1], err.Error())
+				} else {
+					reply = fmt.Sprintf(`["NEG-MSG",%q,%q]`, arr[1], out)
+				}
+			default:
+				continue
+			}
+			if c.Write(req.Context(), ws.MessageText, []byte(reply)) != nil {
+				return
+			}
+		}
+	}))
+	t.Cleanup(srv.Close)
+	u := "ws" + strings.TrimPrefix(srv.URL, "http")
+	l := newMemLocal(local...)
+	opts := l.options(u)
+	opts.Local = func(context.Context, []int) ([]SyncItem, error) {
+		var out []SyncItem
+		for _, ev := range local {
+			out = append(out, SyncItem{ID: ev.ID, CreatedAt: int64(ev.CreatedAt)})
+		}
+		return out, nil
+	}
+	stats, _ := syncInto(t, opts)
+	// The relay lists the 5 ids the store lacks (for each filter: this
+	// relay ignores filters) and then sends none of them.
+	if st := stats[0]; st.Method != "nip77" || st.Missing != 5 || sessions.Load() < 3 {
+		t.Fatalf("stats %+v after %d sessions, want nip77 with 5 missing after a retry", st, sessions.Load())
+	}
 }
