@@ -228,7 +228,7 @@ func (r *Relay) session(ctx context.Context, c *ws.Conn) {
 			}
 			sctx, stop := context.WithCancel(ctx)
 			subs[id] = stop
-			wg.Go(func() { r.serveREQ(sctx, c, id, fs) })
+			wg.Go(func() { r.serveREQ(sctx, ctx, c, id, fs) })
 		case "CLOSE":
 			if stop := subs[id]; stop != nil {
 				stop()
@@ -263,8 +263,11 @@ func (r *Relay) sendEvent(ctx context.Context, c *ws.Conn, id string, ev *nostr.
 	return nil
 }
 
-// serveREQ answers one subscription as the options say.
-func (r *Relay) serveREQ(ctx context.Context, c *ws.Conn, id string, fs []gn.Filter) {
+// serveREQ answers one subscription as the options say, until ctx (the
+// subscription's) ends. Writes use conn, the connection's context: the
+// websocket library closes the whole connection when a write's context
+// ends mid-write, and a CLOSE must end a subscription, not the connection.
+func (r *Relay) serveREQ(ctx, conn context.Context, c *ws.Conn, id string, fs []gn.Filter) {
 	if r.opts.GiantFrame > 0 {
 		go func() {
 			t := time.NewTimer(r.opts.GiantDelay)
@@ -274,7 +277,7 @@ func (r *Relay) serveREQ(ctx context.Context, c *ws.Conn, id string, fs []gn.Fil
 				return
 			case <-t.C:
 			}
-			if c.Write(ctx, ws.MessageText, r.giant) == nil {
+			if c.Write(conn, ws.MessageText, r.giant) == nil {
 				r.giants.Add(1)
 			}
 		}()
@@ -288,7 +291,7 @@ func (r *Relay) serveREQ(ctx context.Context, c *ws.Conn, id string, fs []gn.Fil
 	if stored {
 		for _, ev := range r.opts.Stored {
 			if gn.Filters(fs).Match(ev) {
-				if r.sendEvent(ctx, c, id, ev) != nil {
+				if ctx.Err() != nil || r.sendEvent(conn, c, id, ev) != nil {
 					return
 				}
 			}
@@ -300,14 +303,14 @@ func (r *Relay) serveREQ(ctx context.Context, c *ws.Conn, id string, fs []gn.Fil
 				continue
 			}
 			for _, ev := range r.page(f) {
-				if r.sendEvent(ctx, c, id, ev) != nil {
+				if ctx.Err() != nil || r.sendEvent(conn, c, id, ev) != nil {
 					return
 				}
 			}
 		}
 	}
 	if !r.opts.NoEOSE {
-		if write(ctx, c, []any{"EOSE", id}) != nil {
+		if ctx.Err() != nil || write(conn, c, []any{"EOSE", id}) != nil {
 			return
 		}
 	}
@@ -319,7 +322,7 @@ func (r *Relay) serveREQ(ctx context.Context, c *ws.Conn, id string, fs []gn.Fil
 			return
 		case <-t.C:
 		}
-		if r.sendEvent(ctx, c, id, ev) != nil {
+		if ctx.Err() != nil || r.sendEvent(conn, c, id, ev) != nil {
 			return
 		}
 	}
