@@ -2,6 +2,7 @@ package relayd
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -68,4 +69,39 @@ func supports77(t *testing.T, r *Relay) bool {
 		t.Fatal(err)
 	}
 	return slices.ContainsFunc(info.SupportedNIPs, func(n any) bool { return n == float64(77) || n == 77 })
+}
+
+// TestSeed: seeded events are served like published ones, from either
+// store, each once.
+func TestSeed(t *testing.T) {
+	for name, db := range stores(t) {
+		t.Run(name, func(t *testing.T) {
+			r := startRelay(t, Options{DBPath: db})
+			key := nostr.GenerateKey()
+			var evs []*gn.Event
+			for i := range 30 {
+				evs = append(evs, signed(t, key, 4422, 1_700_000_000+int64(i%7), fmt.Sprint(i), gn.Tag{"g", fmt.Sprint(i % 3)}))
+			}
+			if err := r.Seed(t.Context(), evs); err != nil {
+				t.Fatal(err)
+			}
+			if err := r.Seed(t.Context(), evs[:5]); err != nil { // again: skipped
+				t.Fatal(err)
+			}
+			if r.Count() != 30 {
+				t.Fatalf("%d events, want 30", r.Count())
+			}
+			ch, err := r.store.QueryEvents(t.Context(), gn.Filter{Tags: gn.TagMap{"g": {"1"}}, Limit: 100})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []*gn.Event
+			for ev := range ch {
+				got = append(got, ev)
+			}
+			if len(got) != 10 || !slices.IsSortedFunc(got, cmpEvents) {
+				t.Fatalf("#g 1: %d events (sorted %v), want 10 newest first", len(got), slices.IsSortedFunc(got, cmpEvents))
+			}
+		})
+	}
 }

@@ -162,6 +162,7 @@ func buildSelect(f gn.Filter, limit int) (q string, args []any, ok bool) {
 		names = append(names, name)
 	}
 	sort.Strings(names)
+	var drive []any // the first tag condition, when the filter has no ids
 	for _, name := range names {
 		vals := f.Tags[name]
 		if vals == nil {
@@ -170,11 +171,24 @@ func buildSelect(f gn.Filter, limit int) (q string, args []any, ok bool) {
 		if len(vals) == 0 {
 			return "", nil, false
 		}
+		if drive == nil && f.IDs == nil {
+			drive = append([]any{name}, anySlice(vals)...)
+			continue
+		}
 		where = append(where, "id IN (SELECT event_id FROM tags WHERE name = ? AND value IN ("+placeholders(len(vals))+"))")
 		args = append(args, name)
 		args = append(args, anySlice(vals)...)
 	}
 	q = "SELECT raw FROM events"
+	if drive != nil {
+		// A tag condition drives the query (CROSS JOIN keeps tags the outer
+		// loop): otherwise SQLite walks every event of the kinds in time
+		// order to honour ORDER BY ... LIMIT, checking each against the
+		// tag, which makes a "#g" page cost the whole store.
+		q = "SELECT raw FROM (SELECT DISTINCT event_id FROM tags WHERE name = ? AND value IN (" +
+			placeholders(len(drive)-1) + ")) t CROSS JOIN events ON events.id = t.event_id"
+		args = append(drive, args...)
+	}
 	if len(where) > 0 {
 		q += " WHERE " + strings.Join(where, " AND ")
 	}

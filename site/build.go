@@ -161,7 +161,8 @@ func (b *builder) add(s *match.State, seenAt map[string]int64) {
 }
 
 // index sorts the cards, groups them by player and computes the ratings
-// (from in.Ratings, else from in.RatingGames, else from the cards).
+// (from in.Ratings, else from in.RatingGames; Update fills the latter from
+// the cards).
 func (b *builder) index() {
 	sortCards(b.cards)
 	for _, c := range b.cards {

@@ -32,4 +32,13 @@
 // previous build by hard link, without rendering, when a key over all their
 // inputs is unchanged; other pages are rendered and linked when their bytes
 // are unchanged.
+//
+// Updating. Every page but a match's own is rendered from the match's card
+// (card.go: its players, status, result and times, and a digest of its
+// events' ids and seen_at), and each build stores its cards beside the
+// manifest. Update builds the next site from the previous build's cards
+// and the matches that changed (folded again by the caller's Loader), so a
+// periodic rebuild folds only those; Stale tells a caller that kept no
+// marks (a restarted daemon) which matches differ from the published
+// build. Update's output is byte for byte Build's over the same matches.
 package site

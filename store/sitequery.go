@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"fmt"
+
+	"vesper/nostr"
 )
 
 // MatchStamps calls fn with the id and seen_at of every event of every
@@ -32,4 +34,43 @@ func (s *Store) MatchStamps(ctx context.Context, fn func(match, id string, seenA
 		return fmt.Errorf("store: match stamps: %w", err)
 	}
 	return nil
+}
+
+// MatchEventsSeen is MatchEvents for the site: each event of the match and
+// when it was first seen, in the same order, without the relays (a
+// subquery and a JSON array per event that no page shows).
+func (s *Store) MatchEventsSeen(ctx context.Context, match string) ([]*nostr.Event, map[string]int64, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT e.id, e.raw, e.seen_at
+		FROM event_matches m JOIN events e ON e.seq = m.event
+		WHERE m.match = ?1
+		ORDER BY e.id = ?1 DESC, e.created_at, e.id`, match)
+	if err != nil {
+		return nil, nil, fmt.Errorf("store: match %s: %w", match, err)
+	}
+	defer rows.Close()
+	var evs []*nostr.Event
+	seen := map[string]int64{}
+	for rows.Next() {
+		var (
+			id     string
+			raw    []byte
+			seenAt int64
+		)
+		if err := rows.Scan(&id, &raw, &seenAt); err != nil {
+			return nil, nil, fmt.Errorf("store: match %s: %w", match, err)
+		}
+		ev, err := nostr.ParseEvent(raw)
+		if err != nil {
+			return nil, nil, fmt.Errorf("store: match %s: stored event %s: %w", match, id, err)
+		}
+		if ev.ID != id {
+			return nil, nil, fmt.Errorf("store: match %s: stored event %s holds %s", match, id, ev.ID)
+		}
+		evs = append(evs, ev)
+		seen[id] = seenAt
+	}
+	if err := rows.Err(); err != nil {
+		return nil, nil, fmt.Errorf("store: match %s: %w", match, err)
+	}
+	return evs, seen, nil
 }

@@ -36,6 +36,8 @@ func daemonCommand() *cli.Command {
 			&cli.DurationFlag{Name: "sync-every", Value: time.Hour, Usage: "how often to reconcile with every relay (anti-entropy), besides at start and after reconnects"},
 			&cli.DurationFlag{Name: "full-scan-every", Value: 24 * time.Hour, Usage: "how often relays without NIP-77 get a full scan of challenges (not only recent ones)"},
 			&cli.BoolFlag{Name: "no-nip77", Usage: "do not use NIP-77 when syncing, only the fallback"},
+			&cli.DurationFlag{Name: "first-sync-wait", Value: 90 * time.Second, Usage: "longest wait for the start's sync before duties begin (it then goes on in the background)"},
+			&cli.DurationFlag{Name: "reconnect-sync-gap", Value: time.Minute, Usage: "least time between two syncs of a relay that its reconnects trigger"},
 		),
 		Action: func(c *cli.Context) error {
 			ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
@@ -74,12 +76,20 @@ type runOptions struct {
 	syncEvery     time.Duration
 	fullScanEvery time.Duration
 	noNIP77       bool
+	// firstSyncWait bounds how long duties wait for the start's sync
+	// (zero: 90 s): a relay that drips its answer must not hold them.
+	firstSyncWait time.Duration
+	// reconnectGap is the least time between two syncs of a relay that
+	// its reconnects trigger (zero: a minute): a flapping relay is synced
+	// once a gap, its reconnects coalesced.
+	reconnectGap time.Duration
 }
 
 func daemonOptions(c *cli.Context) runOptions {
 	return runOptions{tick: c.Duration("tick"), siteDir: c.String("site-dir"),
 		siteEvery: c.Duration("site-every"), listAll: c.Bool("list-all"), metrics: c.String("metrics"),
-		syncEvery: c.Duration("sync-every"), fullScanEvery: c.Duration("full-scan-every"), noNIP77: c.Bool("no-nip77")}
+		syncEvery: c.Duration("sync-every"), fullScanEvery: c.Duration("full-scan-every"), noNIP77: c.Bool("no-nip77"),
+		firstSyncWait: c.Duration("first-sync-wait"), reconnectGap: c.Duration("reconnect-sync-gap")}
 }
 
 // openNode opens the store and builds the node from the common flags.
@@ -162,7 +172,7 @@ func (n *node) runDaemon(ctx context.Context, o runOptions) error {
 		return fail(exitFailure, "outbox: %v", err)
 	}
 	kick := make(chan struct{}, 1)
-	go n.publisher(ctx, kick)
+	go n.publisher(ctx, kick, client)
 	poke := func() {
 		select {
 		case kick <- struct{}{}:
@@ -208,11 +218,28 @@ func (n *node) runDaemon(ctx context.Context, o runOptions) error {
 		quiet.Reset(time.Second)
 		return nil
 	}
+	wait := o.firstSyncWait
+	if wait <= 0 {
+		wait = 90 * time.Second
+	}
+	syncWait := time.NewTimer(wait)
+	defer syncWait.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			n.log.Info("daemon stopping")
 			return nil
+		case <-syncWait.C:
+			if !firstSynced {
+				n.log.Warn("the start's sync is taking long; duties begin, and it goes on", "waited", wait)
+				firstSynced = true
+				if err := finishBackfill(); err != nil {
+					if ctx.Err() != nil {
+						return nil
+					}
+					return fail(exitFailure, "store: %v", err)
+				}
+			}
 		case r := <-recv:
 			batch := []relay.Received{r}
 		drain:
@@ -338,9 +365,12 @@ func (n *node) revealed(ctx context.Context, events []relay.Received, asked map[
 // fallback on every relay for matches revealed by a live event. Each
 // run's events go to out, then its outcome to done and a marker to out.
 func (n *node) syncWorker(ctx context.Context, o runOptions, out chan<- relay.Received, reconnected <-chan string, reveal <-chan []string, done chan<- syncRun, met *syncMetrics) {
-	every, fullEvery := o.syncEvery, o.fullScanEvery
+	every, fullEvery, reconnectGap := o.syncEvery, o.fullScanEvery, o.reconnectGap
 	if every <= 0 {
 		every = time.Hour
+	}
+	if reconnectGap <= 0 {
+		reconnectGap = time.Minute
 	}
 	if fullEvery <= 0 {
 		fullEvery = 24 * time.Hour
@@ -376,8 +406,45 @@ func (n *node) syncWorker(ctx context.Context, o runOptions, out chan<- relay.Re
 		return r
 	}
 	covered := map[string]bool{} // relays the first sync reached, whose first connect needs no sync
+	lastRun := map[string]time.Time{}
+	full := func() {
+		at := time.Now()
+		for _, st := range run(nil, nil).stats {
+			lastRun[st.Relay] = at
+		}
+	}
+	at := time.Now()
 	for _, st := range run(nil, nil).stats {
 		covered[st.Relay] = st.Error == ""
+		lastRun[st.Relay] = at
+	}
+	pending := map[string]bool{}
+	var retry <-chan time.Time
+	runDue := func() {
+		var due []string
+		var next time.Duration
+		for u := range pending {
+			if wait := reconnectGap - time.Since(lastRun[u]); wait > 0 {
+				if next == 0 || wait < next {
+					next = wait
+				}
+				continue
+			}
+			due = append(due, u)
+			delete(pending, u)
+		}
+		if len(due) > 0 {
+			sort.Strings(due)
+			at := time.Now()
+			run(due, nil)
+			for _, u := range due {
+				lastRun[u] = at
+			}
+		}
+		retry = nil
+		if len(pending) > 0 {
+			retry = time.After(next)
+		}
 	}
 	tick := time.NewTicker(every)
 	defer tick.Stop()
@@ -386,7 +453,6 @@ func (n *node) syncWorker(ctx context.Context, o runOptions, out chan<- relay.Re
 		case <-ctx.Done():
 			return
 		case u := <-reconnected:
-			pending := map[string]bool{}
 			add := func(u string) {
 				if covered[u] {
 					covered[u] = false // later connects are reconnects
@@ -404,19 +470,13 @@ func (n *node) syncWorker(ctx context.Context, o runOptions, out chan<- relay.Re
 					break more
 				}
 			}
-			if len(pending) == 0 {
-				continue
-			}
-			var relays []string
-			for u := range pending {
-				relays = append(relays, u)
-			}
-			sort.Strings(relays)
-			run(relays, nil)
+			runDue()
+		case <-retry:
+			runDue()
 		case ms := <-reveal:
 			run(nil, ms)
 		case <-tick.C:
-			run(nil, nil)
+			full()
 		}
 	}
 }
@@ -481,7 +541,7 @@ func (n *node) duties(ctx context.Context, poke func()) {
 
 // publisher sends the outbox whenever kicked, and retries what is pending
 // with a growing delay (from 2 s up to 5 minutes) until a relay accepts.
-func (n *node) publisher(ctx context.Context, kick <-chan struct{}) {
+func (n *node) publisher(ctx context.Context, kick <-chan struct{}, client *relay.Client) {
 	delay := 2 * time.Second
 	t := time.NewTimer(0)
 	defer t.Stop()
@@ -492,7 +552,7 @@ func (n *node) publisher(ctx context.Context, kick <-chan struct{}) {
 		case <-kick:
 		case <-t.C:
 		}
-		res, err := n.publishPending(ctx, 10*time.Second)
+		res, err := n.publishPendingVia(ctx, client, 10*time.Second)
 		if err != nil && ctx.Err() == nil {
 			n.log.Error("outbox", "err", err)
 		}

@@ -152,12 +152,21 @@ func (n *node) chooseMove(s *match.State) (string, error) {
 }
 
 // publishPending sends every outbox event not yet acknowledged to all
-// relays; one acknowledgement marks it done. Items go out in the order
-// recorded: those of one match one after another (a move at ply 3 before
-// the one at ply 5, and none after one that failed), at most
-// lim.publishParallel matches at once, so a pass never holds more than that
-// many publications' connections open.
+// relays, each on a connection of its own (`arbiter --once`, which runs no
+// client); publishPendingVia is the daemon's.
 func (n *node) publishPending(ctx context.Context, timeout time.Duration) ([]sent, error) {
+	return n.publishPendingVia(ctx, nil, timeout)
+}
+
+// publishPendingVia sends every outbox event not yet acknowledged to all
+// relays, on client's connections when client is not nil (one per relay,
+// with AUTH: a flood of rulings no longer opens a socket per item and
+// relay); one acknowledgement marks it done, and a relay that is down is
+// skipped, the item retried at the next pass if no relay took it. Items go
+// out in the order recorded: those of one match one after another (a move
+// at ply 3 before the one at ply 5, and none after one that failed), at
+// most lim.publishParallel matches at once.
+func (n *node) publishPendingVia(ctx context.Context, client *relay.Client, timeout time.Duration) ([]sent, error) {
 	items, err := n.st.OutboxPending(ctx)
 	if err != nil {
 		return nil, err
@@ -190,7 +199,7 @@ func (n *node) publishPending(ctx context.Context, timeout time.Duration) ([]sen
 					out[i] = sent{Duty: it.Duty, Event: it.Event.ID, Kind: it.Event.Kind, Error: "waiting for an earlier event of the match"}
 					continue
 				}
-				out[i] = n.publishOne(ctx, it, timeout)
+				out[i] = n.publishOne(ctx, client, it, timeout)
 				failed = out[i].Error != "" && len(out[i].SentTo) == 0
 			}
 		}(queues[key])
@@ -208,8 +217,15 @@ func outboxQueue(it store.OutboxItem) string {
 	return "duty:" + it.Duty
 }
 
-func (n *node) publishOne(ctx context.Context, it store.OutboxItem, timeout time.Duration) sent {
-	res := relay.Publish(ctx, n.relays, it.Event, timeout)
+func (n *node) publishOne(ctx context.Context, client *relay.Client, it store.OutboxItem, timeout time.Duration) sent {
+	var res []relay.PublishResult
+	if client != nil {
+		res = client.Publish(ctx, it.Event, timeout)
+	} else {
+		// The key answers NIP-42 AUTH here too: a relay that asks for it
+		// would otherwise refuse every duty.
+		res = relay.PublishWith(ctx, n.relays, it.Event, relay.PublishOptions{Timeout: timeout, Key: n.key, Logger: n.log})
+	}
 	ok := relay.Accepted(res)
 	d := sent{Duty: it.Duty, Event: it.Event.ID, Kind: it.Event.Kind, SentTo: ok}
 	if len(ok) > 0 {

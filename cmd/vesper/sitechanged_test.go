@@ -3,13 +3,17 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -227,4 +231,92 @@ func TestDaemonSiteBuildStops(t *testing.T) {
 		t.Errorf("after a published build: start() ok %v first %v, want an update", ok, first)
 	}
 	sm.finish(nil, true)
+}
+
+// BenchmarkSiteChanged is the daemon's periodic site build on the scale
+// stores (-vesper.scale, as BenchmarkScale): a full build first (what the
+// first build of a run did before, and what `vesper site build` does), the
+// first build after a restart with nothing changed (siteStale finds only
+// the challenges that hold no valid match, which have no card), then 1,000 events touching 200 matches
+// (stray moves from a key that plays in none of them: every match page
+// lists them as ignored) and the periodic build that follows, from the
+// 200 marks. Each figure is one run; cpu-s is the process's CPU.
+func BenchmarkSiteChanged(b *testing.B) {
+	for _, field := range strings.Split(*scaleSizes, ",") {
+		size, err := strconv.Atoi(strings.TrimSpace(field))
+		if err != nil || size <= 0 {
+			b.Fatalf("-vesper.scale: bad size %q", field)
+		}
+		b.Run(fmt.Sprintf("matches=%d", size), func(b *testing.B) {
+			fx := scaleFixture(b, size)
+			for range b.N {
+				benchSiteChanged(b, fx)
+			}
+		})
+	}
+}
+
+func benchSiteChanged(b *testing.B, fx benchFixture) {
+	b.StopTimer()
+	ctx := context.Background()
+	st, err := store.Open(copyStore(b, fx))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	out := filepath.Join(b.TempDir(), "site")
+	cpu := func() time.Duration {
+		var ru syscall.Rusage
+		_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+		return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	}
+	measure := func(name string, f func() error) {
+		runtime.GC()
+		c0, t0 := cpu(), time.Now()
+		if err := f(); err != nil {
+			b.Fatalf("%s: %v", name, err)
+		}
+		b.ReportMetric(time.Since(t0).Seconds(), name+"-s")
+		b.ReportMetric((cpu() - c0).Seconds(), name+"-cpu-s")
+	}
+	b.StartTimer()
+	measure("full", func() error {
+		_, err := siteFromStore(ctx, st, out, "", true, benchEnd)
+		return err
+	})
+	measure("restart", func() error {
+		stale, err := siteStale(ctx, st, out)
+		if err != nil {
+			return err
+		}
+		// Challenges that hold no valid match have no card, so they are
+		// always folded again (a few events each).
+		b.ReportMetric(float64(len(stale)), "restart-folded")
+		_, err = siteUpdate(ctx, st, out, "", true, benchEnd, stale)
+		return err
+	})
+	b.StopTimer()
+	ids, err := st.MatchIDs(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	stray := testkit.Key("bench-stray")
+	var touched []string
+	var batch []store.Incoming
+	for i := 0; i < 200 && i < len(ids); i++ {
+		id := ids[i*len(ids)/200]
+		touched = append(touched, id)
+		for k := range 5 {
+			ev := testkit.Sign(stray, nostr.NewMove(id, 1, "e2e4", benchEnd-int64(k)))
+			batch = append(batch, store.Incoming{Event: ev, Raw: nostr.MarshalEvent(ev), Relay: "wss://bench.invalid", SeenAt: benchEnd})
+		}
+	}
+	if _, err := st.PutEvents(ctx, batch); err != nil {
+		b.Fatal(err)
+	}
+	b.StartTimer()
+	measure("update-200", func() error {
+		_, err := siteUpdate(ctx, st, out, "", true, benchEnd, touched)
+		return err
+	})
 }

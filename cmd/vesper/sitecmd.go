@@ -170,15 +170,9 @@ func foldStored(ctx context.Context, st *store.Store, ids []string) ([]*match.St
 // foldOne folds one stored match: its state with every event, and their
 // seen_at times. A nil state means the events hold no valid match.
 func foldOne(ctx context.Context, st *store.Store, id string) (*match.State, map[string]int64, error) {
-	stored, err := st.MatchEvents(ctx, id)
+	evs, seen, err := st.MatchEventsSeen(ctx, id)
 	if err != nil {
 		return nil, nil, err
-	}
-	evs := make([]*nostr.Event, 0, len(stored))
-	seen := make(map[string]int64, len(stored))
-	for _, se := range stored {
-		evs = append(evs, se.Event)
-		seen[se.Event.ID] = se.SeenAt
 	}
 	s, err := match.Fold(id, evs, seen)
 	if err != nil {

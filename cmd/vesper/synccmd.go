@@ -182,7 +182,7 @@ func (n *node) syncOnce(ctx context.Context, w io.Writer, f syncFlags) error {
 		fmt.Fprintf(w, "stored %d new events, re-folded %d matches in %.1f s\n", rep.Stored, rep.Matches, rep.Seconds)
 	}
 	if failed == len(stats) {
-		return fail(exitFailure, "sync: no relay could be synced")
+		return fail(exitRelays, "sync: no relay could be synced")
 	}
 	return nil
 }

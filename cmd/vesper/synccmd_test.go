@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	ws "github.com/coder/websocket"
 	gn "github.com/nbd-wtf/go-nostr"
 
 	"vesper/internal/testkit"
@@ -329,4 +331,90 @@ func TestDaemonRevealedMatch(t *testing.T) {
 	publishIndependent(t, live.URL(), m.Events[1:]...)
 	waitFor(t, "the revealed match", 30*time.Second, func() bool { return allExpected(t, data, []*testkit.Match{m}) })
 	checkStore(t, data, []*testkit.Match{m})
+}
+
+// TestDaemonSyncStallDoesNotHoldDuties: a relay that lists NIP-77 and then
+// never answers NEG-OPEN holds the start's sync for its query timeout,
+// but duties wait --first-sync-wait at most.
+func TestDaemonSyncStallDoesNotHoldDuties(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if req.Header.Get("Accept") == "application/nostr+json" {
+			w.Write([]byte(`{"supported_nips":[1,11,77]}`))
+			return
+		}
+		c, err := ws.Accept(w, req, nil)
+		if err != nil {
+			return
+		}
+		defer c.CloseNow()
+		for {
+			_, msg, err := c.Read(req.Context())
+			if err != nil {
+				return
+			}
+			var arr []json.RawMessage
+			var label, sub string
+			if json.Unmarshal(msg, &arr) != nil || len(arr) < 2 {
+				continue
+			}
+			json.Unmarshal(arr[0], &label)
+			json.Unmarshal(arr[1], &sub)
+			if label == "REQ" { // an empty relay; NEG-OPEN gets nothing
+				c.Write(req.Context(), ws.MessageText, fmt.Appendf(nil, `["EOSE",%q]`, sub))
+			}
+		}
+	}))
+	t.Cleanup(srv.Close)
+	data := t.TempDir()
+	start := time.Now()
+	startDaemon(t, data, "ws"+strings.TrimPrefix(srv.URL, "http"), "--first-sync-wait", "1s")
+	if !waitLog(filepath.Join(data, "daemon.log"), "relays backfilled and synced", 20*time.Second) {
+		t.Fatal("duties did not begin while the sync stalled")
+	}
+	if d := time.Since(start); d > 20*time.Second {
+		t.Fatalf("duties began after %v", d)
+	}
+	if !waitLog(filepath.Join(data, "daemon.log"), "the start's sync is taking long", time.Second) {
+		t.Fatal("the wait is not logged")
+	}
+}
+
+// TestSyncCommandNoRelay: with every relay down, `vesper sync` says so and
+// exits 4 (no relay answered); a bad argument is a usage error.
+func TestSyncCommandNoRelay(t *testing.T) {
+	data := t.TempDir()
+	r := vesper(t, nil, nil, "sync", "--data", data, "--relays", "ws://"+freeAddr(t))
+	if r.code != exitRelays || !strings.Contains(r.stderr, "no relay could be synced") {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	if r := vesper(t, nil, nil, "sync", "--data", data, "extra"); r.code != exitUsage {
+		t.Fatalf("an argument: exit %d, want %d", r.code, exitUsage)
+	}
+}
+
+// TestDaemonSyncAfterReconnect: events stamped months ago reach a relay
+// while the daemon's connection to it is down; when it reconnects, the
+// daemon syncs that relay and stores them.
+func TestDaemonSyncAfterReconnect(t *testing.T) {
+	for _, neg := range []bool{true, false} {
+		t.Run(fmt.Sprintf("nip77=%v", neg), func(t *testing.T) {
+			r := startRelays(t, 1, relayd.Options{NoNegentropy: !neg})[0]
+			m := pastGame(t, fmt.Sprintf("reconnect-%v", neg), 2, false)
+			publishIndependent(t, r.URL(), m.Events...)
+			data := t.TempDir()
+			startDaemon(t, data, r.URL(), "--reconnect-sync-gap", "1ms")
+			waitFor(t, "the match", 30*time.Second, func() bool { return allExpected(t, data, []*testkit.Match{m}) })
+			r.Stop()
+			if err := r.Seed(t.Context(), extend(t, m)); err != nil {
+				t.Fatal(err)
+			}
+			if err := r.Restart(); err != nil {
+				t.Fatal(err)
+			}
+			waitFor(t, "the events that came while the relay was away", 30*time.Second, func() bool {
+				return allExpected(t, data, []*testkit.Match{m})
+			})
+			checkStore(t, data, []*testkit.Match{m})
+		})
+	}
 }

@@ -137,6 +137,8 @@ type Client struct {
 	relays    []string
 	connected atomic.Int64
 	running   atomic.Bool
+	// live is each session's connection, on which Publish sends.
+	live liveConns
 
 	mu      sync.Mutex
 	authors map[string]struct{}
@@ -164,6 +166,9 @@ func New(cfg Config) *Client {
 	}
 	for _, u := range c.relays {
 		c.notify[u] = make(chan struct{}, 1)
+		// Until Run's first session at u has dialed, a publication waits
+		// for it instead of failing.
+		c.live.set(u, nil, true)
 	}
 	if len(c.relays) == 0 {
 		close(c.ready)
@@ -325,6 +330,7 @@ func (c *Client) follow(ctx context.Context, url string, out chan<- Received) {
 // backoff.
 func (c *Client) session(ctx context.Context, url string, out chan<- Received, fb *first) (healthy bool, err error) {
 	log := c.cfg.Logger.With("relay", url)
+	c.live.set(url, nil, true)
 	info := infos.get(ctx, url, c.cfg.DialTimeout)
 	lim := limitsOf(info)
 	dctx, cancel := context.WithTimeout(ctx, c.cfg.DialTimeout)
@@ -335,9 +341,14 @@ func (c *Client) session(ctx context.Context, url string, out chan<- Received, f
 	}, wireLimits{maxMessage: c.cfg.MaxMessageSize, maxFrame: c.cfg.MaxFrameSize, queueBytes: c.cfg.QueueBytes})
 	cancel()
 	if err != nil {
+		c.live.set(url, nil, false)
 		return false, err
 	}
 	defer cn.closeWait(ErrClosed)
+	// Publications share this connection while it lasts (clientpublish.go);
+	// the deferred reset runs before closeWait.
+	c.live.set(url, cn, false)
+	defer c.live.set(url, nil, false)
 	stop := context.AfterFunc(ctx, func() { cn.close(context.Cause(ctx)) })
 	defer stop()
 	c.connected.Add(1)

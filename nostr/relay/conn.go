@@ -81,6 +81,11 @@ type conn struct {
 	challengeCh chan struct{} // closed when the first challenge arrives
 	challengeOK sync.Once
 	authed      bool
+	// authMu makes AUTH one at a time: the session and publications share
+	// the connection, and two AUTH events signed in the same second for
+	// the same challenge have the same id, so their OKs could not be told
+	// apart.
+	authMu sync.Mutex
 
 	// delivering is set while the dispatcher waits for the consumer to
 	// take an event; once the frames queued behind it fill up, the reader
@@ -626,6 +631,8 @@ func (c *conn) auth(ctx context.Context, key nostr.SecretKey) error {
 	if key.IsZero() {
 		return ErrAuthRequired
 	}
+	c.authMu.Lock()
+	defer c.authMu.Unlock()
 	c.mu.Lock()
 	done := c.authed
 	c.mu.Unlock()
@@ -658,6 +665,13 @@ func (c *conn) auth(ctx context.Context, key nostr.SecretKey) error {
 	c.mu.Unlock()
 	c.log.Debug("relay: authenticated", "relay", c.url, "pubkey", key.PublicKey())
 	return nil
+}
+
+// isAuthed reports whether an AUTH on this connection has succeeded.
+func (c *conn) isAuthed() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.authed
 }
 
 // ping checks that the relay still answers; coder/websocket needs the

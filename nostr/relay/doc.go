@@ -1,7 +1,9 @@
 // Package relay talks to Nostr relays for vesper: a Client that follows the
 // game kinds (PROTOCOL.md section 1) and watched profiles on every
 // configured relay, one-shot Fetch and FetchMatch for the CLI, and Publish
-// with per-relay acknowledgements.
+// with per-relay acknowledgements: Client.Publish on the client's own
+// connections (the daemon's outbox: one websocket per relay, never one per
+// item), the package's Publish on one-shot connections (the CLI).
 //
 // # Why not go-nostr's SimplePool (or its Relay)
 //
@@ -97,7 +99,9 @@
 // restricts writes (restricted_writes, payment_required, auth_required
 // without a key, PoW or size limits the event does not meet), counts an OK
 // false "duplicate:" as accepted, and waits and retries on "rate-limited:"
-// while its timeout allows.
+// while its timeout allows. Client.Publish never dials: a relay without a
+// live connection answers ErrNotConnected at once and the outbox retries
+// it later, behind the client's reconnect backoff.
 //
 // Every delivered event passed nostr.ParseEvent and the checks of
 // nostr.Verify (the signature through nostr/batch, which answers as btcec). Events

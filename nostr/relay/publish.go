@@ -104,6 +104,15 @@ func publishOne(ctx context.Context, rawURL string, ev *nostr.Event, opts Publis
 		return res
 	}
 	defer cn.close(ErrClosed)
+	return sendEvent(ctx, cn, ev, opts.Key, opts.Logger, res)
+}
+
+// sendEvent sends ev on cn until the relay's answer is final: AUTH (once,
+// with key) when it asks, a growing wait while it says "rate-limited:",
+// within ctx. cn may be shared with a client's session and other
+// publications: an AUTH that another user of cn completed meanwhile counts
+// as this one's.
+func sendEvent(ctx context.Context, cn *conn, ev *nostr.Event, key nostr.SecretKey, log *slog.Logger, res PublishResult) PublishResult {
 	pause := rateLimitPause
 	authTried := false
 	for {
@@ -116,10 +125,10 @@ func publishOne(ctx context.Context, rawURL string, ev *nostr.Event, opts Publis
 		switch {
 		case res.OK:
 			return res
-		case strings.HasPrefix(r.msg, "auth-required:") && !authTried && !opts.Key.IsZero():
+		case strings.HasPrefix(r.msg, "auth-required:") && !authTried && !key.IsZero():
 			authTried = true
-			if err := cn.auth(ctx, opts.Key); err != nil {
-				opts.Logger.Debug("relay: AUTH failed", "relay", url, "err", err)
+			if err := cn.auth(ctx, key); err != nil && !cn.isAuthed() {
+				log.Debug("relay: AUTH failed", "relay", cn.url, "err", err)
 				return res
 			}
 		case strings.HasPrefix(r.msg, "rate-limited:"):
@@ -161,9 +170,4 @@ func writeRefusal(info *nip11.RelayInformationDocument, ev *nostr.Event, key nos
 		return fmt.Sprintf("max_event_tags %d", l.MaxEventTags)
 	}
 	return ""
-}
-
-// Publish sends ev to the client's relays with its key for AUTH.
-func (c *Client) Publish(ctx context.Context, ev *nostr.Event, timeout time.Duration) []PublishResult {
-	return PublishWith(ctx, c.relays, ev, PublishOptions{Timeout: timeout, Key: c.cfg.Key, Logger: c.cfg.Logger})
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -134,6 +135,10 @@ func (o SyncOptions) withDefaults() SyncOptions {
 	return o
 }
 
+// noEvent is the probe's filter: an id no event has (an event with it
+// would be a sha256 preimage of zero).
+var noEvent = strings.Repeat("0", 64)
+
 // negRetries is how many times a reconciliation that the relay lost
 // ("CLOSED") is started again.
 const negRetries = 3
@@ -165,26 +170,15 @@ func Sync(ctx context.Context, opts SyncOptions, out chan<- Received) ([]SyncSta
 	for i, u := range relays {
 		s.stats[i] = SyncStats{Relay: u, Method: "fallback"}
 	}
-	var local map[string][]SyncItem
-	if !opts.FallbackOnly && !opts.NoNIP77 {
-		local = map[string][]SyncItem{}
-		for _, f := range syncFilters() {
-			items, err := opts.Local(ctx, f.Kinds)
-			if err != nil {
-				return nil, fmt.Errorf("relay: sync: local ids: %w", err)
-			}
-			local[fmt.Sprint(f.Kinds)] = items
-		}
-	}
 	// Phase 1: NIP-77 where the relay offers it, all relays at once.
 	fallback := make([]bool, len(relays))
 	var wg sync.WaitGroup
 	for i := range relays {
-		if local == nil {
+		if opts.FallbackOnly || opts.NoNIP77 {
 			fallback[i] = true
 			continue
 		}
-		wg.Go(func() { fallback[i] = !s.nip77(ctx, &s.stats[i], local) })
+		wg.Go(func() { fallback[i] = !s.nip77(ctx, &s.stats[i]) })
 	}
 	wg.Wait()
 	if err := s.storeErr(); err != nil {
@@ -192,6 +186,9 @@ func Sync(ctx context.Context, opts SyncOptions, out chan<- Received) ([]SyncSta
 	}
 	// Phase 2: the fallback on the others, for the open matches and every
 	// match phase 1 revealed.
+	if !slices.Contains(fallback, true) {
+		return s.stats, nil
+	}
 	matches := slices.Clone(opts.Matches)
 	if !opts.FallbackOnly {
 		open, err := opts.Open(ctx)
@@ -219,8 +216,31 @@ type syncer struct {
 	out   chan<- Received
 	stats []SyncStats
 
+	// The store's (created_at, id) sets by filter, read once, and only if
+	// some relay speaks NIP-77: reading them costs in proportion to
+	// history, which a sync by the fallback alone must not.
+	localOnce sync.Once
+	local     map[string][]SyncItem
+	localErr  error
+
 	mu     sync.Mutex
 	errLoc error // the first failure of the local store
+}
+
+func (s *syncer) localSets(ctx context.Context) (map[string][]SyncItem, error) {
+	s.localOnce.Do(func() {
+		s.local = map[string][]SyncItem{}
+		for _, f := range syncFilters() {
+			items, err := s.opts.Local(ctx, f.Kinds)
+			if err != nil {
+				s.localErr = fmt.Errorf("relay: sync: local ids: %w", err)
+				s.failLocal(s.localErr)
+				return
+			}
+			s.local[fmt.Sprint(f.Kinds)] = items
+		}
+	})
+	return s.local, s.localErr
 }
 
 func (s *syncer) storeErr() error {
@@ -379,21 +399,35 @@ func (rs *relaySession) send(ctx context.Context, evs []*gn.Event) ([]*gn.Event,
 }
 
 // nip77 reconciles one relay; false means it needs the fallback.
-func (s *syncer) nip77(ctx context.Context, st *SyncStats, local map[string][]SyncItem) bool {
+func (s *syncer) nip77(ctx context.Context, st *SyncStats) bool {
 	start := time.Now()
 	defer func() { st.Elapsed += time.Since(start) }()
 	ctx, cancel := context.WithTimeout(ctx, s.opts.RelayTimeout)
 	defer cancel()
 	log := s.opts.Logger.With("relay", st.Relay)
 	info := syncInfo(ctx, st.Relay, s.opts.DialTimeout)
-	first := s.opts.ProbeTimeout
-	if info != nil && slices.ContainsFunc(info.SupportedNIPs, func(n any) bool {
+	o := negOptions{maxRounds: s.opts.MaxRounds, first: s.opts.QueryTimeout, silence: s.opts.QueryTimeout, dial: s.opts.DialTimeout}
+	if info == nil || !slices.ContainsFunc(info.SupportedNIPs, func(n any) bool {
 		f, ok := n.(float64) // JSON numbers
 		return ok && f == 77 || n == 77
 	}) {
-		first = s.opts.QueryTimeout
+		// Not listed: ask with a filter that matches nothing, which costs
+		// neither side a set, and wait ProbeTimeout at most.
+		probe := o
+		probe.first = s.opts.ProbeTimeout
+		res, err := negReconcile(ctx, st.Relay, gn.Filter{IDs: []string{noEvent}}, nil, probe)
+		st.Rounds += res.rounds
+		st.Bytes += res.bytes
+		if err != nil {
+			st.NegError = err.Error()
+			return false
+		}
 	}
-	o := negOptions{maxRounds: s.opts.MaxRounds, first: first, silence: s.opts.QueryTimeout, dial: s.opts.DialTimeout}
+	local, err := s.localSets(ctx)
+	if err != nil {
+		st.NegError = err.Error()
+		return false
+	}
 	type diff struct {
 		f    gn.Filter
 		need []string

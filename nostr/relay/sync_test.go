@@ -186,7 +186,18 @@ func TestSyncFallbackPaging(t *testing.T) {
 			l := newMemLocal(open[0])
 			l.open = []string{open[0].ID}
 			opts := l.options(r.URL())
+			// The fallback's cost follows the open matches, not history: the
+			// store's whole id set is not even read.
+			var reads atomic.Int64
+			local := opts.Local
+			opts.Local = func(ctx context.Context, kinds []int) ([]SyncItem, error) {
+				reads.Add(1)
+				return local(ctx, kinds)
+			}
 			stats, got := syncInto(t, opts)
+			if reads.Load() != 0 {
+				t.Fatalf("the local id set was read %d times for a relay without NIP-77", reads.Load())
+			}
 			// other is new: its challenge comes with the scan, and its moves
 			// because a new challenge is followed like an open match.
 			want := evIDs(append(slices.Clone(open[1:]), other...))
