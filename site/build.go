@@ -1,6 +1,8 @@
 package site
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"html/template"
 	"runtime"
@@ -242,11 +244,28 @@ func (b *builder) build(o *output) error {
 
 // put renders a page template and stores it.
 func (b *builder) put(o *output, rel, name string, data any) error {
+	key := b.viewKey(name, data)
+	if o.reuse(key, rel) {
+		return nil
+	}
 	html, err := b.tpl.render(name, data)
 	if err != nil {
 		return fmt.Errorf("site: %s: %w", rel, err)
 	}
-	return o.put(rel, "", html)
+	return o.put(rel, key, html)
+}
+
+// viewKey hashes everything a page template reads: the templates and the
+// binary (renderID) and the page's view, printed in full as Go syntax
+// (%#v quotes every string, so text from a relay cannot make two views
+// print alike). An Update renders
+// again only the player and archive pages whose view changed (fmt costs a
+// fraction of html/template's execution); a pointer inside a view would
+// print as an address and only make the page render every time.
+func (b *builder) viewKey(name string, data any) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%s\x00%#v", b.renderID, name, data)
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // allMatchFiles renders the match files on one goroutine per CPU (the

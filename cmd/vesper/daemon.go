@@ -154,7 +154,9 @@ func (n *node) runDaemon(ctx context.Context, o runOptions) error {
 	n.log.Info("daemon started", "matches", count, "relays", len(n.relays), "pubkey", n.self)
 	client.WatchAuthors(players(n.snapshot())...)
 
-	recv := make(chan relay.Received, 1024)
+	// Each queued event may hold up to the client's message cap in raw
+	// bytes: the queue's length bounds that memory (256 x 256 KiB).
+	recv := make(chan relay.Received, 256)
 	go func() {
 		if err := client.Run(ctx, recv); err != nil && ctx.Err() == nil {
 			n.log.Error("relay client stopped", "err", err)
@@ -196,7 +198,14 @@ func (n *node) runDaemon(ctx context.Context, o runOptions) error {
 	// while another was still sending would be public, signed, and wrong.
 	quiet := time.NewTimer(time.Second)
 	defer quiet.Stop()
-	lastEvent := time.Now()
+	lastEvent, lastDuties := time.Now(), time.Now()
+	// A relay that drips an event every half second would keep the quiet
+	// second from ever coming: past two ticks without a pass, duties run
+	// anyway (the backfill is over by then; what is stored is whole).
+	duties := func() {
+		n.duties(ctx, poke)
+		lastDuties = time.Now()
+	}
 	ready, backfilled := client.Ready(), false
 	clientReady, firstSynced := false, false
 	unfolded := map[string]bool{} // matches stored during the first backfill, not yet folded
@@ -275,7 +284,7 @@ func (n *node) runDaemon(ctx context.Context, o runOptions) error {
 				// A relay's cursor moves only once the events it covers are
 				// stored (they came before its mark and are now committed).
 				for _, m := range marks {
-					if err = n.st.SetCursor(ctx, m.Relay, m.Cursor); err != nil {
+					if err = relay.SaveMark(ctx, n.st, m); err != nil {
 						break
 					}
 				}
@@ -309,11 +318,11 @@ func (n *node) runDaemon(ctx context.Context, o runOptions) error {
 			}
 		case <-quiet.C:
 			if backfilled {
-				n.duties(ctx, poke)
+				duties()
 			}
 		case <-tick.C:
-			if backfilled && time.Since(lastEvent) >= time.Second {
-				n.duties(ctx, poke)
+			if backfilled && (time.Since(lastEvent) >= time.Second || time.Since(lastDuties) >= 2*o.tick) {
+				duties()
 			}
 			n.met.statuses(n.statusCounts())
 		case <-siteC:
@@ -516,14 +525,15 @@ func (n *node) foldBackfill(ctx context.Context, unfolded map[string]bool) ([]st
 	return players(states), nil
 }
 
-// players are the pubkeys playing in states (whose profiles the daemon
-// follows).
+// players are the pubkeys playing the accepted matches of states: the
+// players the site can list, whose profiles the daemon follows. A
+// challenger is followed once someone accepts: thousands of challenges
+// from fresh keys must not make thousands of watched authors (issue 13).
 func players(states []*match.State) []string {
 	var out []string
 	for _, s := range states {
-		out = append(out, s.First)
 		if s.Accepted {
-			out = append(out, s.Second)
+			out = append(out, s.First, s.Second)
 		}
 	}
 	return out

@@ -124,12 +124,10 @@ func (n *node) fold(ctx context.Context, fresh []*nostr.Event, now int64) ([]str
 		}
 	}
 	var players []string
+	// Players are followed from the accept on (see players).
 	note := func(before, s *match.State) {
-		if s != nil && before == nil {
-			players = append(players, s.First)
-		}
 		if s != nil && s.Accepted && (before == nil || !before.Accepted) {
-			players = append(players, s.Second)
+			players = append(players, s.First, s.Second)
 		}
 	}
 	var kept []*match.State

@@ -565,3 +565,33 @@ func TestHouseSignsOnlyWhatTheFoldCounts(t *testing.T) {
 		t.Error("the house's reply was not counted by its own fold")
 	}
 }
+
+// Issue 13 item 1: challenges from fresh keys do not make watched authors
+// (each would add a profile filter to every relay's subscriptions); the
+// two players of a match are followed once it is accepted.
+func TestOnlyAcceptedPlayersAreWatched(t *testing.T) {
+	n := testNode(t, testkit.Key("house"))
+	ctx := context.Background()
+	var junk []relay.Received
+	for i := range 50 {
+		ch := testkit.NewMatch(testkit.Key(fmt.Sprintf("junk%d", i)), testkit.Key("nobody"), "chess", "", tNow-100)
+		junk = append(junk, relay.Received{Event: ch.Events[0], Relay: "ws://honest", Raw: nostr.MarshalEvent(ch.Events[0])})
+	}
+	watch, err := n.ingest(ctx, junk)
+	if err != nil || len(watch) != 0 {
+		t.Fatalf("50 open challenges: watch %d authors (%v); want none", len(watch), err)
+	}
+	alice, bob := testkit.Key("alice"), testkit.Key("bob")
+	m := testkit.NewMatch(alice, bob, "chess", "", tNow-50)
+	acc := m.Accept(tNow - 40)
+	watch, err = n.ingest(ctx, []relay.Received{
+		{Event: m.Events[0], Relay: "ws://honest", Raw: nostr.MarshalEvent(m.Events[0])},
+		{Event: acc, Relay: "ws://honest", Raw: nostr.MarshalEvent(acc)},
+	})
+	if err != nil || !reflect.DeepEqual(watch, []string{alice.PublicKey(), bob.PublicKey()}) {
+		t.Fatalf("an accepted match: watch %v (%v); want its two players", watch, err)
+	}
+	if got := players(n.snapshot()); !reflect.DeepEqual(got, []string{alice.PublicKey(), bob.PublicKey()}) {
+		t.Errorf("players of the stored states: %d authors, want the accepted match's two", len(got))
+	}
+}

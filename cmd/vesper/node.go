@@ -31,6 +31,7 @@ type node struct {
 	lim    limits
 	quota  *relayQuota // new challenges per relay per hour
 	pairs  pairCounts  // events per (match, author), for the per-author quota
+	site   *siteMarks  // matches changed since the site was built
 
 	// recheck makes rebuild check every stored event's id and signature
 	// again (`vesper rebuild --verify`): the store holds only events that
@@ -46,7 +47,7 @@ type node struct {
 func newNode(st *store.Store, key nostr.SecretKey, relays []string, cfg arbiter.Config, log *slog.Logger) *node {
 	n := &node{st: st, key: key, relays: relays, cfg: cfg, log: log, states: map[string]*match.State{},
 		clock: func() int64 { return time.Now().Unix() }, think: 2 * time.Second,
-		lim: defaultLimits(), quota: &relayQuota{}}
+		lim: defaultLimits(), quota: &relayQuota{}, site: newSiteMarks()}
 	if n.cfg.MaxSkew <= 0 {
 		n.cfg.MaxSkew = n.lim.maxSkew
 	}

@@ -27,8 +27,7 @@ import (
 // at a time, and stops at its next store read once ctx is cancelled, so a
 // shutdown does not wait for it.
 
-// siteMarks is one node's site build state. It lives beside node (in
-// siteOf) rather than in it so that node.go needs only the one call.
+// siteMarks is one node's site build state (node.site).
 type siteMarks struct {
 	mu      sync.Mutex
 	marked  map[string]bool
@@ -38,17 +37,13 @@ type siteMarks struct {
 	idle chan struct{}
 }
 
-var siteStates sync.Map // *node -> *siteMarks
-
-func siteOf(n *node) *siteMarks {
-	if m, ok := siteStates.Load(n); ok {
-		return m.(*siteMarks)
-	}
+func newSiteMarks() *siteMarks {
 	idle := make(chan struct{})
 	close(idle)
-	m, _ := siteStates.LoadOrStore(n, &siteMarks{marked: map[string]bool{}, idle: idle})
-	return m.(*siteMarks)
+	return &siteMarks{marked: map[string]bool{}, idle: idle}
 }
+
+func siteOf(n *node) *siteMarks { return n.site }
 
 // siteChanged marks a match whose state changed since the site was built.
 func (n *node) siteChanged(id string) {

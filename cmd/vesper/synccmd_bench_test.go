@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"database/sql"
 	"fmt"
 	"io"
 	"os"
@@ -42,7 +43,7 @@ func BenchmarkRestartSync(b *testing.B) {
 		b.Run(fmt.Sprintf("matches=%d", n), func(b *testing.B) {
 			fx := scaleFixture(b, n)
 			season := readSeason(b, fx)
-			base := rebuiltStore(b, fx)
+			base := withOpen(b, rebuiltStore(b, fx), n/10)
 			open, err := openMatchesOf(base)
 			if err != nil {
 				b.Fatal(err)
@@ -175,6 +176,25 @@ func rebuiltStore(b *testing.B, fx benchFixture) string {
 		b.Fatal(err)
 	}
 	return path
+}
+
+// withOpen is a copy of the store at path where only the first open
+// matches are not final (issue 12's figure: 10,000 stored, 1,000 open),
+// the summaries of the others marked final as if they had finished.
+func withOpen(b *testing.B, path string, open int) string {
+	b.Helper()
+	dst := filepath.Join(b.TempDir(), "base.db")
+	copyFile(b, path, dst)
+	db, err := sql.Open("sqlite", dst)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(`UPDATE summaries SET final = 1 WHERE final = 0 AND match NOT IN
+		(SELECT match FROM summaries WHERE final = 0 ORDER BY match LIMIT ?)`, open); err != nil {
+		b.Fatal(err)
+	}
+	return dst
 }
 
 func openMatchesOf(path string) ([]string, error) {

@@ -105,8 +105,9 @@ type SyncStats struct {
 	// NegError is why NIP-77 was not used on a relay that may offer it.
 	NegError string        `json:"nip77_error,omitempty"`
 	Elapsed  time.Duration `json:"-"`
-	// Revealed are the matches this relay's events named that the store
-	// lacked before the run.
+	// Revealed are the matches the new events from this relay name (NIP-77)
+	// or the new challenges it sent (fallback): Sync asks the relays
+	// without NIP-77 about the former.
 	Revealed []string `json:"-"`
 }
 
@@ -466,6 +467,9 @@ func (s *syncer) nip77(ctx context.Context, st *SyncStats) bool {
 		diffs = append(diffs, diff{f, res.need})
 	}
 	st.Method, st.Compared = "nip77", compared
+	if !slices.ContainsFunc(diffs, func(d diff) bool { return len(d.need) > 0 }) {
+		return true // in step: nothing to fetch
+	}
 	rs, err := s.open(ctx, st)
 	if err != nil {
 		st.Error = err.Error()
