@@ -170,14 +170,10 @@ func (s *Seat) Challenge(ctx context.Context, game, invitee string) (*Reply, err
 
 // Accept accepts the challenge ref.
 func (s *Seat) Accept(ctx context.Context, ref string) (*Reply, error) {
-	if err := s.needKey(); err != nil {
-		return nil, err
-	}
-	snap, err := s.Read(ctx, ref)
+	snap, st, err := s.readAsPlayer(ctx, ref)
 	if err != nil {
 		return nil, err
 	}
-	st := snap.State
 	if st.Accepted && st.Second == s.Me() {
 		return s.already(snap, "accept", st.AcceptEvent), nil
 	}
@@ -192,14 +188,10 @@ func (s *Seat) Accept(ctx context.Context, ref string) (*Reply, error) {
 // whatever its spelling. Playing again a move that was this key's last
 // counted move answers Already.
 func (s *Seat) Move(ctx context.Context, ref, move string) (*Reply, error) {
-	if err := s.needKey(); err != nil {
-		return nil, err
-	}
-	snap, err := s.Read(ctx, ref)
+	snap, st, err := s.readAsPlayer(ctx, ref)
 	if err != nil {
 		return nil, err
 	}
-	st := snap.State
 	move = strings.TrimSpace(move)
 	if rep := s.retriedMove(snap, move); rep != nil {
 		return rep, nil
@@ -296,14 +288,10 @@ func roleOfPly(ply int) string {
 
 // Resign resigns the game (either player, at any turn).
 func (s *Seat) Resign(ctx context.Context, ref string) (*Reply, error) {
-	if err := s.needKey(); err != nil {
-		return nil, err
-	}
-	snap, err := s.Read(ctx, ref)
+	snap, st, err := s.readAsPlayer(ctx, ref)
 	if err != nil {
 		return nil, err
 	}
-	st := snap.State
 	if st.Over && st.Reason == match.ReasonResignation && author(st, st.EndEvent) == s.Me() {
 		return s.already(snap, "resign", st.EndEvent), nil
 	}
@@ -359,14 +347,10 @@ func (s *Seat) Agree(ctx context.Context, ref, result string) (*Reply, error) {
 // SignResult signs the result the fold computed for a game over by rule or
 // resignation.
 func (s *Seat) SignResult(ctx context.Context, ref string) (*Reply, error) {
-	if err := s.needKey(); err != nil {
-		return nil, err
-	}
-	snap, err := s.Read(ctx, ref)
+	snap, st, err := s.readAsPlayer(ctx, ref)
 	if err != nil {
 		return nil, err
 	}
-	st := snap.State
 	if !st.Over && !st.Final {
 		r := &Refusal{Rule: RuleNotOver, Reason: "the game is not over: there is no computed result to sign (offer one with --agree draw|first|second)"}
 		if !st.Accepted {
@@ -397,14 +381,10 @@ func (s *Seat) signResult(ctx context.Context, snap *Snapshot, action string, r 
 
 // ClaimTimeout claims the win once the opponent's 24-hour clock has run out.
 func (s *Seat) ClaimTimeout(ctx context.Context, ref string) (*Reply, error) {
-	if err := s.needKey(); err != nil {
-		return nil, err
-	}
-	snap, err := s.Read(ctx, ref)
+	snap, st, err := s.readAsPlayer(ctx, ref)
 	if err != nil {
 		return nil, err
 	}
-	st := snap.State
 	if st.Final && st.FinalBy == match.FinalByTimeout && author(st, st.FinalEvent) == s.Me() {
 		return s.already(snap, "claim-timeout", st.FinalEvent), nil
 	}
@@ -425,14 +405,10 @@ func (s *Seat) ClaimTimeout(ctx context.Context, ref string) (*Reply, error) {
 // RequestArbitration asks for a ruling: valid when the players' signatures
 // disagree or the deadline has passed.
 func (s *Seat) RequestArbitration(ctx context.Context, ref, note string) (*Reply, error) {
-	if err := s.needKey(); err != nil {
-		return nil, err
-	}
-	snap, err := s.Read(ctx, ref)
+	snap, st, err := s.readAsPlayer(ctx, ref)
 	if err != nil {
 		return nil, err
 	}
-	st := snap.State
 	for _, q := range st.Requests {
 		if q.Author == s.Me() && !st.Final {
 			return s.already(snap, "arbitrate", q.Event), nil
@@ -448,14 +424,10 @@ func (s *Seat) RequestArbitration(ctx context.Context, ref, note string) (*Reply
 
 // Rule publishes, as arbiter, the ruling that is correct now, if one is.
 func (s *Seat) Rule(ctx context.Context, ref string) (*Reply, error) {
-	if err := s.needKey(); err != nil {
-		return nil, err
-	}
-	snap, err := s.Read(ctx, ref)
+	snap, st, err := s.readAsPlayer(ctx, ref)
 	if err != nil {
 		return nil, err
 	}
-	st := snap.State
 	var r nostr.Result
 	rep, err := s.sign(ctx, snap, "rule", false, func(t int64) (*nostr.Event, error) {
 		want, ok := st.CorrectRuling(t)
@@ -471,4 +443,17 @@ func (s *Seat) Rule(ctx context.Context, ref string) (*Reply, error) {
 		rep.Result = &r
 	}
 	return rep, err
+}
+
+// readAsPlayer is the start of every action on a match: a key to sign
+// with, and the match as the relays that answered hold it now.
+func (s *Seat) readAsPlayer(ctx context.Context, ref string) (*Snapshot, *match.State, error) {
+	if err := s.needKey(); err != nil {
+		return nil, nil, err
+	}
+	snap, err := s.Read(ctx, ref)
+	if err != nil {
+		return nil, nil, err
+	}
+	return snap, snap.State, nil
 }

@@ -25,37 +25,6 @@ func startRelay(t *testing.T) *relayd.Relay {
 	return r
 }
 
-// blackHole accepts TCP connections and never says a word: the worst relay.
-func blackHole(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	var conns []net.Conn
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-		}
-	}()
-	t.Cleanup(func() {
-		ln.Close()
-		mu.Lock()
-		for _, c := range conns {
-			c.Close()
-		}
-		mu.Unlock()
-	})
-	return "ws://" + ln.Addr().String()
-}
-
 // deadRelay is a loopback port with nothing listening.
 func deadRelay(t *testing.T) string {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -324,7 +293,7 @@ func TestSeatChallengesAreFresh(t *testing.T) {
 func TestSeatReadsPastDeadRelays(t *testing.T) {
 	ctx := context.Background()
 	r := startRelay(t)
-	relays := []string{deadRelay(t), blackHole(t), r.URL()}
+	relays := []string{deadRelay(t), testkit.BlackHole(t), r.URL()}
 	a, b := fastSeats(relays, 500*time.Millisecond)
 	start := time.Now()
 	ch, err := a.Challenge(ctx, "chess", "")

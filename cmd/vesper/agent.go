@@ -322,3 +322,21 @@ func whoamiCommand() *cli.Command {
 		},
 	}
 }
+
+// readMatchArg reads the match named by the command's one argument, MATCH,
+// from the relays (no key needed).
+func readMatchArg(c *cli.Context) (*seat.Seat, *seat.Snapshot, error) {
+	a, err := args(c, "MATCH")
+	if err != nil {
+		return nil, nil, err
+	}
+	s, err := newSeat(c, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	snap, err := s.Read(c.Context, a[0])
+	if err != nil {
+		return nil, nil, seatError(err)
+	}
+	return s, snap, nil
+}

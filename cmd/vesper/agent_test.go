@@ -351,7 +351,7 @@ func TestAgentStatusObject(t *testing.T) {
 func TestAgentReadsPastBadRelays(t *testing.T) {
 	e := newAgentEnv(t)
 	id := e.ok(t, "challenge", "--key", e.aKey)["match"].(string)
-	relays := deadRelayURL(t) + "," + blackHoleRelay(t) + "," + e.relay.URL()
+	relays := deadRelayURL(t) + "," + testkit.BlackHole(t) + "," + e.relay.URL()
 	start := time.Now()
 	r := vesper(t, nil, nil, "status", "--json", "--timeout", "300ms", "--relays", relays, id)
 	var st map[string]any

@@ -18,17 +18,9 @@ func fetchCommand() *cli.Command {
 		ArgsUsage: "MATCH",
 		Flags:     []cli.Flag{relaysFlag(), relayTimeoutFlag(), jsonFlag()}, // the output is JSON; --json makes errors JSON too
 		Action: func(c *cli.Context) error {
-			a, err := args(c, "MATCH")
+			_, snap, err := readMatchArg(c)
 			if err != nil {
 				return err
-			}
-			s, err := newSeat(c, false)
-			if err != nil {
-				return err
-			}
-			snap, err := s.Read(c.Context, a[0])
-			if err != nil {
-				return seatError(err)
 			}
 			stored := make([]store.StoredEvent, 0, len(snap.Events))
 			for _, r := range snap.Events {

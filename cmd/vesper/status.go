@@ -33,17 +33,9 @@ func statusCommand() *cli.Command {
 		ArgsUsage:   "MATCH",
 		Flags:       agentFlags(),
 		Action: func(c *cli.Context) error {
-			a, err := args(c, "MATCH")
+			s, snap, err := readMatchArg(c)
 			if err != nil {
 				return err
-			}
-			s, err := newSeat(c, false)
-			if err != nil {
-				return err
-			}
-			snap, err := s.Read(c.Context, a[0])
-			if err != nil {
-				return seatError(err)
 			}
 			stt := snap.Status(s.Me(), nowUnix())
 			if c.Bool("json") {

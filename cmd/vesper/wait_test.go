@@ -6,39 +6,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
-)
 
-// blackHoleRelay accepts TCP connections and never answers: a relay that
-// is up but useless, the case that used to cost every call 10 s.
-func blackHoleRelay(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	var conns []net.Conn
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-		}
-	}()
-	t.Cleanup(func() {
-		ln.Close()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range conns {
-			c.Close()
-		}
-	})
-	return "ws://" + ln.Addr().String()
-}
+	"vesper/internal/testkit"
+)
 
 func deadRelayURL(t *testing.T) string {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -138,7 +108,7 @@ func playout(t *testing.T, relays, aKey, bKey, id string, aMoves, bMoves []strin
 func TestSeatEndToEndChess(t *testing.T) {
 	t.Parallel()
 	e := newAgentEnv(t)
-	relays := strings.Join([]string{deadRelayURL(t), blackHoleRelay(t), e.relay.URL()}, ",")
+	relays := strings.Join([]string{deadRelayURL(t), testkit.BlackHole(t), e.relay.URL()}, ",")
 	id := seatRun(t, relays, "challenge", "--key", e.aKey, "--timeout", "500ms")["match"].(string)
 	seatRun(t, relays, "accept", "--key", e.bKey, "--timeout", "500ms", id)
 	a, b, _ := playout(t, relays, e.aKey, e.bKey, id, []string{"f2f3", "g2g4"}, []string{"e7e5", "d8h4"})
