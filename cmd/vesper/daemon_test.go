@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -47,20 +48,39 @@ func urls(rs []*relayd.Relay) string {
 	return strings.Join(u, ",")
 }
 
-// publishIndependent posts with go-nostr's own relay client: a Nostr client
-// that is not this project's code.
+// publishIndependent posts with go-nostr's own websocket connection and
+// envelopes: a Nostr client that is not this project's code. (Not go-nostr's
+// Relay, whose Close races with its own writer goroutine under -race.)
 func publishIndependent(t *testing.T, url string, evs ...*nostr.Event) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	r, err := gn.RelayConnect(ctx, url)
+	conn, err := gn.NewConnection(ctx, url, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer r.Close()
+	defer conn.Close()
 	for _, ev := range evs {
-		if err := r.Publish(ctx, *ev); err != nil {
+		msg, err := (&gn.EventEnvelope{Event: *ev}).MarshalJSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := conn.WriteMessage(ctx, msg); err != nil {
 			t.Fatalf("publish %s to %s: %v", ev.ID, url, err)
+		}
+		for {
+			var buf bytes.Buffer
+			if err := conn.ReadMessage(ctx, &buf); err != nil {
+				t.Fatalf("publish %s to %s: no OK: %v", ev.ID, url, err)
+			}
+			env, ok := gn.ParseMessage(buf.String()).(*gn.OKEnvelope)
+			if !ok || env.EventID != ev.ID {
+				continue
+			}
+			if !env.OK {
+				t.Fatalf("publish %s to %s: %s", ev.ID, url, env.Reason)
+			}
+			break
 		}
 	}
 }

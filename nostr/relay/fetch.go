@@ -120,7 +120,7 @@ func fetchOne(ctx context.Context, url string, filters []gn.Filter, opts FetchOp
 	if err != nil {
 		return err
 	}
-	defer cn.close(ErrClosed)
+	defer cn.closeWait(ErrClosed) // no event delivered after fetchOne returns: the caller reads what was delivered
 	p.conn = cn
 	for _, f := range filters {
 		if _, err := p.run(ctx, f, f.Limit, deliver); err != nil {
