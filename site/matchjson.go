@@ -11,12 +11,21 @@ import (
 // exactly as signed (nostr.MarshalEvent: canonical escaping, no HTML
 // escaping, so ids and signatures still check), in fold order, one per line;
 // the seen_at entries this verifier holds for them; and the summary at now.
+// A stub (an oversized event whose body was not kept, match.Stub) is in the
+// summary's ignored list but not among the events, as in `vesper export`:
+// its body is gone, and it would not verify.
 func matchJSON(s *match.State, seenAt map[string]int64, now int64) []byte {
-	b := make([]byte, 0, 1024*len(s.Events))
+	events := make([]*nostr.Event, 0, len(s.Events))
+	for _, ev := range s.Events {
+		if !match.IsStub(ev) {
+			events = append(events, ev)
+		}
+	}
+	b := make([]byte, 0, 1024*len(events))
 	b = append(b, `{"match":`...)
 	b = nostr.AppendString(b, s.Match)
 	b = append(b, ",\n\"events\":["...)
-	for i, ev := range s.Events {
+	for i, ev := range events {
 		if i > 0 {
 			b = append(b, ',')
 		}
@@ -25,7 +34,7 @@ func matchJSON(s *match.State, seenAt map[string]int64, now int64) []byte {
 	}
 	b = append(b, "],\n\"seen_at\":{"...)
 	first := true
-	for _, ev := range s.Events {
+	for _, ev := range events {
 		t, ok := seenAt[ev.ID]
 		if !ok {
 			continue
