@@ -1,14 +1,13 @@
 package seat
 
 import (
-	"strconv"
-	"strings"
 	"time"
 
 	"vesper/match"
 	"vesper/match/chessjs"
 	"vesper/match/gomoku"
 	"vesper/nostr"
+	"vesper/pgn"
 )
 
 // Status is everything a player needs to act on a match: the summary of
@@ -258,41 +257,25 @@ func (out *Status) board(st *match.State) {
 			out.LegalMoves = append(out.LegalMoves, LegalMove{UCI: m.UCI(), SAN: m.SAN})
 		}
 	}
-	out.PGN = pgn(st, out.SANMoves)
+	out.PGN = statusPGN(st, out.SANMoves)
 }
 
-// pgn is a minimal PGN: the roster tags a reader needs and the SAN moves.
-func pgn(st *match.State, san []string) string {
-	result := "*"
-	if st.Over {
-		switch st.Result {
-		case match.First:
-			result = "1-0"
-		case match.Second:
-			result = "0-1"
-		default:
-			result = "1/2-1/2"
-		}
-	}
-	var b strings.Builder
-	b.WriteString(`[Event "vesper chess match"]` + "\n")
-	b.WriteString(`[Site "nostr"]` + "\n")
-	b.WriteString(`[Date "` + time.Unix(st.CreatedAt, 0).UTC().Format("2006.01.02") + `"]` + "\n")
-	b.WriteString(`[White "` + st.First + `"]` + "\n")
+// statusPGN is a short PGN of the match: the roster tags a reader needs and
+// the SAN moves (the site's .pgn files carry more tags).
+func statusPGN(st *match.State, san []string) string {
+	result := pgn.Result(st.Over, st.Result)
 	black := st.Second
 	if black == "" {
 		black = "?"
 	}
-	b.WriteString(`[Black "` + black + `"]` + "\n")
-	b.WriteString(`[Result "` + result + `"]` + "\n\n")
-	for i, m := range san {
-		if i%2 == 0 {
-			b.WriteString(strconv.Itoa(i/2+1) + ". ")
-		}
-		b.WriteString(m + " ")
-	}
-	b.WriteString(result + "\n")
-	return b.String()
+	return pgn.Write([]pgn.Tag{
+		{Name: "Event", Value: "vesper chess match"},
+		{Name: "Site", Value: "nostr"},
+		{Name: "Date", Value: time.Unix(st.CreatedAt, 0).UTC().Format("2006.01.02")},
+		{Name: "White", Value: st.First},
+		{Name: "Black", Value: black},
+		{Name: "Result", Value: result},
+	}, san, result)
 }
 
 // withContext fills a refusal with the retry context of this snapshot: whose

@@ -178,7 +178,7 @@ func (b *builder) matchView(s *match.State, seenAt map[string]int64) *matchPage 
 	v.FinalText = finalTexts[s.FinalBy]
 	v.HouseMay = v.Clock.Status == match.StatusOpen && s.Invitee == "" && b.in.Daemon != "" && s.First != b.in.Daemon
 	if s.Kind == nostr.GameChess {
-		v.PGN = pgn(s, v.Replay.Moves, v.First, v.Second, v.FirstRating, v.SecondRating)
+		v.PGN = matchPGN(s, v.Replay.Moves, v.First, v.Second, v.FirstRating, v.SecondRating)
 	}
 	b.finality(s, v)
 	b.eventRows(s, seenAt, v)

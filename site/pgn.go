@@ -2,26 +2,12 @@ package site
 
 import (
 	"strconv"
-	"strings"
 	"time"
 
 	"vesper/match"
+	"vesper/nostr"
+	"vesper/pgn"
 )
-
-// pgnResult is the PGN result token of a state: the computed result once the
-// game is over (final or not: the Final tag says which), "*" before.
-func pgnResult(s *match.State) string {
-	if !s.Over {
-		return "*"
-	}
-	switch s.Result {
-	case match.First:
-		return "1-0"
-	case match.Second:
-		return "0-1"
-	}
-	return "1/2-1/2"
-}
 
 // pgnTermination maps a reason to the PGN standard's Termination values.
 func pgnTermination(s *match.State) string {
@@ -43,27 +29,18 @@ func pgnElo(r gameRating) string {
 	return strconv.Itoa(r.Before)
 }
 
-// pgnString quotes a tag value: PGN escapes only backslash and quote; the
-// value is cleaned first so no control character or newline can end the tag
-// or forge another.
-func pgnString(s string) string {
-	s = cleanLine(s, maxName*2)
-	s = strings.ReplaceAll(s, `\`, `\\`)
-	s = strings.ReplaceAll(s, `"`, `\"`)
-	return `"` + s + `"`
-}
-
 // pgn renders the game with the Seven Tag Roster first (Event, Site, Date,
 // Round, White, Black, Result), then the match id, the result's reason and
 // how it became final, then the movetext in SAN wrapped at 79 columns.
-func pgn(s *match.State, sans []string, white, black player, whiteElo, blackElo gameRating) string {
-	var b strings.Builder
+func matchPGN(s *match.State, sans []string, white, black player, whiteElo, blackElo gameRating) string {
+	var tags []pgn.Tag
 	tag := func(name, value string) {
-		b.WriteString("[" + name + " " + pgnString(value) + "]\n")
+		// Names come from profiles: cleaned to one short line first.
+		tags = append(tags, pgn.Tag{Name: name, Value: cleanLine(value, maxName*2)})
 	}
-	result := pgnResult(s)
+	result := pgn.Result(s.Over, s.Result)
 	tag("Event", "vesper "+s.Kind+" match")
-	tag("Site", "nostr, kind 4420 challenge "+s.Match)
+	tag("Site", "nostr, kind "+strconv.Itoa(nostr.KindChallenge)+" challenge "+s.Match)
 	tag("Date", time.Unix(s.CreatedAt, 0).UTC().Format("2006.01.02"))
 	tag("Round", "-")
 	tag("White", white.pgnName())
@@ -93,26 +70,5 @@ func pgn(s *match.State, sans []string, white, black player, whiteElo, blackElo 
 		tag("Final", "no")
 	}
 	tag("PlyCount", strconv.Itoa(len(sans)))
-	b.WriteByte('\n')
-	line := 0
-	word := func(w string) {
-		if line > 0 && line+1+len(w) > 79 {
-			b.WriteByte('\n')
-			line = 0
-		} else if line > 0 {
-			b.WriteByte(' ')
-			line++
-		}
-		b.WriteString(w)
-		line += len(w)
-	}
-	for i, san := range sans {
-		if i%2 == 0 {
-			word(strconv.Itoa(i/2+1) + ".")
-		}
-		word(san)
-	}
-	word(result)
-	b.WriteByte('\n')
-	return b.String()
+	return pgn.Write(tags, sans, result)
 }
