@@ -182,23 +182,30 @@ func (q *relayQuota) take(relay string, now int64, limit int) bool {
 // batchQuota applies the quotas to one batch: the store's counts plus what
 // the batch itself has admitted so far.
 type batchQuota struct {
-	n    *node
-	now  int64
-	open map[string]int // author -> open challenges, store + batch
+	n        *node
+	now      int64
+	open     map[string]int  // author -> open challenges, store + batch
+	admitted map[string]bool // ids the batch has admitted
 }
 
 func (n *node) newBatchQuota(now int64) *batchQuota {
-	return &batchQuota{n: n, now: now, open: map[string]int{}}
+	return &batchQuota{n: n, now: now, open: map[string]int{}, admitted: map[string]bool{}}
 }
 
 // admit reports whether ev, delivered by relay and belonging to matches,
 // is within the quotas, counting it if so. The daemon's own events (relay
 // "") and copies of stored events are always admitted: they add nothing.
 func (q *batchQuota) admit(ctx context.Context, ev *nostr.Event, relayURL string, matches []string) (bool, error) {
-	if relayURL == "" {
+	// A second copy in one batch (the backfill and the sync both sent it,
+	// or two relays did) is a copy like a stored one: counting it again
+	// would drop another event in its place.
+	if relayURL == "" || q.admitted[ev.ID] {
 		return true, nil
 	}
 	over, err := q.over(ctx, ev, relayURL, matches)
+	if err == nil && over == "" {
+		q.admitted[ev.ID] = true
+	}
 	if err != nil || over == "" {
 		return err == nil, err
 	}
