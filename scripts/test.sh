@@ -17,4 +17,4 @@ go test -timeout 30m "$@" ./...
 # they are left out here.
 go test -race -timeout 30m "$@" ./nostr ./nostr/relay ./seat ./store ./match ./arbiter ./mcpseat
 go test -race -timeout 30m "$@" ./cmd/vesper \
-	-run 'TestIngest|TestDuties|TestHouse|TestPublishPending|TestOnlyAccepted|TestBackdated|TestDaemonSite|TestArbiterOnce|TestOutbox|TestSeat|TestAgent|TestGames|TestStatus|TestWatch|TestSyncCommand'
+	-run 'TestIngest|TestDuties|TestHouse|TestPublishPending|TestOnlyAccepted|TestBackdated|TestDaemonSite|TestArbiterOnce|TestOutbox|TestSeat|TestAgent|TestGames|TestStatus|TestWatch|TestSyncCommand|TestRunDaemon'

@@ -7,6 +7,7 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"sort"
+	"sync"
 	"syscall"
 	"time"
 
@@ -120,6 +121,17 @@ func openNode(c *cli.Context) (*node, func(), error) {
 
 // runDaemon is the daemon loop: ingest, fold, decide, publish, build.
 func (n *node) runDaemon(ctx context.Context, o runOptions) error {
+	// Every goroutine the daemon starts (the relay client, the sync
+	// worker, the publisher, a site build) has ended when runDaemon
+	// returns, whatever the reason, so the caller closes the store under
+	// nobody.
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	defer func() {
+		cancel()
+		wg.Wait()
+		<-siteOf(n).wait()
+	}()
 	// A relay that (re)connected is reconciled (syncWorker): its backfill
 	// asks only for created_at after the cursor.
 	reconnected := make(chan string, 64)
@@ -157,24 +169,27 @@ func (n *node) runDaemon(ctx context.Context, o runOptions) error {
 	// Each queued event may hold up to the client's message cap in raw
 	// bytes: the queue's length bounds that memory (256 x 256 KiB).
 	recv := make(chan relay.Received, 256)
-	go func() {
+	wg.Go(func() {
 		if err := client.Run(ctx, recv); err != nil && ctx.Err() == nil {
 			n.log.Error("relay client stopped", "err", err)
 		}
-	}()
+	})
 	// The sync worker sends its events on recv like the client, then a
 	// marker (a Received with neither Event nor Relay) behind them, with
 	// its outcome on synced: when the loop meets the marker, everything
 	// the sync fetched is stored.
 	synced := make(chan syncRun, 1)
 	reveal := make(chan []string, 16)
-	go n.syncWorker(ctx, o, recv, reconnected, reveal, synced, syncMet)
+	wg.Go(func() { n.syncWorker(ctx, o, recv, reconnected, reveal, synced, syncMet) })
 	asked := map[string]bool{} // matches already sent to reveal
 	if err := n.profileDuty(ctx); err != nil {
+		if ctx.Err() != nil {
+			return nil // stopped while starting
+		}
 		return fail(exitFailure, "outbox: %v", err)
 	}
 	kick := make(chan struct{}, 1)
-	go n.publisher(ctx, kick, client)
+	wg.Go(func() { n.publisher(ctx, kick, client) })
 	poke := func() {
 		select {
 		case kick <- struct{}{}:
