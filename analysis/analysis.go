@@ -1,0 +1,107 @@
+// Package analysis grades the moves of finished games: for chess, each
+// position evaluated by a UCI engine that took no part in the game
+// (Stockfish when configured, else vesper's own engine through the same
+// UCI interface) at a fixed depth, so that two runs on the same engine
+// build give the same numbers; for gomoku, an exact threat check that says
+// `unknown` rather than guess.
+//
+// The types here are analysis.json, the file the site publishes beside
+// match.json: it names the engine, its version and the depth, so anyone
+// can recompute it.
+package analysis
+
+// FormatVersion is analysis.json's format; it changes when a field's
+// meaning does.
+const FormatVersion = 1
+
+// Tag grades one move. The values are the only spelling of each tag.
+type Tag string
+
+const (
+	TagBest       Tag = "best"       // the engine's best move, or no worse than it
+	TagGood       Tag = "good"       // below the inaccuracy threshold
+	TagInaccuracy Tag = "inaccuracy" // Win% drop of at least InaccuracyDrop
+	TagMistake    Tag = "mistake"    // at least MistakeDrop
+	TagBlunder    Tag = "blunder"    // at least BlunderDrop (gomoku: a missed five or an allowed win)
+	TagUnknown    Tag = "unknown"    // gomoku: no exact grade
+)
+
+// Tags lists the tags in the order pages show them.
+var Tags = []Tag{TagBest, TagGood, TagInaccuracy, TagMistake, TagBlunder, TagUnknown}
+
+// The thresholds on the mover's Win% drop (0-100 scale), Lichess's
+// 0.1/0.2/0.3 on its -1..1 winning-chances scale.
+const (
+	InaccuracyDrop = 5.0
+	MistakeDrop    = 10.0
+	BlunderDrop    = 15.0
+)
+
+// Status says where a game's analysis is.
+type Status string
+
+const (
+	StatusDone   Status = "done"
+	StatusFailed Status = "failed" // shown as no analysis, never a partial one
+)
+
+// Engine names what computed an analysis.
+type Engine struct {
+	Name    string `json:"name"`    // the engine's "id name", e.g. "Stockfish 15.1"
+	Version string `json:"version"` // build identity as far as the engine tells it
+	Depth   int    `json:"depth,omitempty"`
+	Nodes   int64  `json:"nodes,omitempty"`
+}
+
+// Eval is a position's evaluation from White's side (chess): centipawns,
+// or a forced mate in Mate moves (positive: White mates). At most one of
+// them is meaningful: Mate != 0 wins over CP.
+type Eval struct {
+	CP   int `json:"cp"`
+	Mate int `json:"mate,omitempty"`
+}
+
+// Move is one graded move.
+type Move struct {
+	Ply  int    `json:"ply"`  // 1-based, as the protocol's ply tag
+	Move string `json:"move"` // as played: SAN for chess, the point for gomoku
+	Side string `json:"side"` // "white"/"black", or "black"/"white" stones for gomoku
+	// Best is the engine's best move in the position before (chess, SAN),
+	// or for gomoku the winning point missed / the threat to answer.
+	Best string `json:"best,omitempty"`
+	// Before and After evaluate the positions before and after the move
+	// (chess only).
+	Before *Eval `json:"before,omitempty"`
+	After  *Eval `json:"after,omitempty"`
+	// Loss is the centipawn loss against Best, from the mover's side,
+	// never negative (chess only; mates count as MateCP).
+	Loss int `json:"cp_loss"`
+	// WinBefore and WinAfter are the mover's Win% (0-100) before and after.
+	WinBefore float64 `json:"win_before"`
+	WinAfter  float64 `json:"win_after"`
+	// Accuracy is Lichess's move accuracy (0-100) from the Win% drop.
+	Accuracy float64 `json:"accuracy"`
+	Tag      Tag     `json:"tag"`
+}
+
+// Player is one side's figures for the game.
+type Player struct {
+	Pubkey   string      `json:"pubkey"`
+	Side     string      `json:"side"`
+	Moves    int         `json:"moves"`
+	Accuracy float64     `json:"accuracy"` // chess only
+	ACPL     float64     `json:"acpl"`     // average centipawn loss, chess only
+	Counts   map[Tag]int `json:"counts"`
+}
+
+// Game is a finished game's analysis: analysis.json.
+type Game struct {
+	Format  int      `json:"format"`
+	Match   string   `json:"match"`
+	Game    string   `json:"game"` // "chess" or "gomoku"
+	Status  Status   `json:"status"`
+	Error   string   `json:"error,omitempty"` // why it failed
+	Engine  Engine   `json:"engine"`
+	Moves   []Move   `json:"moves"`
+	Players []Player `json:"players"` // first (White / Black stones) then second
+}
