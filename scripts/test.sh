@@ -10,11 +10,11 @@ if [ ! -d conformance/chessjs/node_modules/chess.js ]; then
 fi
 go vet ./...
 go test -timeout 30m "$@" ./...
-# The race detector over the code that runs concurrently in the daemon and
-# the agent's seat (relay client, store, seat, MCP server) and over the
-# daemon's in-process tests (node, ingest, duties, outbox, site marks). The
-# end-to-end tests run the daemon as a separate, uninstrumented binary, so
-# they are left out here.
-go test -race -timeout 30m "$@" ./nostr ./nostr/relay ./seat ./store ./match ./arbiter ./mcpseat
+# The race detector over the code that runs concurrently: the daemon
+# package (Run, ingest, duties, outbox, sync worker, site builds), the relay
+# client, store, seat and MCP server, and the in-process tests of
+# cmd/vesper. The end-to-end tests there run the daemon as a separate,
+# uninstrumented binary, so they are left out here.
+go test -race -timeout 30m "$@" ./daemon ./nostr ./nostr/relay ./seat ./store ./match ./arbiter ./mcpseat
 go test -race -timeout 30m "$@" ./cmd/vesper \
-	-run 'TestIngest|TestDuties|TestHouse|TestPublishPending|TestOnlyAccepted|TestBackdated|TestDaemonSite|TestArbiterOnce|TestOutbox|TestSeat|TestAgent|TestGames|TestStatus|TestWatch|TestSyncCommand|TestRunDaemon'
+	-run 'TestArbiterOnce|TestOutbox|TestSeat|TestAgent|TestGames|TestStatus|TestWatch|TestSyncCommand'

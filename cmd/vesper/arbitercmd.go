@@ -7,6 +7,7 @@ import (
 	gn "github.com/nbd-wtf/go-nostr"
 	"github.com/urfave/cli/v2"
 
+	"vesper/daemon"
 	"vesper/match"
 	"vesper/nostr"
 	"vesper/nostr/relay"
@@ -22,39 +23,39 @@ func arbiterCommand() *cli.Command {
 			"pending in the outbox, and prints what it did.",
 		Flags: append(daemonFlags(), jsonFlag(), &cli.BoolFlag{Name: "once", Value: true, Usage: "one pass (the only mode; the daemon runs continuously)"}),
 		Action: func(c *cli.Context) error {
-			n, closeFn, err := openNode(c)
+			n, _, closeFn, err := openDaemon(c, daemon.Options{}, false)
 			if err != nil {
 				return err
 			}
 			defer closeFn()
-			if n.self == "" {
+			if n.Self() == "" {
 				return fail(exitKey, "the arbiter needs a key: pass --key FILE or set VESPER_NSEC")
 			}
-			since := gn.Timestamp(n.clock() - match.ChallengeExpiry - 86400)
-			got, err := relay.Fetch(c.Context, n.relays, []gn.Filter{
+			since := gn.Timestamp(time.Now().Unix() - match.ChallengeExpiry - 86400)
+			got, err := relay.Fetch(c.Context, relayList(c), []gn.Filter{
 				{Kinds: []int{nostr.KindChallenge}, Tags: gn.TagMap{"t": {nostr.GamesTopic}}, Since: &since},
 				{Kinds: []int{nostr.KindAccept, nostr.KindMove, nostr.KindResult, nostr.KindRequest, nostr.KindRuling}, Since: &since},
 			}, 20*time.Second)
 			if err != nil {
 				return fail(exitRelays, "fetch: %v", err)
 			}
-			if _, err := n.rebuild(c.Context, nil); err != nil {
+			if _, _, err := n.Rebuild(c.Context, nil); err != nil {
 				return fail(exitFailure, "rebuild: %v", err)
 			}
-			if _, err := n.ingest(c.Context, got); err != nil {
+			if err := n.Ingest(c.Context, got); err != nil {
 				return fail(exitFailure, "store: %v", err)
 			}
-			recorded, err := n.decide(c.Context)
+			recorded, err := n.Decide(c.Context)
 			if err != nil {
 				return fail(exitFailure, "duties: %v", err)
 			}
-			res, err := n.publishPending(c.Context, netTimeout)
+			res, err := n.PublishPending(c.Context, netTimeout)
 			if err != nil {
 				return fail(exitFailure, "outbox: %v", err)
 			}
 			if c.Bool("json") {
 				if res == nil {
-					res = []sent{}
+					res = []daemon.Sent{}
 				}
 				return printJSON(map[string]any{"fetched": len(got), "recorded": recorded, "published": res})
 			}

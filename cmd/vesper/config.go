@@ -11,6 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"vesper/daemon"
 	"vesper/nostr"
 )
 
@@ -96,48 +97,33 @@ func unwrapPath(err error) error {
 	return err
 }
 
-// limits are what the daemon bounds against a hostile network (issue 13),
-// each an operator flag; zero or less turns a quota off.
-type limits struct {
-	openPerAuthor   int   // open challenges one author may have (created in the last 7 days, not accepted)
-	eventsPerAuthor int   // events one author may add to one match
-	relayChallenges int   // new challenges stored from one relay per hour
-	dutiesPerPass   int   // new duties recorded (signed) per pass
-	publishParallel int   // outbox items published at once
-	maxSkew         int64 // seconds ahead of our clock a challenge may be stamped, or our own event
-	summaryIgnored  int   // ignored entries kept in full in each stored summary
-}
-
-func defaultLimits() limits {
-	return limits{openPerAuthor: 20, eventsPerAuthor: 1000, relayChallenges: 20000, dutiesPerPass: 20,
-		publishParallel: 4, maxSkew: 120, summaryIgnored: 200}
-}
-
 // limitFlags are the daemon's (and `arbiter --once`'s) limit flags.
 func limitFlags() []cli.Flag {
-	d := defaultLimits()
+	d := daemon.DefaultLimits()
 	return []cli.Flag{
-		&cli.IntFlag{Name: "quota-open-challenges", Value: d.openPerAuthor, Usage: "open challenges (last 7 days, not accepted) kept per author; more are dropped (0: no quota)"},
-		&cli.IntFlag{Name: "quota-match-events", Value: d.eventsPerAuthor, Usage: "events kept per author per match; more are dropped (0: no quota)"},
-		&cli.IntFlag{Name: "quota-relay-challenges", Value: d.relayChallenges, Usage: "new challenges stored per relay per hour; more are dropped (0: no quota)"},
-		&cli.IntFlag{Name: "max-duties", Value: d.dutiesPerPass, Usage: "new duties (accepts, moves, results, claims, rulings) signed per pass; the rest wait for the next pass"},
-		&cli.IntFlag{Name: "publish-parallel", Value: d.publishParallel, Usage: "outbox events published at once (in the order recorded within a match)"},
-		&cli.DurationFlag{Name: "max-skew", Value: time.Duration(d.maxSkew) * time.Second, Usage: "how far ahead of this clock a challenge may be stamped before the house defers it, and the most the house stamps its own events ahead"},
-		&cli.IntFlag{Name: "summary-ignored", Value: d.summaryIgnored, Usage: "ignored events listed in full in each stored summary (the rest are counted; vesper verify always lists all)"},
+		&cli.IntFlag{Name: "quota-open-challenges", Value: d.OpenPerAuthor, Usage: "open challenges (last 7 days, not accepted) kept per author; more are dropped (0: no quota)"},
+		&cli.IntFlag{Name: "quota-match-events", Value: d.EventsPerAuthor, Usage: "events kept per author per match; more are dropped (0: no quota)"},
+		&cli.IntFlag{Name: "quota-relay-challenges", Value: d.RelayChallenges, Usage: "new challenges stored per relay per hour; more are dropped (0: no quota)"},
+		&cli.IntFlag{Name: "max-duties", Value: d.DutiesPerPass, Usage: "new duties (accepts, moves, results, claims, rulings) signed per pass; the rest wait for the next pass"},
+		&cli.IntFlag{Name: "publish-parallel", Value: d.PublishParallel, Usage: "outbox events published at once (in the order recorded within a match)"},
+		&cli.DurationFlag{Name: "max-skew", Value: time.Duration(d.MaxSkew) * time.Second, Usage: "how far ahead of this clock a challenge may be stamped before the house defers it, and the most the house stamps its own events ahead"},
+		&cli.IntFlag{Name: "summary-ignored", Value: d.SummaryIgnored, Usage: "ignored events listed in full in each stored summary (the rest are counted; vesper verify always lists all)"},
 	}
 }
 
-// applyLimits reads the limit flags the command defines into n.
-func applyLimits(c *cli.Context, n *node) {
+// limitsOf reads the limit flags the command defines; the others keep
+// their defaults.
+func limitsOf(c *cli.Context) daemon.Limits {
+	l := daemon.DefaultLimits()
 	// Value is nil for a flag the command does not define: its default stays.
 	defined := func(name string) bool { return c.Value(name) != nil }
 	ints := []struct {
 		name string
 		dst  *int
 	}{
-		{"quota-open-challenges", &n.lim.openPerAuthor}, {"quota-match-events", &n.lim.eventsPerAuthor},
-		{"quota-relay-challenges", &n.lim.relayChallenges}, {"max-duties", &n.lim.dutiesPerPass},
-		{"publish-parallel", &n.lim.publishParallel}, {"summary-ignored", &n.lim.summaryIgnored},
+		{"quota-open-challenges", &l.OpenPerAuthor}, {"quota-match-events", &l.EventsPerAuthor},
+		{"quota-relay-challenges", &l.RelayChallenges}, {"max-duties", &l.DutiesPerPass},
+		{"publish-parallel", &l.PublishParallel}, {"summary-ignored", &l.SummaryIgnored},
 	}
 	for _, f := range ints {
 		if defined(f.name) {
@@ -145,9 +131,9 @@ func applyLimits(c *cli.Context, n *node) {
 		}
 	}
 	if defined("max-skew") {
-		n.lim.maxSkew = int64(c.Duration("max-skew") / time.Second)
+		l.MaxSkew = int64(c.Duration("max-skew") / time.Second)
 	}
-	n.cfg.MaxSkew = n.lim.maxSkew
+	return l
 }
 
 // maxKeyFile bounds what is read of a key file: a key is 63 or 64

@@ -13,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"vesper/arbiter"
+	"vesper/daemon"
 	"vesper/match"
 	"vesper/nostr"
 	"vesper/nostr/relay"
@@ -88,12 +89,16 @@ func runDemo(sig context.Context, o demoOptions) error {
 	}
 	defer st.Close()
 	house := nostr.GenerateKey()
-	n := newNode(st, house, relays, arbiter.DefaultConfig(), demoLog())
+	n, err := daemon.Open(daemon.Config{Store: st, Key: house, Relays: relays, Arbiter: arbiter.DefaultConfig(), Log: demoLog(),
+		Run: daemon.Options{Tick: time.Second, SiteEvery: time.Hour}})
+	if err != nil {
+		return err
+	}
 	dctx, stopDaemon := context.WithCancel(sig)
 	defer stopDaemon()
 	daemonDone := make(chan error, 1)
 	go func() {
-		daemonDone <- n.runDaemon(dctx, runOptions{tick: time.Second, siteEvery: time.Hour})
+		daemonDone <- n.Run(dctx)
 	}()
 	say("daemon started (pubkey %s)", house.PublicKey())
 
@@ -159,7 +164,7 @@ func runDemo(sig context.Context, o demoOptions) error {
 			return err
 		}
 	}
-	if _, err := siteFromStore(context.Background(), st, siteDir, house.PublicKey(), false, time.Now().Unix()); err != nil {
+	if _, err := daemon.BuildSite(context.Background(), st, siteDir, house.PublicKey(), false, time.Now().Unix()); err != nil {
 		return fail(exitFailure, "site: %v", err)
 	}
 	say("")
@@ -183,11 +188,11 @@ func runDemo(sig context.Context, o demoOptions) error {
 }
 
 // waitState polls the daemon's state of a match until cond holds.
-func waitState(ctx context.Context, n *node, id string, cond func(*match.State) bool) (*match.State, error) {
+func waitState(ctx context.Context, n *daemon.Daemon, id string, cond func(*match.State) bool) (*match.State, error) {
 	t := time.NewTicker(20 * time.Millisecond)
 	defer t.Stop()
 	for {
-		if s := n.state(id); s != nil && cond(s) {
+		if s := n.State(id); s != nil && cond(s) {
 			return s, nil
 		}
 		select {

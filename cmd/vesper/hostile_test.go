@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"vesper/internal/benchfx"
 	"vesper/internal/hostile"
 	"vesper/internal/testkit"
 	"vesper/nostr"
@@ -105,7 +106,7 @@ func TestDaemonSurvivesHostileNetwork(t *testing.T) {
 	folded := time.Since(start)
 	waitFor(t, "the open challenge taken", time.Minute-folded, func() bool { return fetchFold(t, honest.URL(), open.ID).Accepted })
 	taken := time.Since(start)
-	rss := procStatusMB(fmt.Sprintf("/proc/%d/status", d.cmd.Process.Pid), "VmHWM:")
+	rss := benchfx.ProcStatusMB(fmt.Sprintf("/proc/%d/status", d.cmd.Process.Pid), "VmHWM:")
 	d.stop(t)
 	t.Logf("junk %d: folded after %v, accepted after %v, peak RSS %.0f MB; hostile relay: %d connections, %d asked for compression",
 		junk, folded.Round(100*time.Millisecond), taken.Round(100*time.Millisecond), rss, h.Connections(), h.CompressionAsked())

@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"vesper/daemon"
 	"vesper/internal/sim"
 	"vesper/store"
 )
@@ -74,6 +75,6 @@ func simCommand() *cli.Command {
 // simSite is the site build the simulation checks: the daemon's, listing
 // every account.
 func simSite(ctx context.Context, st *store.Store, dir, house string, now int64) error {
-	_, err := siteFromStore(ctx, st, dir, house, true, now)
+	_, err := daemon.BuildSite(ctx, st, dir, house, true, now)
 	return err
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 
-	"vesper/arbiter"
+	"vesper/daemon"
 	"vesper/match"
 	"vesper/nostr"
 	"vesper/store"
@@ -31,8 +31,11 @@ func rebuildCommand() *cli.Command {
 				return err
 			}
 			defer st.Close()
-			n := newNode(st, nostr.SecretKey{}, nil, arbiter.Config{}, slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
-			n.recheck = c.Bool("verify")
+			n, err := daemon.Open(daemon.Config{Store: st, Recheck: c.Bool("verify"),
+				Log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+			if err != nil {
+				return fail(exitFailure, "%v", err)
+			}
 			var bar *progressbar.ProgressBar
 			progress := func(done, total int) {}
 			if term.IsTerminal(int(os.Stderr.Fd())) {
@@ -44,7 +47,7 @@ func rebuildCommand() *cli.Command {
 					_ = bar.Set(done)
 				}
 			}
-			total, err := n.rebuild(c.Context, progress)
+			total, rejected, err := n.Rebuild(c.Context, progress)
 			if bar != nil {
 				_ = bar.Finish()
 				fmt.Fprintln(os.Stderr)
@@ -53,8 +56,8 @@ func rebuildCommand() *cli.Command {
 				return fail(exitFailure, "rebuild: %v", err)
 			}
 			fmt.Printf("rebuilt %d matches in %s\n", total, st.Path())
-			if n.recheck {
-				fmt.Printf("%d stored events failed their check and were left out\n", n.rejected.Load())
+			if c.Bool("verify") {
+				fmt.Printf("%d stored events failed their check and were left out\n", rejected)
 			}
 			return nil
 		},

@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"context"
@@ -15,10 +15,10 @@ import (
 	"vesper/store"
 )
 
-// node is the daemon's state: the store, every match's folded state, and
-// the key it acts with. The daemon loop, `arbiter --once`, `rebuild` and
-// `demo` all drive one.
-type node struct {
+// Daemon is the daemon's state: the store, the folded state of the
+// matches it keeps, and the key it acts with. The daemon loop, `arbiter
+// --once`, `rebuild` and `demo` all drive one.
+type Daemon struct {
 	st     *store.Store
 	key    nostr.SecretKey // zero: verify only
 	self   string
@@ -28,7 +28,7 @@ type node struct {
 	clock  func() int64
 	think  time.Duration // engine budget per move
 	met    *metrics
-	lim    limits
+	lim    Limits
 	quota  *relayQuota // new challenges per relay per hour
 	pairs  pairCounts  // events per (match, author), for the per-author quota
 	site   *siteMarks  // matches changed since the site was built
@@ -42,14 +42,16 @@ type node struct {
 
 	mu     sync.Mutex
 	states map[string]*match.State
+
+	runState
 }
 
-func newNode(st *store.Store, key nostr.SecretKey, relays []string, cfg arbiter.Config, log *slog.Logger) *node {
-	n := &node{st: st, key: key, relays: relays, cfg: cfg, log: log, states: map[string]*match.State{},
+func newNode(st *store.Store, key nostr.SecretKey, relays []string, cfg arbiter.Config, log *slog.Logger) *Daemon {
+	n := &Daemon{st: st, key: key, relays: relays, cfg: cfg, log: log, states: map[string]*match.State{},
 		clock: func() int64 { return time.Now().Unix() }, think: 2 * time.Second,
-		lim: defaultLimits(), quota: &relayQuota{}, site: newSiteMarks()}
+		lim: DefaultLimits(), quota: &relayQuota{}, site: newSiteMarks()}
 	if n.cfg.MaxSkew <= 0 {
-		n.cfg.MaxSkew = n.lim.maxSkew
+		n.cfg.MaxSkew = n.lim.MaxSkew
 	}
 	if !key.IsZero() {
 		n.self = key.PublicKey()
@@ -58,7 +60,7 @@ func newNode(st *store.Store, key nostr.SecretKey, relays []string, cfg arbiter.
 }
 
 // refold folds one match from the store and writes its summary.
-func (n *node) refold(ctx context.Context, id string) (*match.State, error) {
+func (n *Daemon) refold(ctx context.Context, id string) (*match.State, error) {
 	n.refolds.Add(1)
 	l, err := n.load(ctx, id)
 	if err != nil {
@@ -74,7 +76,7 @@ type loaded struct {
 	seen map[string]int64
 }
 
-func (n *node) load(ctx context.Context, id string) (loaded, error) {
+func (n *Daemon) load(ctx context.Context, id string) (loaded, error) {
 	stored, err := n.st.MatchEvents(ctx, id)
 	if err != nil {
 		return loaded{}, err
@@ -87,7 +89,7 @@ func (n *node) load(ctx context.Context, id string) (loaded, error) {
 	return l, nil
 }
 
-func (n *node) foldLoaded(ctx context.Context, l loaded) (*match.State, error) {
+func (n *Daemon) foldLoaded(ctx context.Context, l loaded) (*match.State, error) {
 	start := time.Now()
 	s, err := match.Fold(l.id, l.evs, l.seen)
 	n.met.observeFold(time.Since(start))
@@ -107,7 +109,7 @@ func (n *node) foldLoaded(ctx context.Context, l loaded) (*match.State, error) {
 // refoldGroup is refold for several matches, their signatures re-checked
 // together when n.recheck is set: a batch equation over a few thousand
 // signatures costs several times less per signature than one per match.
-func (n *node) refoldGroup(ctx context.Context, ids []string) error {
+func (n *Daemon) refoldGroup(ctx context.Context, ids []string) error {
 	group := make([]loaded, 0, len(ids))
 	var all []*nostr.Event
 	for _, id := range ids {
@@ -136,7 +138,7 @@ func (n *node) refoldGroup(ctx context.Context, ids []string) error {
 // hold (section 1 drops them, so the fold never sees them).
 func failing(evs []*nostr.Event) map[string]bool {
 	bad := map[string]bool{}
-	for i, ok := range verifyEvents(evs) {
+	for i, ok := range VerifyEvents(evs) {
 		if !ok {
 			bad[evs[i].ID] = true
 		}
@@ -145,7 +147,7 @@ func failing(evs []*nostr.Event) map[string]bool {
 }
 
 // without returns l's events but the bad ones, counting and logging those.
-func (n *node) without(l loaded, bad map[string]bool) []*nostr.Event {
+func (n *Daemon) without(l loaded, bad map[string]bool) []*nostr.Event {
 	if len(bad) == 0 {
 		return l.evs
 	}
@@ -162,22 +164,22 @@ func (n *node) without(l loaded, bad map[string]bool) []*nostr.Event {
 }
 
 // keep writes a match's summary and makes s its current state.
-func (n *node) keep(ctx context.Context, s *match.State) error {
+func (n *Daemon) keep(ctx context.Context, s *match.State) error {
 	return n.keepAll(ctx, []*match.State{s})
 }
 
 // keepAll writes the summaries of states in one transaction and makes
-// them current. A stored summary lists at most lim.summaryIgnored ignored
+// them current. A stored summary lists at most lim.SummaryIgnored ignored
 // events in full and counts the rest: a match flooded with junk would
 // otherwise rewrite hundreds of kilobytes at every event.
-func (n *node) keepAll(ctx context.Context, states []*match.State) error {
+func (n *Daemon) keepAll(ctx context.Context, states []*match.State) error {
 	if len(states) == 0 {
 		return nil
 	}
 	now := n.clock()
 	sums := make([]store.Summary, 0, len(states))
 	for _, s := range states {
-		sum := s.SummaryCapped(now, n.lim.summaryIgnored)
+		sum := s.SummaryCapped(now, n.lim.SummaryIgnored)
 		sums = append(sums, store.Summary{
 			Match: s.Match, Game: s.Kind, First: s.First, Second: s.Second,
 			Status: string(sum.Status), Final: s.Final, UpdatedAt: now, JSON: match.MarshalLine(sum),
@@ -210,7 +212,7 @@ func (n *node) keepAll(ctx context.Context, states []*match.State) error {
 const rebuildGroup = 16
 
 // rebuild re-folds every stored match, reporting progress.
-func (n *node) rebuild(ctx context.Context, progress func(done, total int)) (int, error) {
+func (n *Daemon) rebuild(ctx context.Context, progress func(done, total int)) (int, error) {
 	ids, err := n.st.MatchIDs(ctx)
 	if err != nil {
 		return 0, err
@@ -219,7 +221,7 @@ func (n *node) rebuild(ctx context.Context, progress func(done, total int)) (int
 }
 
 // refoldAll re-folds the matches ids on all cores, reporting progress.
-func (n *node) refoldAll(ctx context.Context, ids []string, progress func(done, total int)) error {
+func (n *Daemon) refoldAll(ctx context.Context, ids []string, progress func(done, total int)) error {
 	jobs := make(chan []string)
 	errs := make(chan error, 1)
 	var wg sync.WaitGroup
@@ -259,7 +261,7 @@ func (n *node) refoldAll(ctx context.Context, ids []string, progress func(done, 
 }
 
 // snapshot returns the states sorted by match id.
-func (n *node) snapshot() []*match.State {
+func (n *Daemon) snapshot() []*match.State {
 	n.mu.Lock()
 	out := make([]*match.State, 0, len(n.states))
 	for _, s := range n.states {
@@ -272,7 +274,7 @@ func (n *node) snapshot() []*match.State {
 
 // live returns the states the arbiter may act on: not final and not
 // expired (a finished match needs nothing more from anyone).
-func (n *node) live(now int64) []*match.State {
+func (n *Daemon) live(now int64) []*match.State {
 	var out []*match.State
 	for _, s := range n.snapshot() {
 		if !s.Final && s.Status(now) != match.StatusExpired {
@@ -282,7 +284,7 @@ func (n *node) live(now int64) []*match.State {
 	return out
 }
 
-func (n *node) state(id string) *match.State {
+func (n *Daemon) state(id string) *match.State {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	return n.states[id]

@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"bufio"
@@ -17,6 +17,7 @@ import (
 	gn "github.com/nbd-wtf/go-nostr"
 
 	"vesper/arbiter"
+	"vesper/internal/benchfx"
 	"vesper/internal/testkit"
 	"vesper/nostr"
 	"vesper/relayd"
@@ -35,13 +36,13 @@ import (
 //
 //	go test ./cmd/vesper -run '^$' -bench RestartSync -benchtime 1x -timeout 2h -vesper.scale 1000
 func BenchmarkRestartSync(b *testing.B) {
-	for _, field := range strings.Split(*scaleSizes, ",") {
+	for _, field := range strings.Split(*benchfx.Sizes, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(field))
 		if err != nil || n <= 0 {
 			b.Fatalf("-vesper.scale: bad size %q", field)
 		}
 		b.Run(fmt.Sprintf("matches=%d", n), func(b *testing.B) {
-			fx := scaleFixture(b, n)
+			fx := benchfx.Scale(b, n)
 			season := readSeason(b, fx)
 			base := withOpen(b, rebuiltStore(b, fx), n/10)
 			open, err := openMatchesOf(base)
@@ -49,7 +50,7 @@ func BenchmarkRestartSync(b *testing.B) {
 				b.Fatal(err)
 			}
 			fresh := lateEvents(b, open, 200)
-			info := fmt.Sprintf("%d matches, %d events, %d open; %d new events", fx.meta.Matches, len(season), len(open), len(fresh))
+			info := fmt.Sprintf("%d matches, %d events, %d open; %d new events", fx.Meta.Matches, len(season), len(open), len(fresh))
 			for _, variant := range []string{"nip77", "fallback"} {
 				b.Run(variant, func(b *testing.B) { b.Log(info); benchRestartSync(b, variant, base, season, fresh) })
 			}
@@ -91,14 +92,14 @@ func benchRestartSync(b *testing.B, variant, base string, season, fresh []*nostr
 		read0, written0 := r.Traffic()
 		b.StartTimer()
 		start := time.Now()
-		var report strings.Builder
-		if err := n.syncOnce(context.Background(), &report, syncFlags{relayTimeout: time.Hour}); err != nil {
+		rep, err := n.SyncOnce(context.Background(), SyncRequest{RelayTimeout: time.Hour})
+		if err != nil {
 			b.Fatal(err)
 		}
 		el := time.Since(start)
 		b.StopTimer()
 		read1, written1 := r.Traffic()
-		b.Log(strings.TrimSpace(report.String()))
+		b.Logf("%+v", rep)
 		ids := make([]string, len(fresh))
 		for i, ev := range fresh {
 			ids[i] = ev.ID
@@ -115,9 +116,9 @@ func benchRestartSync(b *testing.B, variant, base string, season, fresh []*nostr
 }
 
 // readSeason parses the fixture's events.
-func readSeason(b *testing.B, fx benchFixture) []*nostr.Event {
+func readSeason(b *testing.B, fx benchfx.Fixture) []*nostr.Event {
 	b.Helper()
-	f, err := os.Open(fx.eventsPath())
+	f, err := os.Open(fx.EventsPath())
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -140,9 +141,9 @@ func readSeason(b *testing.B, fx benchFixture) []*nostr.Event {
 
 // rebuiltStore is the fixture's store with its summaries, as the daemon
 // left it before going down: cached beside the fixture.
-func rebuiltStore(b *testing.B, fx benchFixture) string {
+func rebuiltStore(b *testing.B, fx benchfx.Fixture) string {
 	b.Helper()
-	path := filepath.Join(fx.dir, "synced.db")
+	path := filepath.Join(fx.Dir, "synced.db")
 	if _, err := os.Stat(path); err == nil {
 		// The index PrepareSync makes is built once, as on an operator's
 		// first start with this version, and not timed.
@@ -157,7 +158,7 @@ func rebuiltStore(b *testing.B, fx benchFixture) string {
 		return path
 	}
 	tmp := path + ".tmp"
-	copyFile(b, fx.storePath(), tmp)
+	copyFile(b, fx.StorePath(), tmp)
 	st, err := store.Open(tmp)
 	if err != nil {
 		b.Fatal(err)
@@ -217,7 +218,7 @@ func lateEvents(b *testing.B, open []string, n int) []*nostr.Event {
 		if len(out) >= n/2 {
 			break
 		}
-		out = append(out, testkit.Sign(k, nostr.NewMove(m, 200+i, "e2e4", benchEnd-int64(i))))
+		out = append(out, testkit.Sign(k, nostr.NewMove(m, 200+i, "e2e4", benchfx.End-int64(i))))
 	}
 	t0 := time.Now().Unix() - 3600
 	for i := 0; len(out) < n; i++ {

@@ -1,24 +1,19 @@
-package main
+package daemon
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 
 	"vesper/arbiter"
 	"vesper/internal/testkit"
 	"vesper/match"
 	"vesper/nostr"
 	"vesper/nostr/relay"
-	"vesper/relayd"
 	"vesper/store"
 )
 
@@ -28,7 +23,7 @@ import (
 const tNow = int64(1_790_000_000)
 
 // testNode is a node on a fresh store file with a fixed clock.
-func testNode(t testing.TB, key nostr.SecretKey) *node {
+func testNode(t testing.TB, key nostr.SecretKey) *Daemon {
 	t.Helper()
 	st, err := store.Open(filepath.Join(t.TempDir(), "vesper.db"))
 	if err != nil {
@@ -41,7 +36,7 @@ func testNode(t testing.TB, key nostr.SecretKey) *node {
 }
 
 // deliver ingests events as relay url sent them.
-func deliver(t testing.TB, n *node, url string, evs ...*nostr.Event) {
+func deliver(t testing.TB, n *Daemon, url string, evs ...*nostr.Event) {
 	t.Helper()
 	batch := make([]relay.Received, 0, len(evs))
 	for _, ev := range evs {
@@ -52,7 +47,7 @@ func deliver(t testing.TB, n *node, url string, evs ...*nostr.Event) {
 	}
 }
 
-func storedSummary(t *testing.T, n *node, id string) match.Summary {
+func storedSummary(t *testing.T, n *Daemon, id string) match.Summary {
 	t.Helper()
 	sum, ok, err := n.st.Summary(context.Background(), id)
 	if err != nil || !ok {
@@ -109,13 +104,6 @@ func TestIngestStubsOversizedAndFanOut(t *testing.T) {
 		if !reflect.DeepEqual(got.Ignored, want.Summary(tNow).Ignored) {
 			t.Errorf("match %s: ignored %v, want %v (the fold of the originals)", m.ID[:8], got.Ignored, want.Summary(tNow).Ignored)
 		}
-		stored, err := n.st.MatchEvents(ctx, m.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if js := matchJSON(m.ID, stored, tNow); len(js) > 20_000 || strings.Contains(string(js), match.StubTag) {
-			t.Errorf("match %s: export is %d bytes or holds a stub", m.ID[:8], len(js))
-		}
 	}
 	profile := testkit.Sign(mallory, &nostr.Event{Kind: nostr.KindProfile, CreatedAt: nostr.Timestamp(tNow),
 		Content: `{"name":"` + strings.Repeat("m", 100_000) + `"}`})
@@ -138,7 +126,7 @@ func TestIngestStubsOversizedAndFanOut(t *testing.T) {
 // summary keeps a bounded ignored list while counting the rest.
 func TestBackdatedDripCostsNoRefold(t *testing.T) {
 	n := testNode(t, nostr.SecretKey{})
-	n.lim.summaryIgnored = 50
+	n.lim.SummaryIgnored = 50
 	alice, bob := testkit.Key("alice"), testkit.Key("bob")
 	m := testkit.NewMatch(alice, bob, "gomoku", "", tNow-100_000)
 	m.Accept(tNow - 99_000)
@@ -168,7 +156,7 @@ func TestBackdatedDripCostsNoRefold(t *testing.T) {
 // over them; the daemon's own events and copies of stored events pass.
 func TestIngestQuotas(t *testing.T) {
 	n := testNode(t, nostr.SecretKey{})
-	n.lim.openPerAuthor, n.lim.eventsPerAuthor, n.lim.relayChallenges = 3, 4, 6
+	n.lim.OpenPerAuthor, n.lim.EventsPerAuthor, n.lim.RelayChallenges = 3, 4, 6
 	ctx := context.Background()
 	spammer, alice, bob := testkit.Key("spammer"), testkit.Key("alice"), testkit.Key("bob")
 	var own []*nostr.Event
@@ -227,7 +215,7 @@ func TestIngestQuotas(t *testing.T) {
 	carol := testkit.Key("carol")
 	c1 := testkit.Sign(carol, nostr.NewChallenge("chess", "", tNow-10))
 	c2 := testkit.Sign(carol, nostr.NewChallenge("gomoku", "", tNow-9))
-	n.lim.openPerAuthor = 2
+	n.lim.OpenPerAuthor = 2
 	deliver(t, n, "ws://d", c1, c1, c2)
 	if got := count([]*nostr.Event{c1, c2}); got != 2 {
 		t.Errorf("a copy in the same batch spent the quota: %d of 2 challenges stored", got)
@@ -239,7 +227,7 @@ func TestIngestQuotas(t *testing.T) {
 func TestDutiesBoundedPerPass(t *testing.T) {
 	house := testkit.Key("house")
 	n := testNode(t, house)
-	n.lim.dutiesPerPass = 4
+	n.lim.DutiesPerPass = 4
 	ctx := context.Background()
 	alice, bob := testkit.Key("alice"), testkit.Key("bob")
 	var all []*nostr.Event
@@ -289,8 +277,8 @@ func TestHouseDefersFutureDated(t *testing.T) {
 		t.Fatal("the house accepted a challenge stamped 30 days ahead")
 	}
 	it, ok, _ := n.st.OutboxGet(ctx, "accept:"+present.ID)
-	if !ok || it.CreatedAt < tNow || it.CreatedAt > tNow+n.lim.maxSkew {
-		t.Fatalf("accept stamped %d, want within [%d, %d]", it.CreatedAt, tNow, tNow+n.lim.maxSkew)
+	if !ok || it.CreatedAt < tNow || it.CreatedAt > tNow+n.lim.MaxSkew {
+		t.Fatalf("accept stamped %d, want within [%d, %d]", it.CreatedAt, tNow, tNow+n.lim.MaxSkew)
 	}
 	// bob moves first, stamped 250 s ahead (rule 5 allows 300): the
 	// house's reply would be stamped 251 s ahead, beyond the 120 s skew.
@@ -305,7 +293,7 @@ func TestHouseDefersFutureDated(t *testing.T) {
 		t.Fatalf("recorded %d duties once the clock caught up; want the reply", got)
 	}
 	reply, ok, _ := n.st.OutboxGet(ctx, fmt.Sprintf("move:%s:2", present.ID))
-	if !ok || int64(reply.Event.CreatedAt) > tNow+200+n.lim.maxSkew {
+	if !ok || int64(reply.Event.CreatedAt) > tNow+200+n.lim.MaxSkew {
 		t.Fatalf("reply %v stamped %d", ok, reply.CreatedAt)
 	}
 }
@@ -313,137 +301,10 @@ func TestHouseDefersFutureDated(t *testing.T) {
 // Item 13: a key file is read with a cap (--key /dev/zero fails at once)
 // and a world-readable one is used with a warning; verify refuses a file
 // over --max-bytes with the protocol's read-error line.
-func TestInputCaps(t *testing.T) {
-	dir := t.TempDir()
-	k := testkit.Key("someone")
-	private := filepath.Join(dir, "private.key")
-	public := filepath.Join(dir, "public.key")
-	os.WriteFile(private, []byte(k.Nsec()+"\n"), 0o600)
-	os.WriteFile(public, []byte(k.Nsec()+"\n"), 0o644)
-	os.Chmod(public, 0o644) // whatever the umask
-	cases := []struct {
-		name, key string
-		code      int
-		stderr    string
-		noWarning bool
-	}{
-		{"private", private, 0, "", true},
-		{"world readable", public, 0, "readable by every user", false},
-		{"endless", "/dev/zero", exitKey, "larger than 4096 bytes", true},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			r := vesper(t, nil, nil, "whoami", "--key", c.key)
-			if r.code != c.code || !strings.Contains(r.stderr, c.stderr) {
-				t.Fatalf("exit %d stderr %q; want %d containing %q", r.code, r.stderr, c.code, c.stderr)
-			}
-			if c.noWarning && strings.Contains(r.stderr, "warning") {
-				t.Fatalf("unexpected warning: %s", r.stderr)
-			}
-			if strings.Contains(r.stderr+r.stdout, k.Nsec()) || strings.Contains(r.stderr+r.stdout, k.Hex()) {
-				t.Fatal("the secret key was printed")
-			}
-		})
-	}
-	good := goldenFiles(t)[0]
-	r := vesper(t, nil, nil, "verify", "--json", "--max-bytes", "1000", good)
-	if r.code != exitFailure || !strings.Contains(r.stderr, "larger than 1000 bytes") || !strings.Contains(r.stdout, `"file":`) {
-		t.Fatalf("capped verify: exit %d stdout %q stderr %q", r.code, r.stdout, r.stderr)
-	}
-	r = vesper(t, []byte(strings.Repeat(" ", 5000)), nil, "verify", "--json", "--max-bytes", "1000", "-")
-	if r.code != exitFailure || !strings.Contains(r.stderr, "larger than 1000 bytes") {
-		t.Fatalf("capped stdin: exit %d stderr %q", r.code, r.stderr)
-	}
-	r = vesper(t, nil, nil, "verify", "--json", "--max-bytes", "4096", "/dev/zero")
-	if r.code != exitFailure || !strings.Contains(r.stderr, "larger than 4096 bytes") {
-		t.Fatalf("verify /dev/zero: exit %d stderr %q", r.code, r.stderr)
-	}
-	if r := vesper(t, nil, nil, "verify", "--json", good); r.code != 0 {
-		t.Fatalf("a golden file under the default cap: exit %d %s", r.code, r.stderr)
-	}
-}
-
 // Item 11: `vesper prune` deletes an expired open challenge past the
 // retention, a challenge holding no valid match, and events of a match
 // never stored, keeps live matches and recent orphans, and --dry-run
 // counts the same without deleting.
-func TestPruneCommand(t *testing.T) {
-	data := t.TempDir()
-	st, err := store.Open(filepath.Join(data, "vesper.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	now := nowUnix()
-	n := newNode(st, nostr.SecretKey{}, nil, arbiter.DefaultConfig(), discardLog())
-	n.lim = limits{} // no quotas: this test fills the store with junk on purpose
-	alice, bob, junk := testkit.Key("alice"), testkit.Key("bob"), testkit.Key("junk")
-	seenAt := func(at int64) { n.clock = func() int64 { return at } }
-
-	seenAt(now - 60*86400)
-	expired := testkit.NewMatch(alice, bob, "chess", "", now-50*86400)
-	expired.Add(junk, nostr.NewRequest(expired.ID, "", now-50*86400+5))
-	oldLive := testkit.NewMatch(alice, bob, "chess", "", now-50*86400+1)
-	oldLive.Accept(now - 50*86400 + 10)
-	invalid := testkit.Sign(junk, &nostr.Event{Kind: nostr.KindChallenge, CreatedAt: nostr.Timestamp(now - 50*86400), Content: `{"game":"go"}`, Tags: nostr.Tags{{"t", nostr.GamesTopic}}})
-	deliver(t, n, "ws://r", append(append(expired.Events, oldLive.Events...), invalid)...)
-	seenAt(now - 2*86400)
-	ghost := fmt.Sprintf("%064x", 7)
-	orphanOld := testkit.Sign(junk, nostr.NewMove(ghost, 1, "e2e4", now-2*86400))
-	deliver(t, n, "ws://r", orphanOld)
-	seenAt(now - 60)
-	orphanNew := testkit.Sign(junk, nostr.NewMove(ghost, 2, "e7e5", now-60))
-	deliver(t, n, "ws://r", orphanNew)
-	st.Close()
-
-	type out struct {
-		DryRun    bool `json:"dry_run"`
-		Invalid   int  `json:"invalid"`
-		Expired   int  `json:"expired"`
-		Orphans   int  `json:"orphan_matches"`
-		Matches   int  `json:"matches"`
-		Events    int  `json:"events"`
-		Summaries int  `json:"summaries"`
-	}
-	want := out{Invalid: 1, Expired: 1, Orphans: 1, Matches: 2, Events: 4, Summaries: 1}
-	for _, dry := range []bool{true, false} {
-		args := []string{"prune", "--data", data, "--json"}
-		if dry {
-			args = append(args, "--dry-run")
-		}
-		r := vesper(t, nil, nil, args...)
-		var got out
-		if r.code != 0 || json.Unmarshal([]byte(r.stdout), &got) != nil {
-			t.Fatalf("prune %v: exit %d stdout %q stderr %q", args, r.code, r.stdout, r.stderr)
-		}
-		want.DryRun = dry
-		if got != want {
-			t.Fatalf("prune dry=%v: %+v, want %+v", dry, got, want)
-		}
-	}
-	st, err = store.OpenReadOnly(filepath.Join(data, "vesper.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	ctx := context.Background()
-	for _, c := range []struct {
-		name string
-		id   string
-		kept bool
-	}{
-		{"expired challenge", expired.ID, false}, {"its junk", expired.Events[1].ID, false},
-		{"accepted match", oldLive.ID, true}, {"its accept", oldLive.Events[1].ID, true},
-		{"invalid challenge", invalid.ID, false}, {"old orphan", orphanOld.ID, false}, {"new orphan", orphanNew.ID, true},
-	} {
-		if has, _ := st.HasEvent(ctx, c.id); has != c.kept {
-			t.Errorf("%s: kept = %v, want %v", c.name, has, c.kept)
-		}
-	}
-	if r := vesper(t, nil, nil, "prune", "--data", data); r.code != 0 || !strings.Contains(r.stdout, "deleted 0 events") {
-		t.Errorf("second prune: exit %d %q %q", r.code, r.stdout, r.stderr)
-	}
-}
-
 // BenchmarkBackdatedDrip is issue 13 item 10's measurement: 1,000 accepts
 // stamped between the events of a 3,000-event match, delivered one at a
 // time, quotas on (their defaults). Reported per drip.
@@ -471,80 +332,6 @@ func BenchmarkBackdatedDrip(b *testing.B) {
 	b.ReportMetric(float64(n.refolds.Load()-1), "refolds")
 }
 
-// TestDaemonJunkThroughHonestRelay is items 5 and 11 end to end: junk
-// published through an honest embedded relay (a 200 KB move, an event
-// naming 100 matches, a burst of challenges from one author) reaches the
-// daemon, which folds the legitimate match exactly as verify does, stores
-// stubs and not the raw junk, drops what is over the quota, and counts
-// both in its metrics.
-func TestDaemonJunkThroughHonestRelay(t *testing.T) {
-	rs := startRelays(t, 1, relayd.Options{})
-	good := scholarsMate(t, testkit.Key("frank"), testkit.Key("grace"))
-	last := int64(good.Events[len(good.Events)-1].CreatedAt)
-	mallory := testkit.Key("mallory")
-	big := good.Move(mallory, 1, "e2e4"+strings.Repeat(" ", 200_000), last-5)
-	fan := nostr.NewRequest(good.ID, "", last-4)
-	for i := 0; i < 99; i++ {
-		fan.Tags = append(fan.Tags, []string{"g", fmt.Sprintf("%064x", i)})
-	}
-	good.Add(mallory, fan)
-	var burst []*nostr.Event
-	for i := int64(0); i < 5; i++ {
-		burst = append(burst, testkit.Sign(mallory, nostr.NewChallenge("chess", "", time.Now().Unix()-i)))
-	}
-	publishIndependent(t, rs[0].URL(), append(good.Events, burst...)...)
-	data := t.TempDir()
-	addr := freeAddr(t)
-	startDaemon(t, data, urls(rs), "--metrics", addr, "--quota-open-challenges", "2")
-	want := expected(t, good, time.Now().Unix())
-	waitFor(t, "the legitimate match", 30*time.Second, func() bool { return summaries(t, data)[good.ID] == want })
-	r := vesper(t, nil, nil, "export", "--data", data, "--match", good.ID)
-	if r.code != 0 || len(r.stdout) > 30_000 || strings.Contains(r.stdout, "vesper-stub") {
-		t.Errorf("export: exit %d, %d bytes (stub listed: %v)", r.code, len(r.stdout), strings.Contains(r.stdout, "vesper-stub"))
-	}
-	st, err := store.OpenReadOnly(filepath.Join(data, "vesper.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	for _, ev := range []*nostr.Event{big, fan} {
-		if se, ok, _ := st.Event(context.Background(), ev.ID); !ok || len(se.Raw) > 6000 {
-			t.Errorf("event %s: stored %v, %d bytes; want a stub", ev.ID[:8], ok, len(se.Raw))
-		}
-	}
-	waitFor(t, "the quota and stub counters", 10*time.Second, func() bool {
-		resp, err := http.Get("http://" + addr + "/metrics")
-		if err != nil {
-			return false
-		}
-		defer resp.Body.Close()
-		body, _ := io.ReadAll(resp.Body)
-		// Each relay read (backfill, then the sync) may deliver the junk
-		// again: at least once each is what is certain.
-		return metricAtLeast(string(body), `vesper_quota_dropped_total{quota="open_challenges"}`, 3) &&
-			metricAtLeast(string(body), `vesper_events_stubbed_total`, 2)
-	})
-	// Counted only now: the burst may be stored after the legitimate
-	// match, and the quota counter above says the burst has been read.
-	if got := len(summaries(t, data)); got != 3 {
-		t.Errorf("%d matches stored, want 3 (the match and 2 of the burst)", got)
-	}
-}
-
-// metricAtLeast reports whether the exposition body holds series with a
-// value of at least min.
-func metricAtLeast(body, series string, min float64) bool {
-	for _, l := range strings.Split(body, "\n") {
-		if v, ok := strings.CutPrefix(l, series+" "); ok {
-			var f float64
-			if _, err := fmt.Sscan(v, &f); err == nil && f >= min {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // The house asks the fold before it signs: with the operator's skew limit
 // off, an opponent who stamps its move 300 s ahead (the most rule 5
 // allows) would have the house stamp its reply 301 s ahead, which every
@@ -553,7 +340,7 @@ func metricAtLeast(body, series string, min float64) bool {
 func TestHouseSignsOnlyWhatTheFoldCounts(t *testing.T) {
 	house := testkit.Key("house")
 	n := testNode(t, house)
-	n.lim.maxSkew = 0
+	n.lim.MaxSkew = 0
 	n.think = 0
 	ctx := context.Background()
 	bob := testkit.Key("bob")

@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"bytes"
@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"vesper/arbiter"
+	"vesper/internal/benchfx"
 	"vesper/internal/testkit"
 	"vesper/match"
 	"vesper/nostr"
@@ -89,7 +90,7 @@ func TestDaemonSiteFromChanges(t *testing.T) {
 	n := newNode(st, house, nil, arbiter.Config{}, slog.New(slog.NewTextHandler(logs, nil)))
 	now := time.Now().Unix()
 	n.clock = func() int64 { return now }
-	o := runOptions{siteDir: filepath.Join(t.TempDir(), "site"), listAll: true}
+	o := Options{SiteDir: filepath.Join(t.TempDir(), "site"), ListAll: true}
 
 	send := func(t *testing.T, evs ...*nostr.Event) {
 		t.Helper()
@@ -116,10 +117,10 @@ func TestDaemonSiteFromChanges(t *testing.T) {
 			t.Errorf("full build %v, want %v: %s", got, wantFull, built[len(built)-1])
 		}
 		fresh := filepath.Join(t.TempDir(), "site")
-		if _, err := siteFromStore(ctx, st, fresh, n.self, o.listAll, now); err != nil {
+		if _, err := BuildSite(ctx, st, fresh, n.self, o.ListAll, now); err != nil {
 			t.Fatal(err)
 		}
-		got, want := siteTree(t, o.siteDir), siteTree(t, fresh)
+		got, want := siteTree(t, o.SiteDir), siteTree(t, fresh)
 		for rel, w := range want {
 			if g, ok := got[rel]; !ok {
 				t.Errorf("%s missing from the daemon's site", rel)
@@ -207,7 +208,7 @@ func TestDaemonSiteBuildStops(t *testing.T) {
 	if _, err := n.ingest(context.Background(), []relay.Received{{Event: ev, Relay: "wss://test.invalid", Raw: nostr.MarshalEvent(ev)}}); err != nil {
 		t.Fatal(err)
 	}
-	o := runOptions{siteDir: filepath.Join(t.TempDir(), "site")}
+	o := Options{SiteDir: filepath.Join(t.TempDir(), "site")}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	n.buildSiteLogged(ctx, o)
@@ -215,7 +216,7 @@ func TestDaemonSiteBuildStops(t *testing.T) {
 	if got := logs.lines("site build stopped"); len(got) != 1 {
 		t.Errorf("log %q: want one \"site build stopped\"", logs.lines(""))
 	}
-	if _, err := os.Lstat(o.siteDir); err == nil {
+	if _, err := os.Lstat(o.SiteDir); err == nil {
 		t.Error("a cancelled build published a site")
 	}
 	sm := siteOf(n)
@@ -242,13 +243,13 @@ func TestDaemonSiteBuildStops(t *testing.T) {
 // lists them as ignored) and the periodic build that follows, from the
 // 200 marks. Each figure is one run; cpu-s is the process's CPU.
 func BenchmarkSiteChanged(b *testing.B) {
-	for _, field := range strings.Split(*scaleSizes, ",") {
+	for _, field := range strings.Split(*benchfx.Sizes, ",") {
 		size, err := strconv.Atoi(strings.TrimSpace(field))
 		if err != nil || size <= 0 {
 			b.Fatalf("-vesper.scale: bad size %q", field)
 		}
 		b.Run(fmt.Sprintf("matches=%d", size), func(b *testing.B) {
-			fx := scaleFixture(b, size)
+			fx := benchfx.Scale(b, size)
 			for range b.N {
 				benchSiteChanged(b, fx)
 			}
@@ -256,10 +257,10 @@ func BenchmarkSiteChanged(b *testing.B) {
 	}
 }
 
-func benchSiteChanged(b *testing.B, fx benchFixture) {
+func benchSiteChanged(b *testing.B, fx benchfx.Fixture) {
 	b.StopTimer()
 	ctx := context.Background()
-	st, err := store.Open(copyStore(b, fx))
+	st, err := store.Open(benchfx.CopyStore(b, fx))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -281,7 +282,7 @@ func benchSiteChanged(b *testing.B, fx benchFixture) {
 	}
 	b.StartTimer()
 	measure("full", func() error {
-		_, err := siteFromStore(ctx, st, out, "", true, benchEnd)
+		_, err := BuildSite(ctx, st, out, "", true, benchfx.End)
 		return err
 	})
 	measure("restart", func() error {
@@ -292,7 +293,7 @@ func benchSiteChanged(b *testing.B, fx benchFixture) {
 		// Challenges that hold no valid match have no card, so they are
 		// always folded again (a few events each).
 		b.ReportMetric(float64(len(stale)), "restart-folded")
-		_, err = siteUpdate(ctx, st, out, "", true, benchEnd, stale)
+		_, err = siteUpdate(ctx, st, out, "", true, benchfx.End, stale)
 		return err
 	})
 	b.StopTimer()
@@ -307,8 +308,8 @@ func benchSiteChanged(b *testing.B, fx benchFixture) {
 		id := ids[i*len(ids)/200]
 		touched = append(touched, id)
 		for k := range 5 {
-			ev := testkit.Sign(stray, nostr.NewMove(id, 1, "e2e4", benchEnd-int64(k)))
-			batch = append(batch, store.Incoming{Event: ev, Raw: nostr.MarshalEvent(ev), Relay: "wss://bench.invalid", SeenAt: benchEnd})
+			ev := testkit.Sign(stray, nostr.NewMove(id, 1, "e2e4", benchfx.End-int64(k)))
+			batch = append(batch, store.Incoming{Event: ev, Raw: nostr.MarshalEvent(ev), Relay: "wss://bench.invalid", SeenAt: benchfx.End})
 		}
 	}
 	if _, err := st.PutEvents(ctx, batch); err != nil {
@@ -316,7 +317,7 @@ func benchSiteChanged(b *testing.B, fx benchFixture) {
 	}
 	b.StartTimer()
 	measure("update-200", func() error {
-		_, err := siteUpdate(ctx, st, out, "", true, benchEnd, touched)
+		_, err := siteUpdate(ctx, st, out, "", true, benchfx.End, touched)
 		return err
 	})
 }

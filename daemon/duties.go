@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"context"
@@ -18,8 +18,8 @@ import (
 
 func workers() int { return runtime.GOMAXPROCS(0) }
 
-// sent is what one pass of duties did, for `arbiter --once` and logs.
-type sent struct {
+// Sent is what one pass of duties did, for `arbiter --once` and logs.
+type Sent struct {
 	Duty   string   `json:"duty"`
 	Event  string   `json:"event"`
 	Kind   int      `json:"kind"`
@@ -30,12 +30,12 @@ type sent struct {
 // decide runs the arbiter over the live states and records every new duty
 // in the outbox, signed, before anything is sent: a restart then finds the
 // duty recorded and publishes that same event instead of signing another.
-// One pass records at most lim.dutiesPerPass duties, its own games first;
+// One pass records at most lim.DutiesPerPass duties, its own games first;
 // the rest are decided again at the next pass, so a thousand matches made
 // to need a ruling at once come out at the rate the operator set. A duty
-// whose event would be stamped more than lim.maxSkew ahead of the clock
+// whose event would be stamped more than lim.MaxSkew ahead of the clock
 // (an opponent stamped the match in the future) waits until it would not.
-func (n *node) decide(ctx context.Context) (int, error) {
+func (n *Daemon) decide(ctx context.Context) (int, error) {
 	if n.self == "" {
 		return 0, nil
 	}
@@ -44,7 +44,7 @@ func (n *node) decide(ctx context.Context) (int, error) {
 	intents := arbiter.Decide(n.live(now), n.self, n.cfg, now)
 	sort.SliceStable(intents, func(i, j int) bool { return dutyRank(intents[i].Kind) < dutyRank(intents[j].Kind) })
 	for _, in := range intents {
-		if n.lim.dutiesPerPass > 0 && recorded >= n.lim.dutiesPerPass {
+		if n.lim.DutiesPerPass > 0 && recorded >= n.lim.DutiesPerPass {
 			n.met.deferDuty("per_pass")
 			continue
 		}
@@ -60,7 +60,7 @@ func (n *node) decide(ctx context.Context) (int, error) {
 			continue
 		}
 		stamp := s.Stamp(now)
-		if n.lim.maxSkew > 0 && stamp > now+n.lim.maxSkew {
+		if n.lim.MaxSkew > 0 && stamp > now+n.lim.MaxSkew {
 			n.met.deferDuty("skew")
 			n.log.Debug("duty deferred: it would be stamped ahead of the clock", "duty", in.Duty, "stamp", stamp, "now", now)
 			continue
@@ -121,7 +121,7 @@ func dutyRank(k arbiter.Kind) int {
 
 // profileDuty publishes the daemon's kind 0 once per profile version: it
 // declares a bot (NIP-24) and says what the key does.
-func (n *node) profileDuty(ctx context.Context) error {
+func (n *Daemon) profileDuty(ctx context.Context) error {
 	if n.self == "" {
 		return nil
 	}
@@ -143,7 +143,7 @@ func (n *node) profileDuty(ctx context.Context) error {
 }
 
 // chooseMove asks the engine for a move within the think budget.
-func (n *node) chooseMove(s *match.State) (string, error) {
+func (n *Daemon) chooseMove(s *match.State) (string, error) {
 	lim := engine.Limits{Time: n.think}
 	if s.Kind == nostr.GameGomoku {
 		return engine.BestGomokuMove(s.Moves, lim)
@@ -154,7 +154,7 @@ func (n *node) chooseMove(s *match.State) (string, error) {
 // publishPending sends every outbox event not yet acknowledged to all
 // relays, each on a connection of its own (`arbiter --once`, which runs no
 // client); publishPendingVia is the daemon's.
-func (n *node) publishPending(ctx context.Context, timeout time.Duration) ([]sent, error) {
+func (n *Daemon) publishPending(ctx context.Context, timeout time.Duration) ([]Sent, error) {
 	return n.publishPendingVia(ctx, nil, timeout)
 }
 
@@ -165,13 +165,13 @@ func (n *node) publishPending(ctx context.Context, timeout time.Duration) ([]sen
 // skipped, the item retried at the next pass if no relay took it. Items go
 // out in the order recorded: those of one match one after another (a move
 // at ply 3 before the one at ply 5, and none after one that failed), at
-// most lim.publishParallel matches at once.
-func (n *node) publishPendingVia(ctx context.Context, client *relay.Client, timeout time.Duration) ([]sent, error) {
+// most lim.PublishParallel matches at once.
+func (n *Daemon) publishPendingVia(ctx context.Context, client *relay.Client, timeout time.Duration) ([]Sent, error) {
 	items, err := n.st.OutboxPending(ctx)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]sent, len(items))
+	out := make([]Sent, len(items))
 	var order []string
 	queues := map[string][]int{}
 	for i, it := range items {
@@ -181,7 +181,7 @@ func (n *node) publishPendingVia(ctx context.Context, client *relay.Client, time
 		}
 		queues[key] = append(queues[key], i)
 	}
-	par := n.lim.publishParallel
+	par := n.lim.PublishParallel
 	if par <= 0 {
 		par = 1
 	}
@@ -196,7 +196,7 @@ func (n *node) publishPendingVia(ctx context.Context, client *relay.Client, time
 			for _, i := range idx {
 				it := items[i]
 				if failed || ctx.Err() != nil {
-					out[i] = sent{Duty: it.Duty, Event: it.Event.ID, Kind: it.Event.Kind, Error: "waiting for an earlier event of the match"}
+					out[i] = Sent{Duty: it.Duty, Event: it.Event.ID, Kind: it.Event.Kind, Error: "waiting for an earlier event of the match"}
 					continue
 				}
 				out[i] = n.publishOne(ctx, client, it, timeout)
@@ -217,7 +217,7 @@ func outboxQueue(it store.OutboxItem) string {
 	return "duty:" + it.Duty
 }
 
-func (n *node) publishOne(ctx context.Context, client *relay.Client, it store.OutboxItem, timeout time.Duration) sent {
+func (n *Daemon) publishOne(ctx context.Context, client *relay.Client, it store.OutboxItem, timeout time.Duration) Sent {
 	var res []relay.PublishResult
 	if client != nil {
 		res = client.Publish(ctx, it.Event, timeout)
@@ -227,7 +227,7 @@ func (n *node) publishOne(ctx context.Context, client *relay.Client, it store.Ou
 		res = relay.PublishWith(ctx, n.relays, it.Event, relay.PublishOptions{Timeout: timeout, Key: n.key, Logger: n.log})
 	}
 	ok := relay.Accepted(res)
-	d := sent{Duty: it.Duty, Event: it.Event.ID, Kind: it.Event.Kind, SentTo: ok}
+	d := Sent{Duty: it.Duty, Event: it.Event.ID, Kind: it.Event.Kind, SentTo: ok}
 	if len(ok) > 0 {
 		if err := n.st.OutboxMarkSent(ctx, it.Duty, ok); err != nil {
 			d.Error = err.Error()

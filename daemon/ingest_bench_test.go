@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"context"
@@ -76,7 +76,7 @@ func BenchmarkIngestFromRelay(b *testing.B) {
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan struct{})
 		start := time.Now()
-		go func() { _ = n.runDaemon(ctx, runOptions{tick: time.Hour}); close(done) }()
+		go func() { _ = n.runDaemon(ctx, Options{Tick: time.Hour}); close(done) }()
 		for !summariesAre(st, want) {
 			time.Sleep(10 * time.Millisecond)
 		}

@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"context"
@@ -33,7 +33,7 @@ func TestRunDaemonJoinsItsGoroutines(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- n.runDaemon(ctx, runOptions{tick: 50 * time.Millisecond, siteDir: filepath.Join(t.TempDir(), "site"), siteEvery: time.Millisecond})
+		done <- n.runDaemon(ctx, Options{Tick: 50 * time.Millisecond, SiteDir: filepath.Join(t.TempDir(), "site"), SiteEvery: time.Millisecond})
 	}()
 	// Let it run: connected, synced, building the site over and over.
 	deadline := time.Now().Add(30 * time.Second)
@@ -53,7 +53,7 @@ func TestRunDaemonJoinsItsGoroutines(t *testing.T) {
 		t.Fatal("runDaemon did not return within 30 s of its context's end")
 	}
 	all := stacks()
-	for _, left := range []string{"(*node).publisher", "(*node).syncWorker", "vesper/nostr/relay.(*Client).Run", "(*node).buildSite"} {
+	for _, left := range []string{"(*Daemon).publisher", "(*Daemon).syncWorker", "vesper/nostr/relay.(*Client).Run", "(*Daemon).buildSite"} {
 		if strings.Contains(all, left) {
 			t.Errorf("%s still runs after runDaemon returned", left)
 		}

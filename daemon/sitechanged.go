@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"context"
@@ -43,10 +43,10 @@ func newSiteMarks() *siteMarks {
 	return &siteMarks{marked: map[string]bool{}, idle: idle}
 }
 
-func siteOf(n *node) *siteMarks { return n.site }
+func siteOf(n *Daemon) *siteMarks { return n.site }
 
 // siteChanged marks a match whose state changed since the site was built.
-func (n *node) siteChanged(id string) {
+func (n *Daemon) siteChanged(id string) {
 	m := siteOf(n)
 	m.mu.Lock()
 	m.marked[id] = true
@@ -96,7 +96,7 @@ func (m *siteMarks) wait() <-chan struct{} {
 
 // buildSiteLogged is the daemon's periodic rebuild: it starts a build in
 // the background and returns (see the top of this file).
-func (n *node) buildSiteLogged(ctx context.Context, o runOptions) {
+func (n *Daemon) buildSiteLogged(ctx context.Context, o Options) {
 	m := siteOf(n)
 	ids, first, ok := m.start()
 	if !ok {
@@ -110,11 +110,11 @@ func (n *node) buildSiteLogged(ctx context.Context, o runOptions) {
 		defer m.finish(ids, err == nil) // after the log line, which tests read
 		switch {
 		case err != nil && ctx.Err() != nil:
-			n.log.Info("site build stopped", "dir", o.siteDir)
+			n.log.Info("site build stopped", "dir", o.SiteDir)
 		case err != nil:
 			n.log.Error("site build failed", "err", err)
 		default:
-			n.log.Info("site built", "dir", o.siteDir, "full", full, "changed", changed, "pages", stats.Pages,
+			n.log.Info("site built", "dir", o.SiteDir, "full", full, "changed", changed, "pages", stats.Pages,
 				"written", stats.Written, "unchanged", stats.Unchanged, "took", time.Since(start).Round(time.Millisecond))
 		}
 	}()
@@ -124,11 +124,11 @@ func (n *node) buildSiteLogged(ctx context.Context, o runOptions) {
 // previous build of this run, or in full (first, and the site has no
 // previous build to start from). full reports which it did, changed how
 // many matches were folded for an update.
-func (n *node) buildSite(ctx context.Context, o runOptions, ids []string, first bool, now int64) (stats site.Stats, full bool, changed int, err error) {
+func (n *Daemon) buildSite(ctx context.Context, o Options, ids []string, first bool, now int64) (stats site.Stats, full bool, changed int, err error) {
 	if first {
 		// The marks of the previous run are gone, but the store says which
 		// matches differ from the published build.
-		stale, err := siteStale(ctx, n.st, o.siteDir)
+		stale, err := siteStale(ctx, n.st, o.SiteDir)
 		switch {
 		case err == nil:
 			ids, first = append(ids, stale...), false
@@ -139,12 +139,12 @@ func (n *node) buildSite(ctx context.Context, o runOptions, ids []string, first 
 		}
 	}
 	if !first {
-		stats, err = siteUpdate(ctx, n.st, o.siteDir, n.self, o.listAll, now, ids)
+		stats, err = siteUpdate(ctx, n.st, o.SiteDir, n.self, o.ListAll, now, ids)
 		if !errors.Is(err, site.ErrNoPrevious) {
 			return stats, false, len(ids), err
 		}
 	}
-	stats, err = siteFromStore(ctx, n.st, o.siteDir, n.self, o.listAll, now)
+	stats, err = BuildSite(ctx, n.st, o.SiteDir, n.self, o.ListAll, now)
 	return stats, true, 0, err
 }
 

@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 // ingest stores a batch of checked events (each once, remembering every
 // relay that had it), keeps kind 0 profiles, re-folds each touched match,
 // and returns the pubkeys of players it has not seen before.
-func (n *node) ingest(ctx context.Context, batch []relay.Received) ([]string, error) {
+func (n *Daemon) ingest(ctx context.Context, batch []relay.Received) ([]string, error) {
 	now := n.clock()
 	fresh, err := n.put(ctx, batch, now)
 	if err != nil || len(fresh) == 0 {
@@ -30,7 +30,7 @@ func (n *node) ingest(ctx context.Context, batch []relay.Received) ([]string, er
 // match.StubMatches of the matches it names); an event that names no match
 // is not stored; and the quotas drop what is over them (counted in
 // metrics).
-func (n *node) put(ctx context.Context, batch []relay.Received, now int64) ([]*nostr.Event, error) {
+func (n *Daemon) put(ctx context.Context, batch []relay.Received, now int64) ([]*nostr.Event, error) {
 	var in []store.Incoming
 	q := n.newBatchQuota(now)
 	for _, r := range batch {
@@ -96,7 +96,7 @@ func (n *node) put(ctx context.Context, batch []relay.Received, now int64) ([]*n
 // move), or are placed in it when the fold ignores them wherever they fall
 // (Insert: backdated junk costs what it takes to place it); anything else
 // re-folds the match from the store, which is exact in every case.
-func (n *node) fold(ctx context.Context, fresh []*nostr.Event, now int64) ([]string, error) {
+func (n *Daemon) fold(ctx context.Context, fresh []*nostr.Event, now int64) ([]string, error) {
 	sort.Slice(fresh, func(i, j int) bool { return match.Less(fresh[i], fresh[j]) })
 	next := map[string]*match.State{}
 	refold := map[string]bool{}
@@ -154,7 +154,7 @@ func (n *node) fold(ctx context.Context, fresh []*nostr.Event, now int64) ([]str
 
 // relayQuota counts the new challenges each relay delivered in the current
 // hour: challenges cost nothing to make and each one is a match to store,
-// fold and list, so one relay's flood is cut off at lim.relayChallenges.
+// fold and list, so one relay's flood is cut off at lim.RelayChallenges.
 type relayQuota struct {
 	mu   sync.Mutex
 	hour int64
@@ -182,13 +182,13 @@ func (q *relayQuota) take(relay string, now int64, limit int) bool {
 // batchQuota applies the quotas to one batch: the store's counts plus what
 // the batch itself has admitted so far.
 type batchQuota struct {
-	n        *node
+	n        *Daemon
 	now      int64
 	open     map[string]int  // author -> open challenges, store + batch
 	admitted map[string]bool // ids the batch has admitted
 }
 
-func (n *node) newBatchQuota(now int64) *batchQuota {
+func (n *Daemon) newBatchQuota(now int64) *batchQuota {
 	return &batchQuota{n: n, now: now, open: map[string]int{}, admitted: map[string]bool{}}
 }
 
@@ -226,7 +226,7 @@ func (q *batchQuota) over(ctx context.Context, ev *nostr.Event, relayURL string,
 		if has, err := q.n.st.HasEvent(ctx, ev.ID); err != nil || has {
 			return "", err
 		}
-		counted := lim.openPerAuthor > 0 && int64(ev.CreatedAt) >= q.now-match.ChallengeExpiry
+		counted := lim.OpenPerAuthor > 0 && int64(ev.CreatedAt) >= q.now-match.ChallengeExpiry
 		if counted {
 			c, ok := q.open[ev.PubKey]
 			if !ok {
@@ -236,11 +236,11 @@ func (q *batchQuota) over(ctx context.Context, ev *nostr.Event, relayURL string,
 				}
 				q.open[ev.PubKey] = c
 			}
-			if c >= lim.openPerAuthor {
+			if c >= lim.OpenPerAuthor {
 				return "open_challenges", nil
 			}
 		}
-		if !q.n.quota.take(relayURL, q.now, lim.relayChallenges) {
+		if !q.n.quota.take(relayURL, q.now, lim.RelayChallenges) {
 			return "relay_challenges", nil
 		}
 		if counted {
@@ -248,7 +248,7 @@ func (q *batchQuota) over(ctx context.Context, ev *nostr.Event, relayURL string,
 		}
 		return "", nil
 	}
-	if lim.eventsPerAuthor <= 0 || ev.PubKey == q.n.self {
+	if lim.EventsPerAuthor <= 0 || ev.PubKey == q.n.self {
 		return "", nil
 	}
 	for _, m := range matches {
@@ -256,7 +256,7 @@ func (q *batchQuota) over(ctx context.Context, ev *nostr.Event, relayURL string,
 		if err != nil {
 			return "", err
 		}
-		if c >= lim.eventsPerAuthor {
+		if c >= lim.EventsPerAuthor {
 			return "match_events", nil
 		}
 	}

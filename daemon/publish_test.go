@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"context"
@@ -7,8 +7,6 @@ import (
 	"log"
 	"net"
 	"net/http"
-	"os"
-	"path/filepath"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -129,69 +127,9 @@ func (wr *writeAuthRelay) by(kind int, author string) map[string]int {
 	return out
 }
 
-// TestDaemonPublishesWithAuth is item 8 of issue 13 and the publishing
-// bullet of issue 16, end to end: the house's duties (its profile, an
-// accept, and 30 fallback rulings, more than one pass signs) reach a relay
-// that takes events only after NIP-42 AUTH, all on one connection, the
-// client's, authenticated with the house's key.
-func TestDaemonPublishesWithAuth(t *testing.T) {
-	wr := startWriteAuthRelay(t)
-	house, bob, opp := testkit.Key("house"), testkit.Key("bob"), testkit.Key("opponent")
-	now := time.Now().Unix()
-	const stalledMatches = 30
-	var ruled []string
-	for i := range stalledMatches {
-		// A challenger each: the per-author quota of open challenges would
-		// hold some back.
-		alice := testkit.Key(fmt.Sprint("alice", i))
-		m := stalled(alice, bob, 3*86400+int64(i))
-		m.Request(alice, now-61*60)
-		wr.put(m.Events...)
-		ruled = append(ruled, m.ID)
-	}
-	open := testkit.Sign(opp, nostr.NewChallenge("gomoku", "", now-31*60))
-	wr.put(open)
-
-	data := t.TempDir()
-	t.Cleanup(func() {
-		if t.Failed() {
-			b, _ := os.ReadFile(filepath.Join(data, "daemon.log"))
-			t.Logf("daemon log:\n%s", b)
-		}
-	})
-	d := startDaemon(t, data, wr.url, "--key", writeKey(t, house), "--think", "50ms")
-	self := house.PublicKey()
-	waitFor(t, "the house's profile, accept and rulings on the relay", 60*time.Second, func() bool {
-		rulings := wr.by(nostr.KindRuling, self)
-		for _, id := range ruled {
-			if rulings[id] == 0 {
-				return false
-			}
-		}
-		return wr.by(nostr.KindProfile, self)[""] > 0 && wr.by(nostr.KindAccept, self)[open.ID] > 0
-	})
-	d.stop(t)
-
-	for _, id := range ruled {
-		if n := wr.by(nostr.KindRuling, self)[id]; n != 1 {
-			t.Errorf("match %s: %d rulings, want 1", id, n)
-		}
-	}
-	wr.mu.Lock()
-	writers, authedHouse, others := len(wr.writers), wr.authed[self], len(wr.authed)
-	wr.mu.Unlock()
-	if writers != 1 {
-		t.Errorf("the daemon's events came on %d connections, want 1 (its client's)", writers)
-	}
-	if !authedHouse || others != 1 {
-		t.Errorf("authenticated: house %v, %d keys in all; want the house's key only", authedHouse, others)
-	}
-	t.Logf("websocket connections the daemon opened: %d", wr.conns.Load())
-}
-
 // runClient runs a relay client for the node's relays, as the daemon does,
 // until the test ends.
-func runClient(t *testing.T, n *node) *relay.Client {
+func runClient(t *testing.T, n *Daemon) *relay.Client {
 	t.Helper()
 	c := relay.New(relay.Config{Relays: n.relays, Key: n.key, MinBackoff: 10 * time.Millisecond,
 		MaxBackoff: 100 * time.Millisecond, DialTimeout: 2 * time.Second})
@@ -229,7 +167,7 @@ func TestPublishPendingOnClientConnections(t *testing.T) {
 
 	const items, matches = 50, 5
 	now := time.Now().Unix()
-	var res []sent
+	var res []Sent
 	// Two passes: the first item alone, which answers the AUTH, then the
 	// rest in parallel queues. khatru v0.19.1 sets a connection's AUTH
 	// pubkey without a lock, so an EVENT it handles while an AUTH is in
@@ -301,4 +239,13 @@ func TestPublishPendingOnClientConnections(t *testing.T) {
 	if !down.Has(late.ID) {
 		t.Error("the relay that came back does not have the item")
 	}
+}
+
+// stalled is a match whose second player's clock ran out long ago.
+func stalled(a, b nostr.SecretKey, ago int64) *testkit.Match {
+	t := time.Now().Unix() - ago
+	m := testkit.NewMatch(a, b, "gomoku", "", t)
+	m.Accept(t + 10)
+	m.Move(a, 1, "h8", t+20)
+	return m
 }

@@ -1,0 +1,19 @@
+package daemon
+
+// Limits are what the daemon bounds against a hostile network (issue 13),
+// each an operator flag; zero or less turns a quota off.
+type Limits struct {
+	OpenPerAuthor   int   // open challenges one author may have (created in the last 7 days, not accepted)
+	EventsPerAuthor int   // events one author may add to one match
+	RelayChallenges int   // new challenges stored from one relay per hour
+	DutiesPerPass   int   // new duties recorded (signed) per pass
+	PublishParallel int   // outbox items published at once
+	MaxSkew         int64 // seconds ahead of our clock a challenge may be stamped, or our own event
+	SummaryIgnored  int   // ignored entries kept in full in each stored summary
+}
+
+// DefaultLimits are the operator flags' defaults.
+func DefaultLimits() Limits {
+	return Limits{OpenPerAuthor: 20, EventsPerAuthor: 1000, RelayChallenges: 20000, DutiesPerPass: 20,
+		PublishParallel: 4, MaxSkew: 120, SummaryIgnored: 200}
+}
