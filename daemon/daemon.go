@@ -158,3 +158,21 @@ func (n *Daemon) Ingest(ctx context.Context, batch []relay.Received) error {
 	_, err := n.ingest(ctx, batch)
 	return err
 }
+
+// Load returns the state of a match: the one the daemon keeps, else a
+// fold of what the store holds (a final or expired match), else nil.
+func (n *Daemon) Load(ctx context.Context, id string) (*match.State, error) {
+	if s := n.state(id); s != nil {
+		return s, nil
+	}
+	s, _, err := foldOne(ctx, n.st, id)
+	return s, err
+}
+
+// Resume folds what a start folds (the open matches and those a crash
+// left behind their events), as Run does first; `arbiter --once` calls it
+// before it decides.
+func (n *Daemon) Resume(ctx context.Context) error {
+	_, _, err := n.resume(ctx)
+	return err
+}

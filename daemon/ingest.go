@@ -97,7 +97,23 @@ func (n *Daemon) put(ctx context.Context, batch []relay.Received, now int64) ([]
 // (Insert: backdated junk costs what it takes to place it); anything else
 // re-folds the match from the store, which is exact in every case.
 func (n *Daemon) fold(ctx context.Context, fresh []*nostr.Event, now int64) ([]string, error) {
+	n.foldMu.RLock()
+	defer n.foldMu.RUnlock()
 	sort.Slice(fresh, func(i, j int) bool { return match.Less(fresh[i], fresh[j]) })
+	// A match the daemon does not keep may still be a valid one, final or
+	// expired, which only the store holds: a late event re-folds it.
+	var absent []string
+	for _, ev := range fresh {
+		for _, m := range store.MatchesOf(ev) {
+			if m != ev.ID && n.state(m) == nil {
+				absent = append(absent, m)
+			}
+		}
+	}
+	stored, err := n.st.HaveSummaries(ctx, absent)
+	if err != nil {
+		return nil, err
+	}
 	next := map[string]*match.State{}
 	refold := map[string]bool{}
 	for _, ev := range fresh {
@@ -109,6 +125,9 @@ func (n *Daemon) fold(ctx context.Context, fresh []*nostr.Event, now int64) ([]s
 			if s == nil {
 				if s = n.state(m); s != nil {
 					s = s.Clone()
+				} else if stored[m] {
+					refold[m] = true
+					continue
 				} else if ev.ID != m {
 					// No valid match known: the event changes nothing until
 					// its challenge comes, whose own arrival re-folds the

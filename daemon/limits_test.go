@@ -252,8 +252,12 @@ func TestDutiesBoundedPerPass(t *testing.T) {
 		t.Fatalf("%d duties pending, want 10", len(items))
 	}
 	for _, id := range ids {
-		if s := n.state(id); s == nil || !s.Final || s.FinalBy != match.FinalByRuling {
+		if s, err := n.Load(ctx, id); err != nil || s == nil || !s.Final || s.FinalBy != match.FinalByRuling {
 			t.Errorf("match %s: not final by the house's ruling", id[:8])
+		}
+		// A final match leaves memory (issue 16): the store has it.
+		if n.state(id) != nil {
+			t.Errorf("match %s: final, still kept in memory", id[:8])
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -41,7 +42,11 @@ type Daemon struct {
 	refolds  atomic.Int64 // matches re-folded from the store by ingest (tests: the out-of-order path)
 
 	mu     sync.Mutex
-	states map[string]*match.State
+	states map[string]*match.State // the matches kept: neither final nor expired
+	// foldMu keeps upgrade's background re-folds (Lock) apart from every
+	// other fold (RLock), so that a summary is never written from events
+	// older than those another fold just used.
+	foldMu sync.RWMutex
 
 	runState
 }
@@ -94,11 +99,13 @@ func (n *Daemon) foldLoaded(ctx context.Context, l loaded) (*match.State, error)
 	s, err := match.Fold(l.id, l.evs, l.seen)
 	n.met.observeFold(time.Since(start))
 	if err != nil {
-		// No valid match: nothing to keep current, nothing to publish.
+		// No valid match: nothing to keep current, nothing to publish, and
+		// no summary will take its dirty mark (a challenge that comes
+		// later marks it again).
 		n.mu.Lock()
 		delete(n.states, l.id)
 		n.mu.Unlock()
-		return nil, nil
+		return nil, n.st.ClearDirty(ctx, []string{l.id})
 	}
 	if err := n.keep(ctx, s); err != nil {
 		return nil, err
@@ -110,6 +117,12 @@ func (n *Daemon) foldLoaded(ctx context.Context, l loaded) (*match.State, error)
 // together when n.recheck is set: a batch equation over a few thousand
 // signatures costs several times less per signature than one per match.
 func (n *Daemon) refoldGroup(ctx context.Context, ids []string) error {
+	n.foldMu.RLock()
+	defer n.foldMu.RUnlock()
+	return n.refoldGroupLocked(ctx, ids)
+}
+
+func (n *Daemon) refoldGroupLocked(ctx context.Context, ids []string) error {
 	group := make([]loaded, 0, len(ids))
 	var all []*nostr.Event
 	for _, id := range ids {
@@ -183,27 +196,97 @@ func (n *Daemon) keepAll(ctx context.Context, states []*match.State) error {
 		sums = append(sums, store.Summary{
 			Match: s.Match, Game: s.Kind, First: s.First, Second: s.Second,
 			Status: string(sum.Status), Final: s.Final, UpdatedAt: now, JSON: match.MarshalLine(sum),
+			FoldVersion: match.FoldVersion,
 		})
 	}
 	if err := n.st.PutSummaries(ctx, sums); err != nil {
 		return err
 	}
 	for _, s := range states {
-		// Parsed events are most of a state's memory and the store has
-		// them: keep live matches lean (they still extend) and final ones
-		// compact (they need nothing more from the daemon).
-		switch {
-		case s.Final:
-			s = s.Compact()
-		case s.Events != nil:
-			s = s.Lean()
-		}
+		// Memory follows the open matches, not the history: a final or
+		// expired match needs nothing more from the daemon, and whatever
+		// touches it later (a late event, the site) reads it from the
+		// store. Parsed events are most of a state's memory and the store
+		// has them: live matches are kept lean (they still extend).
 		n.mu.Lock()
-		n.states[s.Match] = s
+		if kept(s, now) {
+			if s.Events != nil {
+				s = s.Lean()
+			}
+			n.states[s.Match] = s
+		} else {
+			delete(n.states, s.Match)
+		}
 		n.mu.Unlock()
 		n.siteChanged(s.Match)
 	}
 	return nil
+}
+
+// kept says whether the daemon keeps s in memory at now: a match that is
+// neither final nor expired, which duties may still act on.
+func kept(s *match.State, now int64) bool {
+	return !s.Final && s.Status(now) != match.StatusExpired
+}
+
+// evict lets go of the matches that expired since they were kept.
+func (n *Daemon) evict(now int64) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for id, s := range n.states {
+		if !kept(s, now) {
+			delete(n.states, id)
+		}
+	}
+}
+
+// resume folds what a start needs, in proportion to the open matches: the
+// matches that are not final, and those whose stored events are newer
+// than their summary (a crash between the two). It returns how many
+// summaries another version of the fold wrote, for upgrade.
+func (n *Daemon) resume(ctx context.Context) (folded, stale int, err error) {
+	r, err := n.st.ResumeSet(ctx, match.FoldVersion)
+	if err != nil {
+		return 0, 0, err
+	}
+	ids := append(append([]string{}, r.Open...), r.Dirty...)
+	sort.Strings(ids)
+	ids = slices.Compact(ids)
+	return len(ids), r.Stale, n.refoldAll(ctx, ids, nil)
+}
+
+// upgradeGroup is how many stale matches upgrade folds under one hold of
+// the fold lock: the loop waits for at most one group.
+const upgradeGroup = 16
+
+// upgrade re-folds, in the background, the summaries another version of
+// the fold wrote (the first start after an upgrade), a group at a time
+// under the fold lock so that the loop never folds one of them at the
+// same time. Matches the loop folds meanwhile are written by the current
+// fold anyway.
+func (n *Daemon) upgrade(ctx context.Context) error {
+	after, done := "", 0
+	start := time.Now()
+	for {
+		ids, err := n.st.StaleSummaries(ctx, match.FoldVersion, after, 256)
+		if err != nil || len(ids) == 0 {
+			if err == nil {
+				n.log.Info("summaries of another fold version re-folded", "matches", done, "took", time.Since(start).Round(time.Millisecond))
+			}
+			return err
+		}
+		for i := 0; i < len(ids); i += upgradeGroup {
+			group := ids[i:min(i+upgradeGroup, len(ids))]
+			n.foldMu.Lock()
+			err := n.refoldGroupLocked(ctx, group)
+			n.foldMu.Unlock()
+			if err != nil {
+				return err
+			}
+			done += len(group)
+		}
+		after = ids[len(ids)-1]
+	}
 }
 
 // rebuildGroup is how many matches a rebuild worker folds per job: enough

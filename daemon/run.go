@@ -3,7 +3,6 @@ package daemon
 import (
 	"context"
 	"fmt"
-	"runtime/debug"
 	"sort"
 	"sync"
 	"time"
@@ -47,18 +46,33 @@ func (n *Daemon) runDaemon(ctx context.Context, o Options) error {
 		}
 		defer ln.Close()
 	}
-	// The rebuild parses every stored event once and keeps almost none of
-	// them: collect more often while it runs, so that its garbage does not
-	// set the process's high-water mark, and hand the rest back after.
-	gc := debug.SetGCPercent(50)
-	count, err := n.rebuild(ctx, nil)
-	debug.SetGCPercent(gc)
+	// A start folds the open matches and those a crash left behind their
+	// events (resume), not the history; summaries of another fold version
+	// are re-folded behind it, while the daemon runs.
+	folded, stale, err := n.resume(ctx)
 	if err != nil {
-		return fmt.Errorf("rebuild: %v", err)
+		if ctx.Err() != nil {
+			return nil
+		}
+		return fmt.Errorf("resume: %v", err)
 	}
-	debug.FreeOSMemory()
-	n.log.Info("daemon started", "matches", count, "relays", len(n.relays), "pubkey", n.self)
-	client.WatchAuthors(players(n.snapshot())...)
+	watch, err := n.st.AcceptedPlayers(ctx)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return fmt.Errorf("resume: %v", err)
+	}
+	n.log.Info("daemon started", "matches_folded", folded, "kept", len(n.snapshot()), "stale_summaries", stale,
+		"relays", len(n.relays), "pubkey", n.self)
+	client.WatchAuthors(watch...)
+	if stale > 0 {
+		wg.Go(func() {
+			if err := n.upgrade(ctx); err != nil && ctx.Err() == nil {
+				n.log.Error("re-folding summaries of another fold version", "err", err)
+			}
+		})
+	}
 
 	// Each queued event may hold up to the client's message cap in raw
 	// bytes: the queue's length bounds that memory (256 x 256 KiB).
@@ -233,7 +247,10 @@ func (n *Daemon) runDaemon(ctx context.Context, o Options) error {
 			if backfilled && (time.Since(lastEvent) >= time.Second || time.Since(lastDuties) >= 2*o.Tick) {
 				duties()
 			}
-			n.met.statuses(n.statusCounts())
+			n.evict(n.clock())
+			if n.met != nil {
+				n.met.statuses(n.statusCounts(ctx))
+			}
 		case <-siteC:
 			n.buildSiteLogged(ctx, o)
 		}
@@ -499,9 +516,14 @@ func (n *Daemon) publisher(ctx context.Context, kick <-chan struct{}, client *re
 	}
 }
 
-func (n *Daemon) statusCounts() map[string]int {
+// statusCounts counts the matches by status: the kept ones by their
+// status now, the others (final or expired) as the store has them.
+func (n *Daemon) statusCounts(ctx context.Context) map[string]int {
 	now := n.clock()
-	out := map[string]int{}
+	out, err := n.st.StatusCounts(ctx, true)
+	if err != nil {
+		out = map[string]int{}
+	}
 	for _, s := range n.snapshot() {
 		out[string(s.Status(now))]++
 	}

@@ -154,6 +154,9 @@ func (s *Store) putEvent(ctx context.Context, tx *sql.Tx, r incomingRow) (bool, 
 			if _, err := tx.StmtContext(ctx, s.st.insertMatch).ExecContext(ctx, m, seq); err != nil {
 				return false, err
 			}
+			if _, err := tx.StmtContext(ctx, s.st.markDirty).ExecContext(ctx, m); err != nil {
+				return false, err
+			}
 		}
 	}
 	if r.relay != "" {

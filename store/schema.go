@@ -88,11 +88,27 @@ var migrations = []migration{
 		// Prune finds an event's matches, and deletes by event.
 		`CREATE INDEX event_matches_event ON event_matches(event)`,
 	}},
+	{version: 3, stmts: []string{
+		// A daemon resumes from the summaries (issue 16): each says which
+		// fold wrote it, so that an upgrade re-folds what an older fold
+		// wrote, and the open ones are all a start folds.
+		`ALTER TABLE summaries ADD COLUMN fold_version INTEGER NOT NULL DEFAULT 0`,
+		`CREATE INDEX summaries_open ON summaries(match) WHERE final = 0`,
+		`CREATE INDEX summaries_fold_version ON summaries(fold_version)`,
+		// dirty lists the matches whose stored events are newer than their
+		// summary: PutEvents adds to it in the transaction that stores the
+		// events, PutSummaries takes away. A crash between the two leaves
+		// the mark, and the next start folds the match.
+		`CREATE TABLE dirty (match TEXT PRIMARY KEY) WITHOUT ROWID`,
+		`INSERT OR IGNORE INTO dirty (match)
+		 SELECT DISTINCT m.match FROM event_matches m
+		 WHERE NOT EXISTS (SELECT 1 FROM summaries s WHERE s.match = m.match)`,
+	}},
 }
 
 // SchemaVersion is the version this build writes: the last migration's
 // (a test keeps the two in step).
-const SchemaVersion = 2
+const SchemaVersion = 3
 
 // migrate applies the steps newer than the file's version. Each step runs
 // in a write transaction that also reads the version, so two processes

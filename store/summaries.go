@@ -17,9 +17,11 @@ type Summary struct {
 	Final                              bool
 	UpdatedAt                          int64
 	JSON                               []byte
+	// FoldVersion is the match.FoldVersion of the fold that wrote it.
+	FoldVersion int
 }
 
-const summaryCols = `match, game, first, second, status, final, updated_at, json`
+const summaryCols = `match, game, first, second, status, final, updated_at, json, fold_version`
 
 // PutSummary stores or replaces the summary of sum.Match.
 func (s *Store) PutSummary(ctx context.Context, sum Summary) error {
@@ -43,18 +45,27 @@ func (s *Store) PutSummaries(ctx context.Context, sums []Summary) error {
 	}
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		stmt, err := tx.PrepareContext(ctx,
-			`INSERT INTO summaries (`+summaryCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+			`INSERT INTO summaries (`+summaryCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
 			 ON CONFLICT (match) DO UPDATE SET
 			   game = excluded.game, first = excluded.first, second = excluded.second,
 			   status = excluded.status, final = excluded.final,
-			   updated_at = excluded.updated_at, json = excluded.json`)
+			   updated_at = excluded.updated_at, json = excluded.json,
+			   fold_version = excluded.fold_version`)
 		if err != nil {
 			return err
 		}
 		defer stmt.Close()
+		clean, err := tx.PrepareContext(ctx, `DELETE FROM dirty WHERE match = ?`)
+		if err != nil {
+			return err
+		}
+		defer clean.Close()
 		for _, sum := range sums {
 			if _, err := stmt.ExecContext(ctx, sum.Match, sum.Game, sum.First, sum.Second, sum.Status,
-				sum.Final, sum.UpdatedAt, sum.JSON); err != nil {
+				sum.Final, sum.UpdatedAt, sum.JSON, sum.FoldVersion); err != nil {
+				return fmt.Errorf("summary of %s: %w", sum.Match, err)
+			}
+			if _, err := clean.ExecContext(ctx, sum.Match); err != nil {
 				return fmt.Errorf("summary of %s: %w", sum.Match, err)
 			}
 		}
@@ -110,7 +121,7 @@ func (s *Store) summaries(ctx context.Context, where string, args ...any) ([]Sum
 	for rows.Next() {
 		var sum Summary
 		if err := rows.Scan(&sum.Match, &sum.Game, &sum.First, &sum.Second, &sum.Status,
-			&sum.Final, &sum.UpdatedAt, &sum.JSON); err != nil {
+			&sum.Final, &sum.UpdatedAt, &sum.JSON, &sum.FoldVersion); err != nil {
 			return nil, err
 		}
 		out = append(out, sum)

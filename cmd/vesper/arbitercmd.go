@@ -39,8 +39,8 @@ func arbiterCommand() *cli.Command {
 			if err != nil {
 				return fail(exitRelays, "fetch: %v", err)
 			}
-			if _, _, err := n.Rebuild(c.Context, nil); err != nil {
-				return fail(exitFailure, "rebuild: %v", err)
+			if err := n.Resume(c.Context); err != nil {
+				return fail(exitFailure, "resume: %v", err)
 			}
 			if err := n.Ingest(c.Context, got); err != nil {
 				return fail(exitFailure, "store: %v", err)

@@ -192,7 +192,8 @@ func waitState(ctx context.Context, n *daemon.Daemon, id string, cond func(*matc
 	t := time.NewTicker(20 * time.Millisecond)
 	defer t.Stop()
 	for {
-		if s := n.State(id); s != nil && cond(s) {
+		// A final match lives in the store only: Load reads it there.
+		if s, err := n.Load(ctx, id); err == nil && s != nil && cond(s) {
 			return s, nil
 		}
 		select {

@@ -1,0 +1,69 @@
+package store
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"vesper/nostr"
+)
+
+// The dirty marks are written in the transaction that stores the events
+// and taken by the summary's: a crash between the two leaves the mark,
+// which is what a daemon's start folds (issue 16).
+func TestDirtyMarks(t *testing.T) {
+	ctx := context.Background()
+	s := openTemp(t)
+	k := nostr.GenerateKey()
+	ch := signed(t, k, nostr.NewChallenge(nostr.GameChess, "", 1_700_000_000))
+	mv := signed(t, k, nostr.NewMove(ch.ID, 1, "e2e4", 1_700_000_001))
+	if _, err := s.PutEvents(ctx, []Incoming{{Event: ch, SeenAt: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := s.ResumeSet(ctx, 1)
+	if err != nil || !slices.Equal(r.Dirty, []string{ch.ID}) {
+		t.Fatalf("after the challenge: dirty %v, %v; want the match", r.Dirty, err)
+	}
+	sum := Summary{Match: ch.ID, Game: "chess", First: k.PublicKey(), Status: "open", JSON: []byte(`{}`), FoldVersion: 1}
+	if err := s.PutSummary(ctx, sum); err != nil {
+		t.Fatal(err)
+	}
+	if r, _ = s.ResumeSet(ctx, 1); len(r.Dirty) != 0 || !slices.Equal(r.Open, []string{ch.ID}) || r.Stale != 0 {
+		t.Fatalf("after its summary: %+v; want it open, nothing dirty or stale", r)
+	}
+	// A copy is not new: no mark. A new event is.
+	if _, err := s.PutEvents(ctx, []Incoming{{Event: ch, SeenAt: 2}}); err != nil {
+		t.Fatal(err)
+	}
+	if r, _ = s.ResumeSet(ctx, 1); len(r.Dirty) != 0 {
+		t.Fatalf("a copy marked the match: %v", r.Dirty)
+	}
+	if _, err := s.PutEvents(ctx, []Incoming{{Event: mv, SeenAt: 2}}); err != nil {
+		t.Fatal(err)
+	}
+	if r, _ = s.ResumeSet(ctx, 1); !slices.Equal(r.Dirty, []string{ch.ID}) {
+		t.Fatalf("a new event did not mark its match: %v", r.Dirty)
+	}
+	// Another fold version makes the summary stale; final or expired
+	// summaries are not open.
+	if r, _ = s.ResumeSet(ctx, 2); r.Stale != 1 {
+		t.Errorf("stale %d under fold version 2, want 1", r.Stale)
+	}
+	if got, _ := s.StaleSummaries(ctx, 2, "", 10); !slices.Equal(got, []string{ch.ID}) {
+		t.Errorf("StaleSummaries = %v", got)
+	}
+	sum.Status, sum.Final = "over", true
+	if err := s.PutSummary(ctx, sum); err != nil {
+		t.Fatal(err)
+	}
+	if r, _ = s.ResumeSet(ctx, 1); len(r.Open) != 0 || len(r.Dirty) != 0 {
+		t.Errorf("a final summary: %+v; want nothing to fold", r)
+	}
+	if err := s.ClearDirty(ctx, []string{ch.ID}); err != nil {
+		t.Fatal(err)
+	}
+	have, err := s.HaveSummaries(ctx, []string{ch.ID, mv.ID})
+	if err != nil || !have[ch.ID] || have[mv.ID] {
+		t.Errorf("HaveSummaries = %v, %v", have, err)
+	}
+}
