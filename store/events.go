@@ -217,10 +217,6 @@ func MatchesOf(ev *nostr.Event) []string {
 	return out
 }
 
-// MatchesOf is the package function, as a method for callers that hold a
-// Store.
-func (s *Store) MatchesOf(_ context.Context, ev *nostr.Event) []string { return MatchesOf(ev) }
-
 // MatchEvents returns the match's challenge (when stored) first, then every
 // stored event that belongs to the match by its g tags, by (created_at, id):
 // the fold's order, though the fold sorts for itself.

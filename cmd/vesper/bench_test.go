@@ -2,67 +2,212 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	gn "github.com/nbd-wtf/go-nostr"
+
 	"vesper/internal/benchfx"
+	"vesper/internal/sim"
+	"vesper/internal/testkit"
+	"vesper/match"
+	"vesper/nostr"
 	"vesper/relayd"
+	"vesper/store"
 )
 
-// benchDaemonRSS starts the real daemon on a copy of the store (verify
-// only, one empty relay) and reads its resident memory once it has
-// re-folded every match and settled.
-func benchDaemonRSS(b *testing.B, fx benchfx.Fixture) {
-	for range b.N {
-		b.StopTimer()
-		dbPath := benchfx.CopyStore(b, fx)
-		rl, err := relayd.Start(context.Background(), relayd.Options{})
-		if err != nil {
-			b.Fatal(err)
+// BenchmarkDaemonStart runs the real daemon (`vesper daemon`, verify only,
+// one embedded relay) on a store of N matches (-vesper.scale, the scale
+// fixture) as a running daemon leaves it: every summary written by this
+// fold, 1% of the matches open. It reports the time from the process's
+// start until a challenge published at that moment is stored (first-s),
+// resident memory once started and settled (rss-start-MB), and again after
+// a day of live traffic (a simulated day of new matches, N/60 of them,
+// played out and published while it runs: rss-day-MB), with the
+// high-water mark.
+//
+//	go test ./cmd/vesper -run '^$' -bench DaemonStart -benchtime 1x -timeout 2h -vesper.scale 1000,10000
+func BenchmarkDaemonStart(b *testing.B) {
+	for _, field := range strings.Split(*benchfx.Sizes, ",") {
+		size, err := strconv.Atoi(strings.TrimSpace(field))
+		if err != nil || size <= 0 {
+			b.Fatalf("-vesper.scale: bad size %q", field)
 		}
-		logPath := filepath.Join(filepath.Dir(dbPath), "daemon.log")
-		logf, err := os.Create(logPath)
-		if err != nil {
-			b.Fatal(err)
+		b.Run(fmt.Sprintf("matches=%d", size), func(b *testing.B) {
+			fx := benchfx.Scale(b, size)
+			base := foldedStore(b, fx, size/100)
+			for range b.N {
+				benchDaemonStart(b, fx, base)
+			}
+		})
+	}
+}
+
+// foldedStore is the fixture's store re-folded by this build (`vesper
+// rebuild`), with all but open of its unfinished matches marked final as
+// if they had finished: cached beside the fixture, per fold version.
+func foldedStore(b *testing.B, fx benchfx.Fixture, open int) string {
+	b.Helper()
+	path := filepath.Join(fx.Dir, fmt.Sprintf("folded-v%d-schema%d-open%d.db", match.FoldVersion, store.SchemaVersion, open))
+	if _, err := os.Stat(path); err == nil {
+		return path
+	}
+	start := time.Now()
+	tmp := benchfx.CopyStore(b, fx)
+	if out, err := exec.Command(binPath, "rebuild", "--data", filepath.Dir(tmp)).CombinedOutput(); err != nil {
+		b.Fatalf("rebuild: %v\n%s", err, out)
+	}
+	db, err := sql.Open("sqlite", tmp)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := db.Exec(`UPDATE summaries SET final = 1 WHERE final = 0 AND status != 'expired' AND match NOT IN
+		(SELECT match FROM summaries WHERE final = 0 AND status != 'expired' ORDER BY match LIMIT ?)`, open); err != nil {
+		b.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("folded the fixture's store (%d open) in %v", open, time.Since(start).Round(time.Second))
+	return path
+}
+
+func benchDaemonStart(b *testing.B, fx benchfx.Fixture, base string) {
+	b.StopTimer()
+	data := b.TempDir()
+	dbPath := filepath.Join(data, "vesper.db")
+	copyFile(b, base, dbPath)
+	rl, err := relayd.Start(context.Background(), relayd.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer rl.Close()
+	logPath := filepath.Join(data, "daemon.log")
+	logf, err := os.Create(logPath)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer logf.Close()
+	probe := testkit.Sign(testkit.Key("bench-probe"), nostr.NewChallenge(nostr.GameChess, "", time.Now().Unix()))
+	cmd := exec.Command(binPath, "daemon", "--data", data, "--relays", rl.URL(), "--tick", "1m", "--no-play", "--no-arbiter")
+	cmd.Stdout, cmd.Stderr = logf, logf
+	b.StartTimer()
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Signal(syscall.SIGTERM); _ = cmd.Wait() }()
+	publishIndependentB(b, rl.URL(), probe)
+	ro, err := store.OpenReadOnly(dbPath)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ro.Close()
+	stored := func(id string) bool {
+		ok, err := ro.HasEvent(context.Background(), id)
+		return err == nil && ok
+	}
+	if !pollB(10*time.Minute, func() bool { return stored(probe.ID) }) {
+		raw, _ := os.ReadFile(logPath)
+		b.Fatalf("the probe was not stored:\n%s", raw)
+	}
+	first := time.Since(start)
+	b.StopTimer()
+	status := fmt.Sprintf("/proc/%d/status", cmd.Process.Pid)
+	if !waitLog(logPath, "relays backfilled and synced", 10*time.Minute) {
+		b.Fatal("the daemon did not finish its first sync")
+	}
+	time.Sleep(2 * time.Second) // settle: the first tick and the relay session
+	rssStart := benchfx.ProcStatusMB(status, "VmRSS:")
+
+	// A day of live traffic: N/60 new matches (the fixture's season is 60
+	// days), played out and published while the daemon runs.
+	day, err := sim.Generate(sim.Config{Seed: fx.Meta.Seed + 1, Agents: fx.Meta.Agents, Matches: max(20, fx.Meta.Matches/60),
+		From: fx.Meta.Matches, Days: 1, End: time.Now().Unix(), Long: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	evs := day.Events()
+	dayStart := time.Now()
+	publishIndependentB(b, rl.URL(), evs...)
+	last := evs[len(evs)-1]
+	if !pollB(30*time.Minute, func() bool { return stored(last.ID) }) {
+		b.Fatal("the day's events were not stored")
+	}
+	dayIngest := time.Since(dayStart)
+	time.Sleep(2 * time.Second)
+	rssDay, hwm := benchfx.ProcStatusMB(status, "VmRSS:"), benchfx.ProcStatusMB(status, "VmHWM:")
+	b.ReportMetric(first.Seconds(), "first-s")
+	b.ReportMetric(rssStart, "rss-start-MB")
+	b.ReportMetric(rssDay, "rss-day-MB")
+	b.ReportMetric(hwm, "peak-RSS-MB")
+	b.ReportMetric(float64(len(evs)), "day-events")
+	b.ReportMetric(dayIngest.Seconds(), "day-publish-ingest-s")
+}
+
+// publishIndependentB sends events to url on one connection of its own
+// and waits for each OK.
+func publishIndependentB(b *testing.B, url string, evs ...*nostr.Event) {
+	b.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
+	defer cancel()
+	r, err := gn.RelayConnect(ctx, url)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer r.Close()
+	for _, ev := range evs {
+		if err := r.Publish(ctx, *ev); err != nil {
+			b.Fatalf("publish %s: %v", ev.ID, err)
 		}
-		cmd := exec.Command(binPath, "daemon", "--data", filepath.Dir(dbPath), "--relays", rl.URL(),
-			"--tick", "1h", "--no-play", "--no-arbiter")
-		cmd.Stdout, cmd.Stderr = logf, logf
-		start := time.Now()
-		if err := cmd.Start(); err != nil {
-			b.Fatal(err)
+	}
+}
+
+func pollB(d time.Duration, cond func() bool) bool {
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			return false
 		}
-		started := waitLog(logPath, "daemon started", 30*time.Minute)
-		ready := time.Since(start)
-		time.Sleep(3 * time.Second) // let the relay session and the first tick settle
-		status := fmt.Sprintf("/proc/%d/status", cmd.Process.Pid)
-		rss, hwm := benchfx.ProcStatusMB(status, "VmRSS:"), benchfx.ProcStatusMB(status, "VmHWM:")
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		_ = cmd.Wait()
-		logf.Close()
-		rl.Close()
-		if !started {
-			raw, _ := os.ReadFile(logPath)
-			b.Fatalf("the daemon did not start:\n%s", raw)
-		}
-		b.ReportMetric(rss, "RSS-MB")
-		b.ReportMetric(hwm, "peak-RSS-MB")
-		b.ReportMetric(ready.Seconds(), "start-s")
+		time.Sleep(10 * time.Millisecond)
+	}
+	return true
+}
+
+func copyFile(b *testing.B, src, dst string) {
+	b.Helper()
+	in, err := os.Open(src)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer in.Close()
+	out, err := os.Create(dst)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		b.Fatal(err)
+	}
+	if err := out.Close(); err != nil {
+		b.Fatal(err)
 	}
 }
 
 func waitLog(path, what string, d time.Duration) bool {
-	deadline := time.Now().Add(d)
-	for time.Now().Before(deadline) {
-		if raw, err := os.ReadFile(path); err == nil && strings.Contains(string(raw), what) {
-			return true
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	return false
+	return pollB(d, func() bool {
+		raw, err := os.ReadFile(path)
+		return err == nil && strings.Contains(string(raw), what)
+	})
 }
