@@ -203,3 +203,95 @@ func (s *Store) SetSyncMark(ctx context.Context, relay, what string, at int64) e
 	}
 	return nil
 }
+
+// StampWindow is a created_at range [Since, Until], both inclusive; zero
+// leaves that end open.
+type StampWindow struct {
+	Since, Until int64
+}
+
+// StampWindows splits the created_at line into consecutive windows that
+// each hold about max stored events of kinds (whole hours, so an hour
+// with more stays one window): a reconciliation window by window holds one
+// window's ids in memory, not the history's. The first window is open
+// below and the last above, so together they cover every created_at.
+func (s *Store) StampWindows(ctx context.Context, kinds []int, max int) ([]StampWindow, error) {
+	if len(kinds) == 0 || max <= 0 {
+		return []StampWindow{{}}, nil
+	}
+	args := make([]any, len(kinds))
+	for i, k := range kinds {
+		args[i] = k
+	}
+	q := func(indexed bool) string {
+		from := "events"
+		if indexed {
+			from += " INDEXED BY events_kind_stamp"
+		}
+		return `SELECT created_at / 3600, count(*) FROM ` + from + ` WHERE kind IN (` + placeholders(len(kinds)) + `) GROUP BY 1 ORDER BY 1`
+	}
+	rows, err := s.r.QueryContext(ctx, q(true), args...)
+	if err != nil && strings.Contains(err.Error(), "no such index") {
+		rows, err = s.r.QueryContext(ctx, q(false), args...)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: stamp windows: %w", err)
+	}
+	defer rows.Close()
+	var out []StampWindow
+	cur, count := StampWindow{}, 0
+	for rows.Next() {
+		var hour int64
+		var n int
+		if err := rows.Scan(&hour, &n); err != nil {
+			return nil, fmt.Errorf("store: stamp windows: %w", err)
+		}
+		if count > 0 && count+n > max {
+			cur.Until = hour*3600 - 1
+			out = append(out, cur)
+			cur, count = StampWindow{Since: hour * 3600}, 0
+		}
+		count += n
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: stamp windows: %w", err)
+	}
+	return append(out, cur), nil
+}
+
+// StampsIn is Stamps within a window.
+func (s *Store) StampsIn(ctx context.Context, kinds []int, w StampWindow) ([]Stamp, error) {
+	if len(kinds) == 0 {
+		return nil, nil
+	}
+	args := make([]any, 0, len(kinds)+2)
+	for _, k := range kinds {
+		args = append(args, k)
+	}
+	cond := ""
+	if w.Since > 0 {
+		cond += " AND created_at >= ?"
+		args = append(args, w.Since)
+	}
+	if w.Until > 0 {
+		cond += " AND created_at <= ?"
+		args = append(args, w.Until)
+	}
+	rows, err := s.r.QueryContext(ctx, stampsQuery(len(kinds), true)+cond, args...)
+	if err != nil && strings.Contains(err.Error(), "no such index") {
+		rows, err = s.r.QueryContext(ctx, stampsQuery(len(kinds), false)+cond, args...)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: stamps: %w", err)
+	}
+	defer rows.Close()
+	var out []Stamp
+	for rows.Next() {
+		var st Stamp
+		if err := rows.Scan(&st.ID, &st.CreatedAt); err != nil {
+			return nil, fmt.Errorf("store: stamps: %w", err)
+		}
+		out = append(out, st)
+	}
+	return out, rows.Err()
+}

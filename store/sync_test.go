@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -166,5 +167,49 @@ func TestPrepareSync(t *testing.T) {
 	}
 	if !strings.Contains(plan, "COVERING INDEX events_kind_stamp") {
 		t.Fatalf("Stamps' plan does not use the covering index:\n%s", plan)
+	}
+}
+
+// The windows cover every created_at once, each holding at most max
+// events unless one hour holds more.
+func TestStampWindows(t *testing.T) {
+	ctx := context.Background()
+	s := openTemp(t)
+	k := nostr.GenerateKey()
+	var in []Incoming
+	base := int64(1_700_000_000 / 3600 * 3600)
+	for h := range 10 {
+		for i := range 3 {
+			ev := signed(t, k, nostr.NewChallenge(nostr.GameChess, "", base+int64(h)*3600+int64(i)))
+			in = append(in, Incoming{Event: ev, SeenAt: 1})
+		}
+	}
+	if _, err := s.PutEvents(ctx, in); err != nil {
+		t.Fatal(err)
+	}
+	kinds := []int{nostr.KindChallenge}
+	ws, err := s.StampWindows(ctx, kinds, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ws) != 5 || ws[0].Since != 0 || ws[len(ws)-1].Until != 0 {
+		t.Fatalf("windows %+v: want 5 of two hours each, open at both ends", ws)
+	}
+	total := 0
+	for i, w := range ws {
+		got, err := s.StampsIn(ctx, kinds, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) > 7 {
+			t.Errorf("window %d holds %d events, max 7", i, len(got))
+		}
+		if i > 0 && w.Since != ws[i-1].Until+1 {
+			t.Errorf("window %d starts at %d, after %d", i, w.Since, ws[i-1].Until)
+		}
+		total += len(got)
+	}
+	if total != len(in) {
+		t.Errorf("the windows hold %d events, want %d", total, len(in))
 	}
 }
