@@ -11,6 +11,11 @@ const (
 	KindRequest    = 4425 // arbitration request
 	KindRuling     = 4426
 	KindProfile    = 0
+	// KindGameRecord is NIP-64's chess game in PGN, which the daemon
+	// publishes for every final chess match. It is no game kind: the fold,
+	// the store and the subscriptions never read it.
+	KindGameRecord = 64
+	KindRelayList  = 10002                // NIP-65: the relays an author reads from and writes to
 	GamesTopic     = "agentcommons-games" // the challenge's ["t", ...] tag
 	MaxEventSize   = 65536                // bytes of canonical serialization
 	ResignContent  = "resign"
@@ -21,6 +26,7 @@ const (
 	PlyTag         = "ply"
 	PubkeyTag      = "p"
 	TopicTag       = "t"
+	RelayTag       = "r" // a relay list's entries (NIP-65)
 )
 
 // GameKinds lists the kinds a verifier subscribes to, in numeric order.

@@ -1,13 +1,19 @@
 // Package pgn writes Portable Game Notation: tag pairs, then the SAN
 // movetext wrapped at 79 columns and the result token. It is the one PGN
 // writer of the project: the agent's seat (status objects) and the site
-// (the .pgn file of every chess match) choose the tags, this package spells
-// them.
+// (the .pgn file of every chess match, which `vesper pgn` prints and the
+// NIP-64 game record carries) choose the tags, this package spells them.
+//
+// What it writes must load in chess.js 1.4.0's loadPgn, the PGN reader of
+// the usual NIP-64 client, as well as in readers that follow the PGN
+// standard; see Quote and Write for the two places where chess.js reads
+// less than the standard allows.
 package pgn
 
 import (
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // Tag is one tag pair.
@@ -30,10 +36,19 @@ func Result(over bool, result string) string {
 
 // Write renders tags, then the moves numbered from 1 with White's first,
 // then the result token.
+//
+// A tag name keeps only its ASCII letters, and a tag whose name has none
+// is left out: chess.js 1.4.0 reads a tag name as [a-zA-Z]+ (the standard
+// also allows digits and underscores, which would make chess.js refuse
+// the whole game). Every name the project uses is letters only.
 func Write(tags []Tag, sans []string, result string) string {
 	var b strings.Builder
 	for _, t := range tags {
-		b.WriteString("[" + t.Name + " " + Quote(t.Value) + "]\n")
+		name := tagName(t.Name)
+		if name == "" {
+			continue
+		}
+		b.WriteString("[" + name + " " + Quote(t.Value) + "]\n")
 	}
 	b.WriteByte('\n')
 	line := 0
@@ -59,17 +74,37 @@ func Write(tags []Tag, sans []string, result string) string {
 	return b.String()
 }
 
-// Quote quotes a tag value. PGN escapes only backslash and quote; control
-// characters become spaces, so that no value can end its tag line or forge
-// another tag.
+func tagName(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' {
+			return r
+		}
+		return -1
+	}, s)
+}
+
+// Quote quotes a tag value so that chess.js 1.4.0 and a reader of the PGN
+// standard both load it and read the same value.
+//
+// chess.js 1.4.0 (its grammar, src/pgn.peggy) reads a tag value as
+// '"' [^"]* '"': it knows no escapes. The standard's \" ends the value
+// early there and the whole game fails to load, and its \\ loads as two
+// backslashes where a standard reader sees one. So a value holds neither:
+// a quote becomes an apostrophe (') and a backslash a slash (/), which
+// every reader reads as written. Control characters (C0, DEL, C1) and the
+// Unicode line and paragraph separators become spaces, so that a value
+// stays on its tag line and cannot forge another tag; bytes that are not
+// UTF-8 become U+FFFD. Everything else is kept as it is.
 func Quote(s string) string {
-	s = strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f {
+	return `"` + strings.Map(func(r rune) rune {
+		switch {
+		case r == '"':
+			return '\''
+		case r == '\\':
+			return '/'
+		case unicode.IsControl(r), r == '\u2028', r == '\u2029':
 			return ' '
 		}
 		return r
-	}, s)
-	s = strings.ReplaceAll(s, `\`, `\\`)
-	s = strings.ReplaceAll(s, `"`, `\"`)
-	return `"` + s + `"`
+	}, s) + `"`
 }

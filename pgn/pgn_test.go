@@ -7,12 +7,51 @@ import (
 
 func TestWrite(t *testing.T) {
 	got := Write([]Tag{{"White", `a "b" \ c` + "\n[Forged \"x\"]"}, {"Result", "1-0"}}, []string{"e4", "e5", "Qh5"}, Result(true, "first"))
-	want := "[White \"a \\\"b\\\" \\\\ c [Forged \\\"x\\\"]\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Qh5 1-0\n"
+	want := "[White \"a 'b' / c [Forged 'x']\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Qh5 1-0\n"
 	if got != want {
 		t.Fatalf("got  %q\nwant %q", got, want)
 	}
 	if strings.Count(got, "\n[") != 1 {
 		t.Fatal("a value forged a tag line")
+	}
+}
+
+// TestQuote: a quoted value holds no quote, no backslash and no line
+// break, so chess.js 1.4.0 (tag value '"' [^"]* '"', no escapes) and a
+// reader of the PGN standard (section 7: \" and \\ are escapes) read the
+// same string, and the value stays on its tag line. The conformance
+// package loads these with chess.js itself.
+func TestQuote(t *testing.T) {
+	for _, c := range []struct{ name, in, want string }{
+		{"plain", "Alice", `"Alice"`},
+		{"empty", "", `""`},
+		{"quotes become apostrophes", `Bob "the rook"`, `"Bob 'the rook'"`},
+		{"lone quote", `"`, `"'"`},
+		{"backslashes become slashes", `¯\_(ツ)_/¯`, `"¯/_(ツ)_/¯"`},
+		{"trailing backslash", `x\`, `"x/"`},
+		{"escaped quote in the input", `a\"b`, `"a/'b"`},
+		{"brackets and braces stay", `[Event "x"] {c} ; %`, `"[Event 'x'] {c} ; %"`},
+		{"newline and tab", "a\nb\tc\r", `"a b c "`},
+		{"NUL, DEL and C1", "a\x00b\x7fc\u0085d", `"a b c d"`},
+		{"line separators", "a\u2028b\u2029c", `"a b c"`},
+		{"invalid UTF-8", "a\xffb", "\"a\uFFFDb\""},
+		{"unicode kept", "Żółć 🐴 الفيل", `"Żółć 🐴 الفيل"`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := Quote(c.in); got != c.want {
+				t.Errorf("Quote(%q) = %q, want %q", c.in, got, c.want)
+			}
+		})
+	}
+}
+
+// TestWriteTagNames: chess.js 1.4.0 reads a tag name as [a-zA-Z]+, so a
+// name keeps its letters only, and a name without any is left out.
+func TestWriteTagNames(t *testing.T) {
+	got := Write([]Tag{{"White_Elo2", "1"}, {"_1", "gone"}, {"", "gone"}, {"Black", "b"}}, nil, "*")
+	want := "[WhiteElo \"1\"]\n[Black \"b\"]\n\n*\n"
+	if got != want {
+		t.Fatalf("got  %q\nwant %q", got, want)
 	}
 }
 

@@ -36,5 +36,6 @@ func commands() []*cli.Command {
 		engineCommand(),
 		simCommand(),
 		mcpCommand(),
+		pgnCommand(),
 	}
 }
