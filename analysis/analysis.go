@@ -51,15 +51,31 @@ type Engine struct {
 	Version string `json:"version"` // build identity as far as the engine tells it
 	Depth   int    `json:"depth,omitempty"`
 	Nodes   int64  `json:"nodes,omitempty"`
+	// HashMB is the transposition table the engine searched with: at a
+	// fixed depth the numbers depend on it, so recomputing needs it too.
+	HashMB int `json:"hash_mb,omitempty"`
 }
 
 // Eval is a position's evaluation from White's side (chess): centipawns,
 // or a forced mate in Mate moves (positive: White mates). At most one of
-// them is meaningful: Mate != 0 wins over CP.
+// them is meaningful: Mate != 0 wins over CP. A mate's CP is ±MateCP, so a
+// reader that looks at CP alone still sees who wins.
 type Eval struct {
 	CP   int `json:"cp"`
 	Mate int `json:"mate,omitempty"`
+	// End is set on the final position of a game that ended there by rule
+	// (the reason token: "checkmate", "stalemate", "threefold_repetition",
+	// "fifty_move_rule", "insufficient_material"). No engine was asked: a
+	// checkmate is CP ±MateCP for the side that mated, a draw CP 0.
+	End string `json:"end,omitempty"`
 }
+
+// MateCP is what a forced mate counts as in centipawns, and the cap on
+// every evaluation before it becomes a Win% or a centipawn loss: Lichess's
+// ceiling (scalachess Cp.CEILING, 1000; a mate is Cp.ceilingWithSignum).
+// A loss is therefore at most 2*MateCP. Evals keep the engine's own
+// figure; only the grading caps it.
+const MateCP = 1000
 
 // Move is one graded move.
 type Move struct {
@@ -77,6 +93,10 @@ type Move struct {
 	// never negative (chess only; mates count as MateCP).
 	Loss int `json:"cp_loss"`
 	// WinBefore and WinAfter are the mover's Win% (0-100) before and after.
+	// When the move is the engine's Best, WinAfter is WinBefore (the search
+	// of the position before already valued that move), so its loss is 0
+	// and its accuracy 100 even if the search of the next position, one
+	// ply deeper along that line, came out a little different.
 	WinBefore float64 `json:"win_before"`
 	WinAfter  float64 `json:"win_after"`
 	// Accuracy is Lichess's move accuracy (0-100) from the Win% drop.

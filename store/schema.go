@@ -104,11 +104,22 @@ var migrations = []migration{
 		 SELECT DISTINCT m.match FROM event_matches m
 		 WHERE NOT EXISTS (SELECT 1 FROM summaries s WHERE s.match = m.match)`,
 	}},
+	{version: 4, stmts: []string{
+		// Move analysis (issue 18): one row per graded match, json its
+		// analysis.json, status "done" or "failed".
+		`CREATE TABLE analyses (
+			match      TEXT PRIMARY KEY,
+			status     TEXT    NOT NULL,
+			engine     TEXT    NOT NULL,
+			json       BLOB    NOT NULL,
+			updated_at INTEGER NOT NULL
+		)`,
+	}},
 }
 
 // SchemaVersion is the version this build writes: the last migration's
 // (a test keeps the two in step).
-const SchemaVersion = 3
+const SchemaVersion = 4
 
 // migrate applies the steps newer than the file's version. Each step runs
 // in a write transaction that also reads the version, so two processes

@@ -37,5 +37,6 @@ func commands() []*cli.Command {
 		simCommand(),
 		mcpCommand(),
 		pgnCommand(),
+		analyseCommand(),
 	}
 }

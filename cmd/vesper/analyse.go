@@ -1,0 +1,356 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"vesper/analysis"
+	"vesper/match"
+	"vesper/nostr"
+	"vesper/store"
+)
+
+func analyseCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "analyse",
+		Aliases:   []string{"analyze"},
+		Usage:     "grade the moves of finished games: accuracy, centipawn loss, blunders (issue 18)",
+		ArgsUsage: "[MATCH]",
+		Description: "With MATCH (hex, note1 or nevent1): analyses that stored match, which must be final,\n" +
+			"stores the result and prints it (--json: the analysis.json). Without: analyses every\n" +
+			"final chess and gomoku match that has no analysis yet, one progress line per match on\n" +
+			"stderr (--json: one summary object). A match already analysed is printed, not redone,\n" +
+			"unless --force.\n\n" +
+			"Chess is evaluated by a UCI engine at a fixed depth or node budget, so two runs on the\n" +
+			"same engine build give the same numbers: Stockfish (depth 12 by default) when found\n" +
+			"(--stockfish, else `stockfish` on PATH, else " + analysis.DebianStockfish + "), else\n" +
+			fmt.Sprintf("vesper's own engine (%d nodes per position by default). Gomoku needs no engine:\n", analysis.DefaultBuiltinNodes) +
+			"missed fives and unstoppable fours are blunders, other moves are graded unknown.",
+		Flags: []cli.Flag{dataFlag(), jsonFlag(),
+			&cli.StringFlag{Name: "engine", Usage: "stockfish or builtin (default: stockfish if found, else builtin)"},
+			&cli.StringFlag{Name: "stockfish", Usage: "path of the Stockfish (any UCI engine) to run"},
+			&cli.IntFlag{Name: "depth", Usage: fmt.Sprintf("search depth per position (default %d for Stockfish; the built-in engine uses a node budget)", analysis.DefaultDepth)},
+			&cli.Int64Flag{Name: "nodes", Usage: "node budget per position, alone or as a cap beside --depth"},
+			&cli.IntFlag{Name: "nice", Usage: "niceness added to the Stockfish process, 0-19 (Linux)"},
+			&cli.BoolFlag{Name: "force", Usage: "analyse again matches that already have an analysis"},
+		},
+		Action: runAnalyse,
+	}
+}
+
+func runAnalyse(c *cli.Context) error {
+	if c.NArg() > 1 {
+		return fail(exitUsage, "analyse takes at most one MATCH, got %d arguments", c.NArg())
+	}
+	opts, err := analyseOptions(c)
+	if err != nil {
+		return err
+	}
+	an, err := analysis.New(opts.Options)
+	if err != nil {
+		return fail(exitUsage, "%v", err)
+	}
+	defer an.Close()
+	// Ctrl-C or a TERM cancels the game in progress, which is then not
+	// stored, and ends the engine.
+	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	st, err := openStore(c, false)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	r := &analyseRun{ctx: ctx, st: st, an: an, note: opts.note, force: c.Bool("force"), json: c.Bool("json")}
+	if c.NArg() == 1 {
+		id, err := nostr.ParseEventRef(c.Args().First())
+		if err != nil {
+			return fail(exitUsage, "MATCH: %v", err)
+		}
+		return r.one(id)
+	}
+	return r.all()
+}
+
+// analyseOpts are the analysis options with the line that says on stderr
+// which engine runs, said once, when a chess game first needs it.
+type analyseOpts struct {
+	analysis.Options
+	note string
+}
+
+func analyseOptions(c *cli.Context) (analyseOpts, error) {
+	o := analyseOpts{Options: analysis.Options{Depth: c.Int("depth"), Nodes: c.Int64("nodes"), Nice: c.Int("nice")}}
+	if o.Depth < 0 || o.Nodes < 0 {
+		return o, fail(exitUsage, "--depth and --nodes must not be negative")
+	}
+	explicit := c.String("stockfish")
+	switch c.String("engine") {
+	case "builtin":
+		if explicit != "" {
+			return o, fail(exitUsage, "--stockfish goes with --engine stockfish, not builtin")
+		}
+		o.note = "analysing with the built-in engine"
+	case "stockfish":
+		path, err := analysis.FindStockfish(explicit)
+		if err != nil {
+			return o, fail(exitFailure, "%v (give --stockfish PATH, or --engine builtin)", err)
+		}
+		o.Path, o.note = path, "analysing with Stockfish at "+path
+	case "":
+		path, err := analysis.FindStockfish(explicit)
+		switch {
+		case err == nil:
+			o.Path, o.note = path, "analysing with Stockfish at "+path
+		case explicit != "":
+			return o, fail(exitFailure, "%v", err)
+		default:
+			o.note = "no Stockfish found (not on PATH, not at " + analysis.DebianStockfish + "): analysing with the built-in engine"
+		}
+	default:
+		return o, fail(exitUsage, "--engine must be stockfish or builtin, not %q", c.String("engine"))
+	}
+	switch {
+	case o.Depth > 0 && o.Nodes > 0:
+		o.note += fmt.Sprintf(", depth %d, at most %d nodes per position", o.Depth, o.Nodes)
+	case o.Depth > 0:
+		o.note += fmt.Sprintf(", depth %d", o.Depth)
+	case o.Nodes > 0:
+		o.note += fmt.Sprintf(", %d nodes per position", o.Nodes)
+	case o.Path != "":
+		o.note += fmt.Sprintf(", depth %d", analysis.DefaultDepth)
+	default:
+		o.note += fmt.Sprintf(", %d nodes per position", analysis.DefaultBuiltinNodes)
+	}
+	return o, nil
+}
+
+type analyseRun struct {
+	ctx         context.Context
+	st          *store.Store
+	an          *analysis.Analyser
+	note        string
+	force, json bool
+}
+
+// one analyses a single match (or prints the stored analysis).
+func (r *analyseRun) one(id string) error {
+	if !r.force {
+		a, ok, err := r.st.Analysis(r.ctx, id)
+		if err != nil {
+			return fail(exitFailure, "store: %v", err)
+		}
+		if ok && a.Status == string(analysis.StatusDone) {
+			if r.json {
+				os.Stdout.Write(a.JSON)
+				return nil
+			}
+			g, err := analysis.Parse(a.JSON)
+			if err != nil {
+				return fail(exitFailure, "stored analysis of %s: %v", id, err)
+			}
+			fmt.Fprintf(os.Stderr, "vesper: %s was analysed already (--force to redo)\n", short(id))
+			printAnalysis(os.Stdout, g)
+			return nil
+		}
+	}
+	state, err := r.fold(id)
+	if err != nil {
+		return err
+	}
+	if !state.Final {
+		return fail(exitRules, "match %s is not final: only games with a final result are analysed", id)
+	}
+	g, err := r.analyse(state)
+	if err != nil {
+		return fail(exitFailure, "analyse %s: %v", id, err)
+	}
+	if r.json {
+		os.Stdout.Write(analysis.Marshal(g))
+		return nil
+	}
+	printAnalysis(os.Stdout, g)
+	return nil
+}
+
+// fold folds a stored match from its events.
+func (r *analyseRun) fold(id string) (*match.State, error) {
+	evs, seen, err := r.st.MatchEventsSeen(r.ctx, id)
+	if err != nil {
+		return nil, fail(exitFailure, "store: %v", err)
+	}
+	if len(evs) == 0 {
+		return nil, fail(exitNotFound, "no match %s in the store", id)
+	}
+	state, err := match.Fold(id, evs, seen)
+	if err != nil {
+		return nil, fail(exitRules, "%v", err)
+	}
+	return state, nil
+}
+
+// analyse grades a final game and stores the analysis.
+func (r *analyseRun) analyse(state *match.State) (*analysis.Game, error) {
+	if state.Kind == nostr.GameChess && r.note != "" && len(state.Moves) > 0 {
+		fmt.Fprintln(os.Stderr, "vesper: "+r.note)
+		r.note = ""
+	}
+	g, err := r.an.Analyse(r.ctx, state)
+	if err != nil {
+		return nil, err
+	}
+	err = r.st.PutAnalysis(r.ctx, store.Analysis{Match: g.Match, Status: string(g.Status),
+		Engine: g.Engine.String(), JSON: analysis.Marshal(g), UpdatedAt: nowUnix()})
+	if err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// analyseOutcome is one match of a batch, in the --json summary.
+type analyseOutcome struct {
+	Match  string `json:"match"`
+	Game   string `json:"game"`
+	Status string `json:"status"` // "done" or "failed"
+	Plies  int    `json:"plies"`
+	Error  string `json:"error,omitempty"`
+}
+
+// all analyses every final match without an analysis (with --force: every
+// final chess and gomoku match), oldest first.
+func (r *analyseRun) all() error {
+	var ids []string
+	if r.force {
+		sums, err := r.st.Summaries(r.ctx)
+		if err != nil {
+			return fail(exitFailure, "store: %v", err)
+		}
+		for _, s := range sums {
+			if s.Final && (s.Game == nostr.GameChess || s.Game == nostr.GameGomoku) {
+				ids = append(ids, s.Match)
+			}
+		}
+	} else {
+		var err error
+		if ids, err = r.st.Unanalysed(r.ctx, 0); err != nil {
+			return fail(exitFailure, "store: %v", err)
+		}
+	}
+	out := []analyseOutcome{}
+	failed := 0
+	for i, id := range ids {
+		if r.ctx.Err() != nil {
+			break
+		}
+		start := time.Now()
+		o := analyseOutcome{Match: id, Status: string(analysis.StatusDone)}
+		state, err := r.fold(id)
+		if err == nil && !state.Final {
+			err = errors.New("not final")
+		}
+		if err == nil {
+			o.Game, o.Plies = state.Kind, len(state.Moves)
+			_, err = r.analyse(state)
+		}
+		if err != nil {
+			var ee *exitError
+			if errors.As(err, &ee) {
+				err = errors.New(ee.msg)
+			}
+			o.Status, o.Error = string(analysis.StatusFailed), err.Error()
+			failed++
+			fmt.Fprintf(os.Stderr, "[%d/%d] %s: failed: %v\n", i+1, len(ids), short(id), err)
+		} else {
+			fmt.Fprintf(os.Stderr, "[%d/%d] %s: %s, %d plies, %.1fs\n", i+1, len(ids), short(id), o.Game, o.Plies, time.Since(start).Seconds())
+		}
+		out = append(out, o)
+	}
+	cancelled := r.ctx.Err() != nil
+	if r.json {
+		os.Stdout.Write(match.MarshalLine(map[string]any{
+			"matches":   out,
+			"total":     len(ids),
+			"analysed":  len(out) - failed,
+			"failed":    failed,
+			"cancelled": cancelled,
+			"engine":    r.an.Engine(),
+		}))
+	} else {
+		w := bufio.NewWriter(os.Stdout)
+		fmt.Fprintf(w, "analysed %d of %d matches", len(out)-failed, len(ids))
+		if failed > 0 {
+			fmt.Fprintf(w, ", %d failed", failed)
+		}
+		if cancelled {
+			fmt.Fprint(w, ", then cancelled")
+		}
+		fmt.Fprintln(w)
+		w.Flush()
+	}
+	switch {
+	case !cancelled && failed == 0:
+		return nil
+	case r.json:
+		// The summary is the one JSON object: no error object after it.
+		return &exitError{code: exitFailure}
+	case cancelled:
+		return fail(exitFailure, "cancelled")
+	}
+	return fail(exitFailure, "%d of %d analyses failed", failed, len(ids))
+}
+
+// printAnalysis is the text form: each player's figures, then the
+// inaccuracies, mistakes and blunders with the engine's choice.
+func printAnalysis(w io.Writer, g *analysis.Game) {
+	bw := bufio.NewWriter(w)
+	defer bw.Flush()
+	fmt.Fprintf(bw, "match %s (%s, %d plies), graded by %s\n", g.Match, g.Game, len(g.Moves), g.Engine)
+	for _, p := range g.Players {
+		fmt.Fprintf(bw, "%-6s %s  %d moves", p.Side, short(p.Pubkey), p.Moves)
+		if g.Game == nostr.GameChess {
+			fmt.Fprintf(bw, "  accuracy %.1f  acpl %.1f", p.Accuracy, p.ACPL)
+		}
+		for _, t := range analysis.Tags {
+			if n := p.Counts[t]; n > 0 {
+				fmt.Fprintf(bw, "  %s %d", t, n)
+			}
+		}
+		fmt.Fprintln(bw)
+	}
+	var notes []string
+	for _, m := range g.Moves {
+		if m.Tag != analysis.TagInaccuracy && m.Tag != analysis.TagMistake && m.Tag != analysis.TagBlunder {
+			continue
+		}
+		s := fmt.Sprintf("%s %s", moveLabel(g.Game, m), m.Tag)
+		if m.Best != "" {
+			s += " (best " + m.Best + ")"
+		}
+		notes = append(notes, s)
+	}
+	if len(notes) > 0 {
+		fmt.Fprintln(bw, strings.Join(notes, "\n"))
+	}
+}
+
+// moveLabel numbers a move as players read it: 3...Nf6 in chess, the ply
+// in gomoku.
+func moveLabel(game string, m analysis.Move) string {
+	if game != nostr.GameChess {
+		return fmt.Sprintf("%d. %s", m.Ply, m.Move)
+	}
+	dots := "."
+	if m.Ply%2 == 0 {
+		dots = "..."
+	}
+	return fmt.Sprintf("%d%s%s", (m.Ply+1)/2, dots, m.Move)
+}

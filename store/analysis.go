@@ -1,0 +1,125 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"vesper/nostr"
+)
+
+// Analysis is a match's stored move analysis (issue 18): JSON is its
+// analysis.json, Status its status ("done" or "failed"), Engine a short
+// name of what computed it, UpdatedAt when (unix seconds). The store keeps
+// what it is given; package analysis owns the meaning.
+type Analysis struct {
+	Match, Status, Engine string
+	JSON                  []byte
+	UpdatedAt             int64
+}
+
+const analysisCols = `match, status, engine, json, updated_at`
+
+// PutAnalysis stores or replaces the analysis of a.Match.
+func (s *Store) PutAnalysis(ctx context.Context, a Analysis) error {
+	switch {
+	case a.Match == "":
+		return errors.New("store: analysis without a match id")
+	case a.Status == "":
+		return fmt.Errorf("store: analysis of %s: no status", a.Match)
+	case !json.Valid(a.JSON):
+		return fmt.Errorf("store: analysis of %s: JSON is not valid", a.Match)
+	}
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx,
+			`INSERT INTO analyses (`+analysisCols+`) VALUES (?, ?, ?, ?, ?)
+			 ON CONFLICT (match) DO UPDATE SET
+			   status = excluded.status, engine = excluded.engine,
+			   json = excluded.json, updated_at = excluded.updated_at`,
+			a.Match, a.Status, a.Engine, a.JSON, a.UpdatedAt)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("store: analysis of %s: %w", a.Match, err)
+	}
+	return nil
+}
+
+// Analysis returns the stored analysis of match.
+func (s *Store) Analysis(ctx context.Context, match string) (Analysis, bool, error) {
+	got, err := s.Analyses(ctx, []string{match})
+	if err != nil {
+		return Analysis{}, false, err
+	}
+	a, ok := got[match]
+	return a, ok, nil
+}
+
+// Analyses returns the stored analyses of matches, by match id; a match
+// without one is absent from the map. The ids go in chunks, under SQLite's
+// limit on a statement's parameters.
+func (s *Store) Analyses(ctx context.Context, matches []string) (map[string]Analysis, error) {
+	out := make(map[string]Analysis, len(matches))
+	for start := 0; start < len(matches); start += knownChunk {
+		chunk := matches[start:min(start+knownChunk, len(matches))]
+		args := make([]any, len(chunk))
+		for i, id := range chunk {
+			args[i] = id
+		}
+		if err := s.analyses(ctx, out, `SELECT `+analysisCols+` FROM analyses
+			WHERE match IN (`+placeholders(len(chunk))+`)`, args...); err != nil {
+			return nil, fmt.Errorf("store: analyses: %w", err)
+		}
+	}
+	return out, nil
+}
+
+func (s *Store) analyses(ctx context.Context, out map[string]Analysis, q string, args ...any) error {
+	rows, err := s.r.QueryContext(ctx, q, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var a Analysis
+		if err := rows.Scan(&a.Match, &a.Status, &a.Engine, &a.JSON, &a.UpdatedAt); err != nil {
+			return err
+		}
+		out[a.Match] = a
+	}
+	return rows.Err()
+}
+
+// Unanalysed returns up to limit (all when limit < 1) final chess and
+// gomoku matches that have no analysis row, done or failed, oldest
+// challenge first (ties by id): the queue of a background analyser.
+func (s *Store) Unanalysed(ctx context.Context, limit int) ([]string, error) {
+	if limit < 1 {
+		limit = -1 // SQLite: no limit
+	}
+	rows, err := s.r.QueryContext(ctx,
+		`SELECT s.match FROM summaries s
+		 LEFT JOIN events e ON e.id = s.match AND e.kind = ?
+		 WHERE s.final = 1 AND s.game IN (?, ?)
+		   AND NOT EXISTS (SELECT 1 FROM analyses a WHERE a.match = s.match)
+		 ORDER BY coalesce(e.created_at, 0), s.match
+		 LIMIT ?`, nostr.KindChallenge, nostr.GameChess, nostr.GameGomoku, limit)
+	if err != nil {
+		return nil, fmt.Errorf("store: unanalysed: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("store: unanalysed: %w", err)
+		}
+		out = append(out, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: unanalysed: %w", err)
+	}
+	return out, nil
+}
