@@ -41,6 +41,8 @@ type Config struct {
 	// Recheck makes Rebuild check every stored event's id and signature
 	// again (`vesper rebuild --verify`).
 	Recheck bool
+	// Analysis, when set, grades finished games in the background.
+	Analysis *AnalysisOptions
 }
 
 // Options pace Run and name the site. Zero durations take the defaults
@@ -86,6 +88,9 @@ func Open(cfg Config) (*Daemon, error) {
 	}
 	n.recheck = cfg.Recheck
 	n.opts = cfg.Run
+	if cfg.Analysis != nil {
+		n.analyst = &analyst{opts: *cfg.Analysis, wake: make(chan struct{}, 1)}
+	}
 	return n, nil
 }
 

@@ -49,6 +49,7 @@ type Daemon struct {
 	foldMu sync.RWMutex
 
 	runState
+	analyst *analyst // nil: no analysis
 }
 
 func newNode(st *store.Store, key nostr.SecretKey, relays []string, cfg arbiter.Config, log *slog.Logger) *Daemon {
@@ -219,6 +220,9 @@ func (n *Daemon) keepAll(ctx context.Context, states []*match.State) error {
 		}
 		n.mu.Unlock()
 		n.siteChanged(s.Match)
+		if s.Final {
+			n.wakeAnalyst()
+		}
 	}
 	return nil
 }

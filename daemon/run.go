@@ -66,6 +66,9 @@ func (n *Daemon) runDaemon(ctx context.Context, o Options) error {
 	n.log.Info("daemon started", "matches_folded", folded, "kept", len(n.snapshot()), "stale_summaries", stale,
 		"relays", len(n.relays), "pubkey", n.self)
 	client.WatchAuthors(watch...)
+	if n.analyst != nil {
+		wg.Go(func() { n.analyse(ctx) })
+	}
 	if stale > 0 {
 		wg.Go(func() {
 			if err := n.upgrade(ctx); err != nil && ctx.Err() == nil {

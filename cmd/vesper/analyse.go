@@ -89,12 +89,18 @@ type analyseOpts struct {
 }
 
 func analyseOptions(c *cli.Context) (analyseOpts, error) {
-	o := analyseOpts{Options: analysis.Options{Depth: c.Int("depth"), Nodes: c.Int64("nodes"), Nice: c.Int("nice")}}
+	return engineOptions(c.String("engine"), c.String("stockfish"), c.Int("depth"), c.Int64("nodes"), c.Int("nice"))
+}
+
+// engineOptions resolves an engine choice ("stockfish", "builtin", or ""
+// for Stockfish when found, else the built-in engine) for `vesper
+// analyse` and the daemon's background analysis.
+func engineOptions(engine, explicit string, depth int, nodes int64, nice int) (analyseOpts, error) {
+	o := analyseOpts{Options: analysis.Options{Depth: depth, Nodes: nodes, Nice: nice}}
 	if o.Depth < 0 || o.Nodes < 0 {
 		return o, fail(exitUsage, "--depth and --nodes must not be negative")
 	}
-	explicit := c.String("stockfish")
-	switch c.String("engine") {
+	switch engine {
 	case "builtin":
 		if explicit != "" {
 			return o, fail(exitUsage, "--stockfish goes with --engine stockfish, not builtin")
@@ -117,7 +123,7 @@ func analyseOptions(c *cli.Context) (analyseOpts, error) {
 			o.note = "no Stockfish found (not on PATH, not at " + analysis.DebianStockfish + "): analysing with the built-in engine"
 		}
 	default:
-		return o, fail(exitUsage, "--engine must be stockfish or builtin, not %q", c.String("engine"))
+		return o, fail(exitUsage, "--engine must be stockfish or builtin, not %q", engine)
 	}
 	switch {
 	case o.Depth > 0 && o.Nodes > 0:

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"vesper/analysis"
 	"vesper/arbiter"
 	"vesper/daemon"
 	"vesper/store"
@@ -34,11 +36,21 @@ func daemonCommand() *cli.Command {
 			&cli.BoolFlag{Name: "no-nip77", Usage: "do not use NIP-77 when syncing, only the fallback"},
 			&cli.DurationFlag{Name: "first-sync-wait", Value: 90 * time.Second, Usage: "longest wait for the start's sync before duties begin (it then goes on in the background)"},
 			&cli.DurationFlag{Name: "reconnect-sync-gap", Value: time.Minute, Usage: "least time between two syncs of a relay that its reconnects trigger"},
+			&cli.StringFlag{Name: "analyse", Value: "auto", Usage: "grade finished games in the background: stockfish, builtin, off, or auto (Stockfish when found, else off)"},
+			&cli.StringFlag{Name: "stockfish", Usage: "path of the Stockfish (any UCI engine) the analysis runs"},
+			&cli.IntFlag{Name: "analysis-depth", Usage: fmt.Sprintf("search depth per position (default %d for Stockfish)", analysis.DefaultDepth)},
+			&cli.Int64Flag{Name: "analysis-nodes", Usage: fmt.Sprintf("node budget per position (default %d for the built-in engine)", analysis.DefaultBuiltinNodes)},
+			&cli.IntFlag{Name: "analysis-nice", Value: 10, Usage: "niceness added to the Stockfish process, 0-19 (Linux)"},
+			&cli.Float64Flag{Name: "analysis-share", Value: 0.5, Usage: "most of one core the analysis takes (it rests between games to stay under it)"},
 		),
 		Action: func(c *cli.Context) error {
 			ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			d, _, closeFn, err := openDaemon(c, daemonOptions(c), false)
+			an, err := daemonAnalysis(c)
+			if err != nil {
+				return err
+			}
+			d, _, closeFn, err := openDaemonWith(c, daemonOptions(c), false, slog.New(slog.NewTextHandler(os.Stderr, nil)), an)
 			if err != nil {
 				return err
 			}
@@ -75,15 +87,15 @@ func daemonOptions(c *cli.Context) daemon.Options {
 // openDaemon opens the store and builds the daemon from the common flags;
 // close stops the daemon and then closes the store.
 func openDaemon(c *cli.Context, run daemon.Options, recheck bool) (d *daemon.Daemon, st *store.Store, closeFn func(), err error) {
-	return openDaemonWith(c, run, recheck, slog.New(slog.NewTextHandler(os.Stderr, nil)))
+	return openDaemonWith(c, run, recheck, slog.New(slog.NewTextHandler(os.Stderr, nil)), nil)
 }
 
 // openDaemonLog is openDaemon with its own logger.
 func openDaemonLog(c *cli.Context, run daemon.Options, log *slog.Logger) (*daemon.Daemon, *store.Store, func(), error) {
-	return openDaemonWith(c, run, false, log)
+	return openDaemonWith(c, run, false, log, nil)
 }
 
-func openDaemonWith(c *cli.Context, run daemon.Options, recheck bool, log *slog.Logger) (d *daemon.Daemon, st *store.Store, closeFn func(), err error) {
+func openDaemonWith(c *cli.Context, run daemon.Options, recheck bool, log *slog.Logger, an *daemon.AnalysisOptions) (d *daemon.Daemon, st *store.Store, closeFn func(), err error) {
 	key, err := loadKey(c, false)
 	if err != nil {
 		return nil, nil, nil, err
@@ -101,10 +113,37 @@ func openDaemonWith(c *cli.Context, run daemon.Options, recheck bool, log *slog.
 	cfg.Arbitrate = !c.Bool("no-arbiter")
 	lim := limitsOf(c)
 	d, err = daemon.Open(daemon.Config{Store: st, Key: key, Relays: relayList(c), Arbiter: cfg, Limits: &lim,
-		Log: log, Think: c.Duration("think"), Run: run, Recheck: recheck})
+		Log: log, Think: c.Duration("think"), Run: run, Recheck: recheck, Analysis: an})
 	if err != nil {
 		_ = st.Close()
 		return nil, nil, nil, fail(exitFailure, "%v", err)
 	}
 	return d, st, func() { _ = d.Close(); _ = st.Close() }, nil
+}
+
+// daemonAnalysis reads the daemon's analysis flags: nil when off, or when
+// auto finds no Stockfish (said on stderr).
+func daemonAnalysis(c *cli.Context) (*daemon.AnalysisOptions, error) {
+	engine := c.String("analyse")
+	switch engine {
+	case "off":
+		return nil, nil
+	case "auto":
+		if _, err := analysis.FindStockfish(c.String("stockfish")); err != nil {
+			fmt.Fprintln(os.Stderr, "vesper: no Stockfish found: finished games are not analysed (--analyse builtin uses vesper's own engine)")
+			return nil, nil
+		}
+		engine = "stockfish"
+	case "stockfish", "builtin":
+	default:
+		return nil, fail(exitUsage, "--analyse must be auto, stockfish, builtin or off, not %q", engine)
+	}
+	o, err := engineOptions(engine, c.String("stockfish"), c.Int("analysis-depth"), c.Int64("analysis-nodes"), c.Int("analysis-nice"))
+	if err != nil {
+		return nil, err
+	}
+	if share := c.Float64("analysis-share"); share <= 0 || share > 1 {
+		return nil, fail(exitUsage, "--analysis-share must be within (0, 1], not %v", share)
+	}
+	return &daemon.AnalysisOptions{Engine: o.Options, Share: c.Float64("analysis-share")}, nil
 }

@@ -1,0 +1,132 @@
+package daemon
+
+import (
+	"context"
+	"time"
+
+	"vesper/analysis"
+	"vesper/store"
+)
+
+// AnalysisOptions turn on the daemon's move analysis of finished games
+// (issue 18): one game at a time, in the background, persisted in the
+// store, never in the way of ingest, duties or the site build.
+type AnalysisOptions struct {
+	Engine analysis.Options
+	// Share bounds the CPU the analysis takes: after a game that took T,
+	// the worker rests T·(1/Share − 1) before the next one [0.5: at most
+	// half of one core]. Stockfish also runs at Engine.Nice.
+	Share float64
+	// Idle is the longest wait between two looks at the store when
+	// nothing is left to analyse; a match turning final wakes it at once
+	// [1 minute].
+	Idle time.Duration
+}
+
+// analyst is the worker's state shared with keepAll, which wakes it.
+type analyst struct {
+	opts AnalysisOptions
+	wake chan struct{}
+}
+
+func (n *Daemon) wakeAnalyst() {
+	if n.analyst == nil {
+		return
+	}
+	select {
+	case n.analyst.wake <- struct{}{}:
+	default:
+	}
+}
+
+// analyse grades the store's final games, oldest first, until ctx ends.
+// A game whose analysis fails is stored as failed (the site then shows
+// none): a game that always fails is not retried for ever.
+func (n *Daemon) analyse(ctx context.Context) {
+	o := n.analyst.opts
+	share := o.Share
+	if share <= 0 || share > 1 {
+		share = 0.5
+	}
+	idle := o.Idle
+	if idle <= 0 {
+		idle = time.Minute
+	}
+	an, err := analysis.New(o.Engine)
+	if err != nil {
+		n.log.Error("analysis off", "err", err)
+		return
+	}
+	defer an.Close()
+	n.log.Info("analysing finished games", "engine", an.Engine().String(), "share", share)
+	rest := func(d time.Duration) bool {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-ctx.Done():
+			return false
+		case <-t.C:
+		case <-n.analyst.wake:
+		}
+		return true
+	}
+	for ctx.Err() == nil {
+		ids, err := n.st.Unanalysed(ctx, 1)
+		if err != nil || len(ids) == 0 {
+			if err != nil && ctx.Err() == nil {
+				n.log.Error("analysis: store", "err", err)
+			}
+			if !rest(idle) {
+				return
+			}
+			continue
+		}
+		start := time.Now()
+		g := n.analyseOne(ctx, an, ids[0])
+		if ctx.Err() != nil {
+			return // stopped mid-game: nothing stored, the next run redoes it
+		}
+		took := time.Since(start)
+		err = n.st.PutAnalysis(ctx, store.Analysis{Match: g.Match, Status: string(g.Status),
+			Engine: g.Engine.String(), JSON: analysis.Marshal(g), UpdatedAt: n.clock()})
+		if err != nil {
+			if ctx.Err() == nil {
+				n.log.Error("analysis: store", "err", err)
+			}
+			return
+		}
+		n.siteChanged(g.Match)
+		if g.Status == analysis.StatusDone {
+			n.log.Info("analysed", "match", g.Match, "moves", len(g.Moves), "took", took.Round(time.Millisecond))
+		} else {
+			n.log.Warn("analysis failed", "match", g.Match, "err", g.Error)
+		}
+		if pause := time.Duration(float64(took) * (1/share - 1)); pause > 0 {
+			t := time.NewTimer(pause)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return
+			case <-t.C:
+			}
+		}
+	}
+}
+
+// analyseOne grades one stored final game, or says why it could not.
+func (n *Daemon) analyseOne(ctx context.Context, an *analysis.Analyser, id string) *analysis.Game {
+	s, _, err := foldOne(ctx, n.st, id)
+	if err == nil && s == nil {
+		return &analysis.Game{Format: analysis.FormatVersion, Match: id, Status: analysis.StatusFailed,
+			Engine: an.Engine(), Error: "the stored events hold no valid match"}
+	}
+	if err != nil {
+		return &analysis.Game{Format: analysis.FormatVersion, Match: id, Status: analysis.StatusFailed,
+			Engine: an.Engine(), Error: err.Error()}
+	}
+	g, err := an.Analyse(ctx, s)
+	if err != nil {
+		return an.Failed(s, err)
+	}
+	return g
+}
