@@ -18,6 +18,7 @@ import (
 	"vesper/nostr"
 	"vesper/nostr/relay"
 	"vesper/relayd"
+	"vesper/store"
 )
 
 func demoCommand() *cli.Command {
@@ -89,8 +90,15 @@ func runDemo(sig context.Context, o demoOptions) error {
 	}
 	defer st.Close()
 	house := nostr.GenerateKey()
+	// The house grades the finished game as a public daemon does: with
+	// Stockfish when installed, else with vesper's own engine.
+	eng, err := engineOptions("", "", 0, 0, 0)
+	if err != nil {
+		return err
+	}
 	n, err := daemon.Open(daemon.Config{Store: st, Key: house, Relays: relays, Arbiter: arbiter.DefaultConfig(), Log: demoLog(),
-		Run: daemon.Options{Tick: time.Second, SiteEvery: time.Hour}})
+		Run:      daemon.Options{Tick: time.Second, SiteEvery: time.Hour},
+		Analysis: &daemon.AnalysisOptions{Engine: eng.Options, Share: 1}})
 	if err != nil {
 		return err
 	}
@@ -158,6 +166,10 @@ func runDemo(sig context.Context, o demoOptions) error {
 		return err
 	}
 	say("result final by %s (event %s)", s.FinalBy, s.FinalEvent)
+	if err := waitAnalysis(ctx, st, id); err != nil {
+		return err
+	}
+	say("analysed: %s", eng.note)
 	if !o.serve {
 		stopDaemon()
 		if err := <-daemonDone; err != nil {
@@ -184,6 +196,22 @@ func runDemo(sig context.Context, o demoOptions) error {
 		return <-daemonDone
 	case err := <-daemonDone:
 		return err
+	}
+}
+
+// waitAnalysis polls the store until the match's analysis is stored.
+func waitAnalysis(ctx context.Context, st *store.Store, id string) error {
+	t := time.NewTicker(20 * time.Millisecond)
+	defer t.Stop()
+	for {
+		if _, ok, err := st.Analysis(ctx, id); err == nil && ok {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fail(exitFailure, "timed out waiting for the analysis of match %s", id)
+		case <-t.C:
+		}
 	}
 }
 
