@@ -42,6 +42,12 @@ type SyncOptions struct {
 	Relays []string
 	// Local lists the stored events of kinds (for NIP-77). Required.
 	Local func(ctx context.Context, kinds []int) ([]SyncItem, error)
+	// Windows, when set, splits each NIP-77 reconciliation into created_at
+	// windows (together covering every created_at), and LocalIn lists the
+	// stored events of kinds within one: a reconciliation then holds one
+	// window's ids in memory, not the whole history's. Local is not used.
+	Windows func(ctx context.Context, kinds []int) ([]SyncWindow, error)
+	LocalIn func(ctx context.Context, kinds []int, w SyncWindow) ([]SyncItem, error)
 	// Open lists the matches whose result is not final (for the
 	// fallback). Required.
 	Open func(ctx context.Context) ([]string, error)
@@ -77,6 +83,25 @@ type SyncOptions struct {
 	// Progress, if set, is called as work is done (from several
 	// goroutines, one relay each).
 	Progress func(SyncProgress)
+}
+
+// SyncWindow is a created_at range [Since, Until], both inclusive; zero
+// leaves that end open.
+type SyncWindow struct {
+	Since, Until int64
+}
+
+// filter is f bounded to the window.
+func (w SyncWindow) filter(f gn.Filter) gn.Filter {
+	if w.Since > 0 {
+		t := gn.Timestamp(w.Since)
+		f.Since = &t
+	}
+	if w.Until > 0 {
+		t := gn.Timestamp(w.Until)
+		f.Until = &t
+	}
+	return f
 }
 
 // SyncProgress is a step of Sync on one relay.
@@ -159,7 +184,7 @@ const maxRevealRounds = 3
 // store fails; a relay that fails or lies is reported in its SyncStats,
 // and the others go on.
 func Sync(ctx context.Context, opts SyncOptions, out chan<- Received) ([]SyncStats, error) {
-	if opts.Local == nil || opts.Open == nil || opts.Known == nil {
+	if (opts.Local == nil && (opts.Windows == nil || opts.LocalIn == nil)) || opts.Open == nil || opts.Known == nil {
 		return nil, errors.New("relay: sync needs Local, Open and Known")
 	}
 	opts = opts.withDefaults()
@@ -424,11 +449,6 @@ func (s *syncer) nip77(ctx context.Context, st *SyncStats) bool {
 			return false
 		}
 	}
-	local, err := s.localSets(ctx)
-	if err != nil {
-		st.NegError = err.Error()
-		return false
-	}
 	type diff struct {
 		f    gn.Filter
 		need []string
@@ -436,35 +456,31 @@ func (s *syncer) nip77(ctx context.Context, st *SyncStats) bool {
 	var diffs []diff
 	compared := 0
 	for _, f := range syncFilters() {
-		items := local[fmt.Sprint(f.Kinds)]
-		var res negResult
-		var err error
-		for try := 0; ; try++ {
-			res, err = negReconcile(ctx, st.Relay, f, items, o)
-			st.Rounds += res.rounds
-			st.Bytes += res.bytes
-			// khatru v0.19.1 answers NEG-OPEN before it records the session,
-			// so our first NEG-MSG, if it comes quickly (a loaded relay that
-			// descheduled that goroutine), finds none and gets NEG-ERR
-			// "CLOSED". A new session, with our first answer held back a
-			// little longer each time, wins that race.
-			var ne *NegError
-			if try < negRetries && errors.As(err, &ne) && ne.Reason == "CLOSED" && res.rounds == 1 {
-				o.pause = 25 * time.Millisecond << (2 * try) // 25, 100, 400 ms
-				log.Debug("relay: NIP-77 session lost by the relay, retrying", "pause", o.pause)
-				continue
-			}
-			break
-		}
+		windows, items, err := s.windows(ctx, f.Kinds)
 		if err != nil {
-			if !errors.Is(err, ErrNegUnsupported) {
-				log.Warn("relay: NIP-77 reconciliation failed, falling back", "err", err)
-			}
 			st.NegError = err.Error()
 			return false
 		}
-		compared += len(items)
-		diffs = append(diffs, diff{f, res.need})
+		for _, w := range windows {
+			if items == nil {
+				if items, err = s.opts.LocalIn(ctx, f.Kinds, w); err != nil {
+					err = fmt.Errorf("relay: sync: local ids: %w", err)
+					s.failLocal(err)
+					st.NegError = err.Error()
+					return false
+				}
+			}
+			fw := w.filter(f)
+			need, err := s.negWindow(ctx, st, fw, items, o, log)
+			if err != nil {
+				return false
+			}
+			compared += len(items)
+			diffs = append(diffs, diff{fw, need})
+			if s.opts.Windows != nil {
+				items = nil // the next window's are read next
+			}
+		}
 	}
 	st.Method, st.Compared = "nip77", compared
 	if !slices.ContainsFunc(diffs, func(d diff) bool { return len(d.need) > 0 }) {
@@ -651,4 +667,63 @@ func matchRefs(ev *gn.Event) []string {
 // (one place reads NIP-11).
 func syncInfo(ctx context.Context, url string, timeout time.Duration) *nip11.RelayInformationDocument {
 	return fetchInfo(ctx, url, timeout)
+}
+
+// windows returns the windows of a reconciliation for kinds: one, open at
+// both ends, with the whole local set when SyncOptions.Windows is not set
+// (items then holds it); else the caller's, whose items LocalIn reads.
+func (s *syncer) windows(ctx context.Context, kinds []int) ([]SyncWindow, []SyncItem, error) {
+	if s.opts.Windows == nil {
+		local, err := s.localSets(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		items := local[fmt.Sprint(kinds)]
+		if items == nil {
+			items = []SyncItem{}
+		}
+		return []SyncWindow{{}}, items, nil
+	}
+	ws, err := s.opts.Windows(ctx, kinds)
+	if err != nil {
+		err = fmt.Errorf("relay: sync: local windows: %w", err)
+		s.failLocal(err)
+		return nil, nil, err
+	}
+	if len(ws) == 0 {
+		ws = []SyncWindow{{}}
+	}
+	return ws, nil, nil
+}
+
+// negWindow reconciles one filter (one window of it) and returns the ids
+// the relay has and the store lacks; an error is recorded in st.
+func (s *syncer) negWindow(ctx context.Context, st *SyncStats, f gn.Filter, items []SyncItem, o negOptions, log *slog.Logger) ([]string, error) {
+	var res negResult
+	var err error
+	for try := 0; ; try++ {
+		res, err = negReconcile(ctx, st.Relay, f, items, o)
+		st.Rounds += res.rounds
+		st.Bytes += res.bytes
+		// khatru v0.19.1 answers NEG-OPEN before it records the session,
+		// so our first NEG-MSG, if it comes quickly (a loaded relay that
+		// descheduled that goroutine), finds none and gets NEG-ERR
+		// "CLOSED". A new session, with our first answer held back a
+		// little longer each time, wins that race.
+		var ne *NegError
+		if try < negRetries && errors.As(err, &ne) && ne.Reason == "CLOSED" && res.rounds == 1 {
+			o.pause = 25 * time.Millisecond << (2 * try) // 25, 100, 400 ms
+			log.Debug("relay: NIP-77 session lost by the relay, retrying", "pause", o.pause)
+			continue
+		}
+		break
+	}
+	if err != nil {
+		if !errors.Is(err, ErrNegUnsupported) {
+			log.Warn("relay: NIP-77 reconciliation failed, falling back", "err", err)
+		}
+		st.NegError = err.Error()
+		return nil, err
+	}
+	return res.need, nil
 }
