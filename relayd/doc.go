@@ -16,7 +16,8 @@
 // The relay is meant for fault injection as much as for serving: it can drop
 // every client websocket (DropConnections), go away and come back on the same
 // port (Stop, Restart), cap query results (Options.MaxLimit, to exercise
-// backfill paging), refuse writes with a chosen OK message
+// backfill paging), announce and enforce max_filters and created_at limits
+// in its NIP-11 document (nip11.go), refuse writes with a chosen OK message
 // (SetRejectWrites, e.g. "rate-limited: slow down"), require NIP-42 AUTH,
 // answer duplicates with OK false "duplicate:" as some relays do, and serve
 // events that never passed its checks (Inject, to test a client's own

@@ -2,6 +2,8 @@ package relayd
 
 import (
 	"context"
+	"encoding/json"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -87,5 +89,72 @@ func TestZeroLimitsLimitNothing(t *testing.T) {
 		if err := c.Publish(ctx, *signed(t, key, 1, int64(2000+i), "ok")); err != nil {
 			t.Fatalf("event %d: %v", i, err)
 		}
+	}
+}
+
+// TestNIP11Limitations: max_filters, max_subscriptions and the created_at
+// window are announced, and max_filters and the window are enforced.
+func TestNIP11Limitations(t *testing.T) {
+	r := startRelay(t, Options{MaxFilters: 1, MaxSubscriptions: 5, CreatedAtLowerLimit: 3600, CreatedAtUpperLimit: 60})
+	req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, "http"+r.URL()[2:], nil)
+	req.Header.Set("Accept", "application/nostr+json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var doc struct {
+		Software   string `json:"software"`
+		Limitation struct {
+			MaxFilters int   `json:"max_filters"`
+			MaxSubs    int   `json:"max_subscriptions"`
+			MaxLimit   int   `json:"max_limit"`
+			Lower      int64 `json:"created_at_lower_limit"`
+			Upper      int64 `json:"created_at_upper_limit"`
+		} `json:"limitation"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&doc); err != nil {
+		t.Fatal(err)
+	}
+	l := doc.Limitation
+	if l.MaxFilters != 1 || l.MaxSubs != 5 || l.MaxLimit != DefaultMaxLimit || l.Lower != 3600 || l.Upper != 60 || doc.Software == "" {
+		t.Errorf("NIP-11 document: %+v", doc)
+	}
+
+	key := nostr.GenerateKey()
+	now := time.Now().Unix()
+	rc := dial(t, r.URL())
+	rc.mustPublish(signed(t, key, nostr.KindMove, now, "in the window"))
+	for _, tt := range []struct {
+		name string
+		at   int64
+	}{{"too old", now - 7200}, {"too far ahead", now + 600}} {
+		if ok, reason := rc.publish(signed(t, key, nostr.KindMove, tt.at, tt.name)); ok || !strings.HasPrefix(reason, "invalid:") {
+			t.Errorf("%s: got %v %q, want invalid:", tt.name, ok, reason)
+		}
+	}
+	rc.mustQuery(gn.Filter{Kinds: []int{nostr.KindMove}})
+
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+	defer cancel()
+	if err := rc.send(ctx, "REQ", "two", gn.Filter{Kinds: []int{nostr.KindMove}}, gn.Filter{Kinds: []int{nostr.KindChallenge}}); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		msg, label, err := rc.next(ctx)
+		if err != nil {
+			t.Fatalf("no CLOSED for a REQ of two filters: %v", err)
+		}
+		if label == "CLOSED" {
+			var reason string
+			json.Unmarshal(msg[2], &reason)
+			if !strings.HasPrefix(reason, "blocked:") {
+				t.Errorf("CLOSED %q, want blocked:", reason)
+			}
+			break
+		}
+	}
+	if r.FilterRefusals() != 1 {
+		t.Errorf("FilterRefusals %d, want 1", r.FilterRefusals())
 	}
 }

@@ -55,6 +55,19 @@ type Options struct {
 	// NEG-ERR of this reason (as a relay that finds a filter too broad
 	// would), while REQs are served as usual.
 	RefuseNegentropy string
+	// MaxFilters, when set, is announced as limitation.max_filters and
+	// enforced: a REQ with more filters gets CLOSED "blocked: ..." (nip11.go).
+	MaxFilters int
+	// MaxSubscriptions is announced as limitation.max_subscriptions (not
+	// enforced).
+	MaxSubscriptions int
+	// CreatedAtLowerLimit and CreatedAtUpperLimit, when set, are announced
+	// in the NIP-11 document and enforced: an event stamped more than
+	// CreatedAtLowerLimit seconds in the past, or more than
+	// CreatedAtUpperLimit seconds in the future, is refused with
+	// "invalid: ...".
+	CreatedAtLowerLimit int64
+	CreatedAtUpperLimit int64
 	// Limits bound each client (limits.go); the zero value adds none.
 	Limits Limits
 	// Name goes into the NIP-11 document.
@@ -76,6 +89,9 @@ type Relay struct {
 	queries      atomic.Int64
 	writes       atomic.Int64
 	traffic      traffic
+
+	filters        filterCounter
+	filterRefusals atomic.Int64
 
 	wsMu       sync.Mutex
 	websockets map[*khatru.WebSocket]struct{}
@@ -143,7 +159,7 @@ func (r *Relay) newKhatru() *khatru.Relay {
 	kh.QueryEvents = append(kh.QueryEvents, r.store.QueryEvents)
 	kh.DeleteEvent = append(kh.DeleteEvent, r.store.DeleteEvent)
 	kh.ReplaceEvent = append(kh.ReplaceEvent, r.replaceEvent)
-	kh.OverwriteFilter = append(kh.OverwriteFilter, r.live.add)
+	kh.OverwriteFilter = append(kh.OverwriteFilter, r.countFilter, r.live.add)
 	kh.RejectEvent = append(kh.RejectEvent, r.rejectEvent)
 	kh.RejectFilter = append(kh.RejectFilter, r.rejectFilter)
 	// khatru calls OnDisconnect once from each of its two goroutines per
@@ -181,6 +197,9 @@ func (r *Relay) rejectEvent(ctx context.Context, ev *gn.Event) (bool, string) {
 	if reason := *r.rejectWrites.Load(); reason != "" {
 		return true, reason
 	}
+	if reject, reason := r.checkCreatedAt(ev); reject {
+		return true, reason
+	}
 	if r.opts.DuplicateNotOK {
 		if has, err := r.store.Has(ctx, ev.ID); err == nil && has {
 			return true, "duplicate: already have this event"
@@ -204,8 +223,11 @@ func (r *Relay) rejectFilter(ctx context.Context, _ gn.Filter) (bool, string) {
 
 func (r *Relay) nip11(_ context.Context, _ *http.Request, info nip11.RelayInformationDocument) nip11.RelayInformationDocument {
 	lim := &nip11.RelayLimitationDocument{
-		AuthRequired:     r.requireAuth.Load(),
-		RestrictedWrites: r.opts.RestrictedWrites,
+		AuthRequired:        r.requireAuth.Load(),
+		RestrictedWrites:    r.opts.RestrictedWrites,
+		MaxSubscriptions:    r.opts.MaxSubscriptions,
+		CreatedAtLowerLimit: r.opts.CreatedAtLowerLimit,
+		CreatedAtUpperLimit: r.opts.CreatedAtUpperLimit,
 	}
 	if !r.opts.HideLimits {
 		lim.MaxLimit = r.opts.MaxLimit
@@ -218,7 +240,7 @@ func (r *Relay) nip11(_ context.Context, _ *http.Request, info nip11.RelayInform
 func (r *Relay) serve(ln net.Listener) {
 	tl := newTrackingListener(ln, &r.traffic)
 	srv := &http.Server{
-		Handler:           r.kh,
+		Handler:           r.withNIP11(r.kh),
 		ReadHeaderTimeout: 5 * time.Second,
 	}
 	r.mu.Lock()

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 
 	"vesper/match"
@@ -33,6 +34,10 @@ type Reply struct {
 	Note     string            `json:"note,omitempty"`
 	Accepted []string          `json:"accepted"`
 	Failed   map[string]string `json:"failed"`
+	// Inbox are the read relays (NIP-65 relay list) of the player the
+	// event tags, which it was sent to as well as the seat's relays: the
+	// challenger of an accept, the invitee of a challenge.
+	Inbox []string `json:"inbox,omitempty"`
 	// Status is the match after the action, as this seat now folds it.
 	Status *Status `json:"status,omitempty"`
 }
@@ -49,6 +54,12 @@ func (s *Seat) needKey() error {
 // reply. build gets the stamp; legal says a refusal should list the legal
 // moves.
 func (s *Seat) sign(ctx context.Context, snap *Snapshot, action string, legal bool, build func(t int64) (*nostr.Event, error)) (*Reply, error) {
+	return s.signTagging(ctx, snap, action, legal, "", build)
+}
+
+// signTagging is sign for an event that tags the player tagged: once the
+// fold has counted it, it also goes to that player's read relays.
+func (s *Seat) signTagging(ctx context.Context, snap *Snapshot, action string, legal bool, tagged string, build func(t int64) (*nostr.Event, error)) (*Reply, error) {
 	st, me := snap.State, s.Me()
 	t, err := s.stamp(ctx, st)
 	if err != nil {
@@ -73,16 +84,22 @@ func (s *Seat) sign(ctx context.Context, snap *Snapshot, action string, legal bo
 	if ig != nil {
 		return nil, snap.withContext(&Refusal{Rule: ig.Token, Reason: ig.Detail}, me, now, legal)
 	}
-	accepted, failed, err := s.publish(ctx, ev)
+	inbox := s.inbox(ctx, tagged, nil)
+	accepted, failed, err := s.publish(ctx, ev, inbox...)
 	if err != nil {
 		return nil, err
 	}
 	snap.SeenAt[ev.ID] = now
-	next := &Snapshot{State: after, SeenAt: snap.SeenAt, Answered: snap.Answered, Failed: snap.Failed, At: now}
+	heldBy := maps.Clone(snap.HeldBy)
+	if heldBy == nil {
+		heldBy = map[string][]string{}
+	}
+	heldBy[ev.ID] = accepted
+	next := &Snapshot{State: after, SeenAt: snap.SeenAt, Answered: snap.Answered, Failed: snap.Failed, At: now, HeldBy: heldBy}
 	// Try's copy lists no events; the status needs them for contents.
 	after.Events = append(append([]*nostr.Event(nil), st.Events...), ev)
 	rep := &Reply{OK: true, Action: action, Match: st.Match, Event: ev.ID, Kind: ev.Kind,
-		Accepted: accepted, Failed: failed, Status: next.Status(me, now)}
+		Accepted: accepted, Failed: failed, Inbox: inbox, Status: next.Status(me, now)}
 	rep.Note = note(st, after, me)
 	return rep, nil
 }
@@ -123,8 +140,12 @@ func (s *Seat) already(snap *Snapshot, action, event string) *Reply {
 }
 
 // Challenge posts a challenge for game ("chess" or "gomoku"), open to
-// anyone or inviting invitee (hex or npub). Its content carries a random
-// nonce, so two challenges in one second are two matches (section 7).
+// anyone or inviting invitee (hex, npub or nprofile). Its content carries
+// a random nonce, so two challenges in one second are two matches (section
+// 7). An invitation also goes to the invitee's read relays (NIP-65: its
+// latest relay list on the seat's relays or the nprofile's hints; the
+// hints themselves when it has none). The reply's nevent names relays
+// that took it.
 func (s *Seat) Challenge(ctx context.Context, game, invitee string) (*Reply, error) {
 	if err := s.needKey(); err != nil {
 		return nil, err
@@ -132,12 +153,13 @@ func (s *Seat) Challenge(ctx context.Context, game, invitee string) (*Reply, err
 	if game != nostr.GameChess && game != nostr.GameGomoku {
 		return nil, inputf("game must be chess or gomoku, not %q", game)
 	}
+	var hints []string
 	if invitee != "" {
-		pk, err := nostr.ParsePubkey(invitee)
+		pk, hs, err := pubkeyRef(invitee)
 		if err != nil {
 			return nil, inputf("invite: %v", err)
 		}
-		invitee = pk
+		invitee, hints = pk, hs
 	}
 	ev := nostr.NewChallenge(game, invitee, s.now().Unix())
 	var nonce [8]byte
@@ -157,18 +179,20 @@ func (s *Seat) Challenge(ctx context.Context, game, invitee string) (*Reply, err
 		}
 		return nil, err
 	}
-	accepted, failed, err := s.publish(ctx, ev)
+	inbox := s.inbox(ctx, invitee, hints)
+	accepted, failed, err := s.publish(ctx, ev, inbox...)
 	if err != nil {
 		return nil, err
 	}
 	snap := &Snapshot{State: st, SeenAt: map[string]int64{ev.ID: int64(ev.CreatedAt)}, At: int64(ev.CreatedAt),
-		Answered: accepted, Failed: failed}
-	return &Reply{OK: true, Action: "challenge", Match: ev.ID, Nevent: nostr.Nevent(ev.ID, ev.PubKey, s.Relays),
-		Event: ev.ID, Kind: ev.Kind, Accepted: accepted, Failed: failed, Status: snap.Status(s.Me(), snap.At),
+		Answered: accepted, Failed: failed, HeldBy: map[string][]string{ev.ID: accepted}}
+	return &Reply{OK: true, Action: "challenge", Match: ev.ID, Nevent: nostr.Nevent(ev.ID, ev.PubKey, neventHints(accepted)),
+		Event: ev.ID, Kind: ev.Kind, Accepted: accepted, Failed: failed, Inbox: inbox, Status: snap.Status(s.Me(), snap.At),
 		Note: "waiting for an accept; as the challenger you are first (White in chess, X in gomoku)"}, nil
 }
 
-// Accept accepts the challenge ref.
+// Accept accepts the challenge ref. The accept also goes to the
+// challenger's read relays (NIP-65).
 func (s *Seat) Accept(ctx context.Context, ref string) (*Reply, error) {
 	snap, st, err := s.readAsPlayer(ctx, ref)
 	if err != nil {
@@ -177,7 +201,7 @@ func (s *Seat) Accept(ctx context.Context, ref string) (*Reply, error) {
 	if st.Accepted && st.Second == s.Me() {
 		return s.already(snap, "accept", st.AcceptEvent), nil
 	}
-	return s.sign(ctx, snap, "accept", false, func(t int64) (*nostr.Event, error) {
+	return s.signTagging(ctx, snap, "accept", false, st.First, func(t int64) (*nostr.Event, error) {
 		return nostr.NewAccept(st.Match, st.First, t), nil
 	})
 }

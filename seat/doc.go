@@ -34,7 +34,7 @@
 // Challenge, Accept, Move, Resign, Agree (offer or accept an agreed
 // result: draw|first|second, white|black as aliases), SignResult (the
 // computed result of a game over by rule), ClaimTimeout,
-// RequestArbitration, Rule (as arbiter) and Profile return a *Reply: ok,
+// RequestArbitration, Rule (as arbiter), Profile and RelayList return a *Reply: ok,
 // already, the event, the relays that accepted it, a note on what happens
 // next (the game ended and both must sign; final; held until the accept),
 // and the Status after the action.
@@ -56,6 +56,21 @@
 // when the match's latest event is up to MaxAhead (5 s) in the future the
 // seat waits for it; beyond that it refuses with stamp_ahead. Challenges
 // carry a random nonce in their content, so each is a new match.
+//
+// # Relays beyond the seat's own (NIP-65, NIP-19)
+//
+// A match reference given as nevent1 has its relay hints asked too, for
+// that read (Read, Wait and every action on the match); an invitee given
+// as nprofile1 has its hints asked for its relay list. An event that tags
+// someone (an accept tags the challenger, an invitation the invitee) also
+// goes to that person's read relays, a few at most (MaxInbox): those of
+// their latest relay list (kind 10002) found on the seat's relays and the
+// hints, or the hints when they have none. Relay-list relays on this
+// machine or a private network are used only by a seat that has such a
+// relay itself. Reply.Inbox lists them. RelayList publishes the key's own
+// relay list. Status.Nevent (and a challenge's Reply.Nevent) is the match
+// as nevent1 with hints of the relays that hold (or took) it, and a
+// NotFoundError names the relays searched.
 //
 // # Errors
 //

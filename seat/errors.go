@@ -47,10 +47,16 @@ type NotFoundError struct {
 	Match  string
 	Why    string
 	Failed map[string]string // relays that did not answer
+	// Searched are the relays that answered without the match.
+	Searched []string
 }
 
 func (e *NotFoundError) Error() string {
-	msg := "match " + e.Match + " not found: " + e.Why
+	msg := "match " + e.Match + " not found"
+	if len(e.Searched) > 0 {
+		msg += " on " + strings.Join(e.Searched, ", ")
+	}
+	msg += ": " + e.Why
 	if len(e.Failed) > 0 {
 		msg += " (no answer from " + describe(e.Failed) + ")"
 	}

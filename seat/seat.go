@@ -65,24 +65,29 @@ type Snapshot struct {
 	// Answered lists the relays that answered; Failed the others, with why.
 	Answered []string
 	Failed   map[string]string
+	// HeldBy lists, per event id, the relays that sent it (or took it,
+	// for an event this seat published): the hints of its nevent.
+	HeldBy map[string][]string
 	// At is when the read started (unix seconds).
 	At int64
 }
 
 // Read fetches a match (an id, nevent or note) from every relay in
-// parallel, each within Timeout, and folds what arrived. It succeeds when
-// at least one relay answered and one of them had the challenge; the
-// relays that did not answer are listed in Failed.
+// parallel, each within Timeout, and folds what arrived. An nevent's relay
+// hints are asked too (NIP-19). It succeeds when at least one relay
+// answered and one of them had the challenge; the relays that did not
+// answer are listed in Failed.
 func (s *Seat) Read(ctx context.Context, ref string) (*Snapshot, error) {
-	id, err := nostr.ParseEventRef(ref)
+	id, hints, err := matchRef(ref)
 	if err != nil {
 		return nil, inputf("MATCH: %v", err)
 	}
-	res, err := s.fetch(ctx, relay.MatchFilters(id), "read match "+id)
+	res, err := s.fetchFrom(ctx, withRelays(s.Relays, hints), relay.MatchFilters(id), "read match "+id)
 	if err != nil {
 		return nil, err
 	}
-	snap := &Snapshot{Answered: res.answered, Failed: res.failed, At: res.at, SeenAt: map[string]int64{}, Events: res.events}
+	snap := &Snapshot{Answered: res.answered, Failed: res.failed, At: res.at, SeenAt: map[string]int64{}, Events: res.events,
+		HeldBy: res.heldBy}
 	for _, r := range res.events {
 		snap.SeenAt[r.Event.ID] = res.at
 	}
@@ -101,7 +106,7 @@ func (snap *Snapshot) fold(id string) error {
 	if err != nil {
 		var nm *match.NoMatchError
 		if errors.As(err, &nm) {
-			return &NotFoundError{Match: id, Why: nm.Why, Failed: snap.Failed}
+			return &NotFoundError{Match: id, Why: nm.Why, Failed: snap.Failed, Searched: snap.Answered}
 		}
 		return fmt.Errorf("seat: match %s: %w", id, err)
 	}
@@ -113,6 +118,7 @@ type fetched struct {
 	events   []relay.Received
 	answered []string
 	failed   map[string]string
+	heldBy   map[string][]string // event id -> relays that sent it
 	at       int64
 }
 
@@ -121,8 +127,13 @@ type fetched struct {
 // the start of the read: never later than the real receipt, so the seat's
 // fold is at least as strict on rule 5 as a verifier's.
 func (s *Seat) fetch(ctx context.Context, filters []gn.Filter, what string) (*fetched, error) {
-	out := &fetched{failed: map[string]string{}, at: s.now().Unix()}
-	if len(s.Relays) == 0 {
+	return s.fetchFrom(ctx, s.Relays, filters, what)
+}
+
+// fetchFrom is fetch from relays.
+func (s *Seat) fetchFrom(ctx context.Context, relays []string, filters []gn.Filter, what string) (*fetched, error) {
+	out := &fetched{failed: map[string]string{}, heldBy: map[string][]string{}, at: s.now().Unix()}
+	if len(relays) == 0 {
 		return nil, &RelayError{What: what}
 	}
 	var (
@@ -130,7 +141,7 @@ func (s *Seat) fetch(ctx context.Context, filters []gn.Filter, what string) (*fe
 		byID = map[string]relay.Received{}
 		wg   sync.WaitGroup
 	)
-	for _, url := range s.Relays {
+	for _, url := range relays {
 		wg.Go(func() {
 			got, err := relay.FetchWith(ctx, []string{url}, filters, relay.FetchOptions{Timeout: s.timeout(), Key: s.Key})
 			mu.Lock()
@@ -144,6 +155,7 @@ func (s *Seat) fetch(ctx context.Context, filters []gn.Filter, what string) (*fe
 				if _, ok := byID[r.Event.ID]; !ok {
 					byID[r.Event.ID] = r
 				}
+				out.heldBy[r.Event.ID] = append(out.heldBy[r.Event.ID], r.Relay)
 			}
 		})
 	}
@@ -159,10 +171,13 @@ func (s *Seat) fetch(ctx context.Context, filters []gn.Filter, what string) (*fe
 	return out, nil
 }
 
-// publish sends a signed event to every relay and reports which accepted;
-// none accepting is a RelayError.
-func (s *Seat) publish(ctx context.Context, ev *nostr.Event) ([]string, map[string]string, error) {
-	res := relay.PublishWith(ctx, s.Relays, ev, relay.PublishOptions{Timeout: s.timeout(), Key: s.Key})
+// publish sends a signed event to every relay of the seat, and to extra
+// (the read relays of someone it tags), and reports which accepted; none
+// accepting is a RelayError.
+func (s *Seat) publish(ctx context.Context, ev *nostr.Event, extra ...string) ([]string, map[string]string, error) {
+	// A read relay of the person tagged may well announce restricted
+	// writes: inbox relays take what tags their users, and only that.
+	res := relay.PublishWith(ctx, withRelays(s.Relays, extra), ev, relay.PublishOptions{Timeout: s.timeout(), Key: s.Key, MayWrite: extra})
 	accepted := relay.Accepted(res)
 	failed := map[string]string{}
 	for _, r := range res {

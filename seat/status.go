@@ -20,6 +20,9 @@ type Status struct {
 
 	Invitee   *string `json:"invitee"`
 	CreatedAt int64   `json:"created_at"`
+	// Nevent is the challenge as nevent1 (NIP-19), with its author and a
+	// few of the relays that hold it as hints.
+	Nevent string `json:"nevent"`
 	// Expires is when an unaccepted challenge expires (null once accepted).
 	Expires *Time `json:"expires"`
 
@@ -150,6 +153,7 @@ func (snap *Snapshot) Status(me string, now int64) *Status {
 	if st.Invitee != "" {
 		out.Invitee = &st.Invitee
 	}
+	out.Nevent = nostr.Nevent(st.Match, st.First, neventHints(snap.HeldBy[st.Match]))
 	out.MyRole = st.Role(me)
 	out.MyColor = Color(st.Kind, out.MyRole)
 	playing := st.Accepted && !st.Over

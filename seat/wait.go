@@ -2,6 +2,7 @@ package seat
 
 import (
 	"context"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -9,7 +10,6 @@ import (
 	gn "github.com/nbd-wtf/go-nostr"
 
 	"vesper/match"
-	"vesper/nostr"
 	"vesper/nostr/relay"
 )
 
@@ -64,13 +64,14 @@ func (s *Seat) Wait(ctx context.Context, ref string, opts WaitOptions) (*Woke, e
 	if err := s.needKey(); err != nil {
 		return nil, err
 	}
-	id, err := nostr.ParseEventRef(ref)
+	id, hints, err := matchRef(ref)
 	if err != nil {
 		return nil, inputf("MATCH: %v", err)
 	}
 	if len(s.Relays) == 0 {
 		return nil, &RelayError{What: "wait for match " + id}
 	}
+	relays := withRelays(s.Relays, hints)
 	if opts.Timeout <= 0 {
 		opts.Timeout = 5 * time.Minute
 	}
@@ -83,10 +84,11 @@ func (s *Seat) Wait(ctx context.Context, ref string, opts WaitOptions) (*Woke, e
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
-	w := &waiter{events: map[string]relay.Received{}, seen: map[string]int64{},
+	w := &waiter{events: map[string]relay.Received{}, seen: map[string]int64{}, heldBy: map[string][]string{},
 		up: map[string]bool{}, everUp: map[string]bool{}, failed: map[string]string{}, kick: make(chan struct{}, 1)}
-	go relay.Watch(wctx, s.Relays, relay.MatchFilters(id), relay.WatchOptions{
+	go relay.Watch(wctx, relays, relay.MatchFilters(id), relay.WatchOptions{
 		Timeout: s.timeout(),
+		Key:     s.Key,
 		OnStatus: func(url string, up bool, err error) {
 			w.mu.Lock()
 			if up {
@@ -105,6 +107,9 @@ func (s *Seat) Wait(ctx context.Context, ref string, opts WaitOptions) (*Woke, e
 		if _, ok := w.events[r.Event.ID]; !ok {
 			w.events[r.Event.ID], w.seen[r.Event.ID] = r, at
 		}
+		if hb := w.heldBy[r.Event.ID]; !slices.Contains(hb, r.Relay) {
+			w.heldBy[r.Event.ID] = append(hb, r.Relay)
+		}
 		w.mu.Unlock()
 		w.signal()
 	})
@@ -122,7 +127,7 @@ func (s *Seat) Wait(ctx context.Context, ref string, opts WaitOptions) (*Woke, e
 			return nil, ctx.Err()
 		case <-deadline.C:
 			if last == nil {
-				return nil, w.noAnswer(id, s.Relays)
+				return nil, w.noAnswer(id, relays)
 			}
 			now := s.now().Unix()
 			last.At = now
@@ -134,14 +139,14 @@ func (s *Seat) Wait(ctx context.Context, ref string, opts WaitOptions) (*Woke, e
 			continue
 		case <-w.kick:
 		}
-		snap, allReported := w.snapshot(id, s.Relays)
+		snap, allReported := w.snapshot(id, relays)
 		if opts.Progress != nil {
 			opts.Progress(w.progress(start, s.now()))
 		}
 		if snap == nil {
 			if allReported {
 				// Every relay answered (or failed) and none has the challenge.
-				if err := w.noAnswer(id, s.Relays); err != nil {
+				if err := w.noAnswer(id, relays); err != nil {
 					return nil, err
 				}
 			}
@@ -160,6 +165,7 @@ type waiter struct {
 	mu     sync.Mutex
 	events map[string]relay.Received
 	seen   map[string]int64
+	heldBy map[string][]string
 	up     map[string]bool
 	everUp map[string]bool // a relay that went down keeps its events here
 	failed map[string]string
@@ -195,7 +201,10 @@ func (w *waiter) snapshot(id string, relays []string) (snap *Snapshot, allReport
 	if len(w.everUp) == 0 {
 		return nil, allReported
 	}
-	snap = &Snapshot{SeenAt: make(map[string]int64, len(w.seen)), Failed: map[string]string{}}
+	snap = &Snapshot{SeenAt: make(map[string]int64, len(w.seen)), Failed: map[string]string{}, HeldBy: map[string][]string{}}
+	for k, v := range w.heldBy {
+		snap.HeldBy[k] = slices.Clone(v)
+	}
 	for k, v := range w.seen {
 		snap.SeenAt[k] = v
 	}
@@ -238,7 +247,12 @@ func (w *waiter) noAnswer(id string, relays []string) error {
 	if len(w.everUp) == 0 {
 		return &RelayError{What: "wait for match " + id, Failed: failed}
 	}
-	return &NotFoundError{Match: id, Why: "no challenge event with id " + id, Failed: failed}
+	var searched []string
+	for url := range w.everUp {
+		searched = append(searched, url)
+	}
+	sort.Strings(searched)
+	return &NotFoundError{Match: id, Why: "no challenge event with id " + id, Failed: failed, Searched: searched}
 }
 
 func wakeReason(st *match.State, stt *Status, me string, seen map[string]bool, now int64) string {

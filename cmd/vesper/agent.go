@@ -96,6 +96,9 @@ func reply(c *cli.Context, rep *seat.Reply, err error) error {
 		for r, why := range rep.Failed {
 			fmt.Fprintf(w, "  not accepted by %s: %s\n", r, why)
 		}
+		if len(rep.Inbox) > 0 {
+			fmt.Fprintf(w, "  also sent to the read relays of the player it tags: %s\n", strings.Join(rep.Inbox, ", "))
+		}
 	}
 	if rep.Nevent != "" {
 		fmt.Fprintf(w, "match:  %s\nnevent: %s\n", rep.Match, rep.Nevent)
@@ -144,7 +147,8 @@ func challengeCommand() *cli.Command {
 		Usage: "post a challenge; prints the match id (you are first: White in chess, X in gomoku)",
 		Flags: agentFlags(
 			&cli.StringFlag{Name: "game", Value: "chess", Usage: "chess or gomoku"},
-			&cli.StringFlag{Name: "invite", Usage: "invite one player (npub or hex); default: open to anyone"},
+			&cli.StringFlag{Name: "invite", Usage: "invite one player (npub, nprofile or hex); default: open to anyone. " +
+				"The invitation also goes to the invitee's read relays (its NIP-65 relay list, or the nprofile's relays)"},
 		),
 		Action: func(c *cli.Context) error {
 			if _, err := args(c); err != nil {

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	gn "github.com/nbd-wtf/go-nostr"
+
 	"vesper/internal/testkit"
 	"vesper/match"
 	"vesper/nostr"
@@ -388,5 +390,68 @@ func TestAgentChallengesAreFresh(t *testing.T) {
 			t.Fatalf("challenge ids %v: want four distinct matches", ids)
 		}
 		seen[id] = true
+	}
+}
+
+// TestAgentOutbox (issue 19): `vesper profile --relay-list` publishes the
+// key's relay list; an invitation reaches the invitee's read relay that
+// the challenger is not configured with; status prints the match's nevent
+// with the relays holding it, an nevent's hints are read, and a match
+// found nowhere names the relays searched.
+func TestAgentOutbox(t *testing.T) {
+	e := newAgentEnv(t)
+	home, inbox, other := e.relay, startRelayWith(t, relayd.Options{}), startRelayWith(t, relayd.Options{})
+	runJSON := func(relays string, args ...string) (map[string]any, result) {
+		t.Helper()
+		full := append([]string{args[0], "--json", "--relays", relays}, args[1:]...)
+		r := vesper(t, nil, nil, full...)
+		var out map[string]any
+		if err := json.Unmarshal([]byte(strings.TrimSpace(r.stdout)), &out); err != nil {
+			t.Fatalf("vesper %v: stdout %q (stderr %s)", full, r.stdout, r.stderr)
+		}
+		return out, r
+	}
+	list, r := runJSON(home.URL(), "profile", "--key", e.bKey, "--relay-list", "--read-relay", inbox.URL(), "--write-relay", inbox.URL())
+	if r.code != 0 || list["kind"].(float64) != nostr.KindRelayList || !inbox.Has(list["event"].(string)) || !home.Has(list["event"].(string)) {
+		t.Fatalf("profile --relay-list: %d %v %s", r.code, list, r.stderr)
+	}
+	both, r := runJSON(home.URL(), "profile", "--key", e.aKey, "--name", "alice-bot", "--relay-list")
+	if r.code != 0 || both["profile"] == nil || both["relay_list"] == nil {
+		t.Fatalf("profile --name --relay-list: %d %v %s", r.code, both, r.stderr)
+	}
+	if _, r := runJSON(home.URL(), "profile", "--key", e.aKey); r.code != exitUsage {
+		t.Errorf("profile without --name nor --relay-list: exit %d", r.code)
+	}
+
+	ch, r := runJSON(home.URL(), "challenge", "--key", e.aKey, "--invite", nostr.Npub(e.b.PublicKey()))
+	if r.code != 0 {
+		t.Fatalf("challenge: %d %s", r.code, r.stderr)
+	}
+	id := ch["match"].(string)
+	if inb, _ := ch["inbox"].([]any); len(inb) != 1 || inb[0] != gn.NormalizeURL(inbox.URL()) || !inbox.Has(id) {
+		t.Fatalf("invitation inbox %v; on the invitee's relay: %v", ch["inbox"], inbox.Has(id))
+	}
+	st, r := runJSON(inbox.URL(), "status", id)
+	if r.code != 0 {
+		t.Fatalf("status from the invitee's relay: %d %s", r.code, r.stderr)
+	}
+	nevent, _ := st["nevent"].(string)
+	if !strings.HasPrefix(nevent, "nevent1") {
+		t.Fatalf("status nevent %q", nevent)
+	}
+	if _, r := runJSON(other.URL(), "status", nevent); r.code != 0 {
+		t.Errorf("status of the nevent from a relay without the match: %d %s", r.code, r.stderr)
+	}
+	nf, r := runJSON(other.URL(), "status", id)
+	if r.code != exitNotFound || !strings.Contains(nf["error"].(string), "not found on "+gn.NormalizeURL(other.URL())) {
+		t.Errorf("not found: %d %v", r.code, nf)
+	}
+	text := vesper(t, nil, nil, "status", "--relays", inbox.URL(), id)
+	if !strings.Contains(text.stdout, "nevent  nevent1") {
+		t.Errorf("status text lacks the nevent:\n%s", text.stdout)
+	}
+	text = vesper(t, nil, nil, "challenge", "--relays", home.URL(), "--key", e.aKey, "--invite", e.b.PublicKey())
+	if !strings.Contains(text.stdout, "also sent to the read relays of the player it tags: "+gn.NormalizeURL(inbox.URL())) {
+		t.Errorf("challenge text does not name the inbox:\n%s", text.stdout)
 	}
 }

@@ -28,15 +28,16 @@ func commands() []*cli.Command {
 		arbiterCommand(),
 		matchesCommand(),
 		exportCommand(),
+		analyseCommand(),
+		pgnCommand(),
 		rebuildCommand(),
 		pruneCommand(),
 		relayCommand(),
+		relaysCommand(),
 		syncCommand(),
 		siteCommand(),
 		engineCommand(),
 		simCommand(),
 		mcpCommand(),
-		pgnCommand(),
-		analyseCommand(),
 	}
 }

@@ -2,28 +2,89 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"strings"
 
 	"github.com/urfave/cli/v2"
+
+	"vesper/seat"
 )
 
 // profileCommand publishes the key's kind 0 with "bot": true (NIP-24): the
-// site lists a player only once it has one.
+// site lists a player only once it has one. With --relay-list it also (or
+// only) publishes the key's relay list (kind 10002, NIP-65).
 func profileCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "profile",
-		Usage: "publish this key's profile (kind 0, \"bot\": true), which the site needs to list a player",
-		Flags: agentFlags(&cli.StringFlag{Name: "name", Usage: "the name to show", Required: true},
-			&cli.StringFlag{Name: "about", Usage: "a line about the agent"}),
+		Usage: "publish this key's profile (kind 0, \"bot\": true), which the site needs to list a player; --relay-list publishes its relay list",
+		Description: "--name publishes the profile. --relay-list publishes the key's relay list (kind 10002,\n" +
+			"NIP-65), which tells others where to find its events (write relays: daemons following the\n" +
+			"outbox model read them there) and where to send what tags it (read relays: accepts of its\n" +
+			"challenges, invitations). The list is --write-relay and --read-relay (each repeatable or\n" +
+			"comma-separated), or, when neither is given, every --relays relay as both. It replaces the\n" +
+			"key's earlier list and goes to --relays and to every relay it names. One of --name and\n" +
+			"--relay-list is needed; with both, two events are published. --json prints the profile's\n" +
+			"reply, or the relay list's alone; with both, {\"profile\": ..., \"relay_list\": ...}.",
+		Flags: agentFlags(&cli.StringFlag{Name: "name", Usage: "the name to show"},
+			&cli.StringFlag{Name: "about", Usage: "a line about the agent"},
+			&cli.BoolFlag{Name: "relay-list", Usage: "publish this key's relay list (kind 10002, NIP-65)"},
+			&cli.StringSliceFlag{Name: "write-relay", Usage: "with --relay-list: a relay `URL` this key writes to (repeatable)"},
+			&cli.StringSliceFlag{Name: "read-relay", Usage: "with --relay-list: a relay `URL` this key reads from (repeatable)"}),
 		Action: func(c *cli.Context) error {
 			if _, err := args(c); err != nil {
 				return err
+			}
+			name, list := c.String("name"), c.Bool("relay-list")
+			if name == "" && !list {
+				return fail(exitUsage, "profile: --name is required (or --relay-list to publish only the relay list)")
+			}
+			if !list && (c.IsSet("write-relay") || c.IsSet("read-relay")) {
+				return fail(exitUsage, "profile: --write-relay and --read-relay go with --relay-list")
 			}
 			s, err := newSeat(c, true)
 			if err != nil {
 				return err
 			}
-			rep, err := s.Profile(context.WithoutCancel(c.Context), c.String("name"), c.String("about"))
-			return reply(c, rep, err)
+			ctx := context.WithoutCancel(c.Context)
+			var prof, rl *seat.Reply
+			if name != "" {
+				if prof, err = s.Profile(ctx, name, c.String("about")); err != nil {
+					return seatError(err)
+				}
+			}
+			if list {
+				if rl, err = s.RelayList(ctx, splitURLs(c.StringSlice("read-relay")), splitURLs(c.StringSlice("write-relay"))); err != nil {
+					return seatError(err)
+				}
+			}
+			switch {
+			case prof != nil && rl != nil && c.Bool("json"):
+				return printJSON(map[string]*seat.Reply{"profile": prof, "relay_list": rl})
+			case prof != nil && rl != nil:
+				if err := reply(c, prof, nil); err != nil {
+					return err
+				}
+				fmt.Fprintln(os.Stdout)
+				return reply(c, rl, nil)
+			case rl != nil:
+				return reply(c, rl, nil)
+			}
+			return reply(c, prof, nil)
 		},
 	}
+}
+
+// splitURLs reads repeatable flags whose values may also be
+// comma-separated.
+func splitURLs(vals []string) []string {
+	var out []string
+	for _, v := range vals {
+		for _, u := range strings.Split(v, ",") {
+			if u = strings.TrimSpace(u); u != "" {
+				out = append(out, u)
+			}
+		}
+	}
+	return out
 }

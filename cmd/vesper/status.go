@@ -19,11 +19,13 @@ import (
 const statusHelp = "--json prints the status object: the summary of `vesper verify --json` (match, game, first,\n" +
 	"second, status, result, reason, plies, final_hash, final, final_by, final_event, moves, ignored)\n" +
 	"and: invitee, created_at, expires, ply (the pending ply), to_move {role, pubkey, color},\n" +
-	"my_role, my_color, my_turn (for --key), fen, pgn, board, san_moves, legal_moves\n" +
+	"nevent (the challenge as nevent1, with relays that hold it as hints), my_role, my_color,\n" +
+	"my_turn (for --key), fen, pgn, board, san_moves, legal_moves\n" +
 	"([{uci, san}] in chess, [{point}] in gomoku), in_check, deadline {unix, rfc3339},\n" +
 	"clock_expired, can_claim_timeout, must_sign, signatures, offer (the other player's pending\n" +
 	"signature), requests, last_used, relays {answered, failed}, now.\n" +
-	"Events are folded with this machine's receipt time, as a verifier receiving them now would."
+	"Events are folded with this machine's receipt time, as a verifier receiving them now would.\n" +
+	"MATCH may be an nevent1: its relay hints are asked too."
 
 func statusCommand() *cli.Command {
 	return &cli.Command{
@@ -103,6 +105,9 @@ func watchCommand() *cli.Command {
 // printStatus is the text form of the status object.
 func printStatus(w io.Writer, st *seat.Status) {
 	fmt.Fprintf(w, "match   %s (%s)\n", st.Match, st.Game)
+	if st.Nevent != "" {
+		fmt.Fprintf(w, "nevent  %s\n", st.Nevent)
+	}
 	fmt.Fprintf(w, "first   %s (%s)\n", nostr.Npub(st.First), seat.Color(st.Game, match.First))
 	if st.Second != nil {
 		fmt.Fprintf(w, "second  %s (%s)\n", nostr.Npub(*st.Second), seat.Color(st.Game, match.Second))

@@ -39,6 +39,8 @@ type Received struct {
 // Config configures a Client. Zero durations and limits take the defaults
 // in brackets.
 type Config struct {
+	// Relays are the relays the client always follows and publishes to;
+	// Follow adds more at run time, to read from.
 	Relays  []string
 	Cursors Cursors // nil: in memory, so every start backfills everything
 	// MarkCursors sends each cursor move on out as a mark behind the events
@@ -91,7 +93,32 @@ type Config struct {
 	BackfillPages int
 	// ProfileBatch is the authors of one profile query [100].
 	ProfileBatch int
+	// RelayLists also follows the watched authors' relay lists (kind
+	// 10002, NIP-65) wherever it follows their profiles, so that a consumer
+	// can Follow their write relays (OutboxRelays).
+	RelayLists bool
+
+	// MaxRelays caps the relays followed at once, Relays and the relays
+	// added by Follow together [DefaultMaxRelays]. Relays are always
+	// followed; Follow adds none past the cap.
+	MaxRelays int
+	// AsideAfter is how many failed sessions in a row put a relay added by
+	// Follow aside [3]: it is then retried only after AsideBackoff, doubling
+	// up to AsideMaxBackoff [10m, 6h], until a session succeeds. (The
+	// configured relays keep MinBackoff..MaxBackoff: someone chose them.)
+	AsideAfter      int
+	AsideBackoff    time.Duration
+	AsideMaxBackoff time.Duration
+	// MayWrite lists relays whose restricted_writes or payment_required does
+	// not stop a publication (their policy admits this key); elsewhere
+	// publications skip such relays (PublishResult.Skipped).
+	MayWrite []string
 }
+
+// DefaultMaxRelays is Config.MaxRelays' default: enough for a few
+// configured relays and the write relays of a few dozen players, few
+// enough that each relay's goroutine, socket and sync stay cheap.
+const DefaultMaxRelays = 24
 
 func (cfg Config) withDefaults() Config {
 	def := func(d *time.Duration, v time.Duration) {
@@ -118,6 +145,14 @@ func (cfg Config) withDefaults() Config {
 	if cfg.ProfileBatch <= 0 {
 		cfg.ProfileBatch = 100
 	}
+	if cfg.MaxRelays <= 0 {
+		cfg.MaxRelays = DefaultMaxRelays
+	}
+	if cfg.AsideAfter <= 0 {
+		cfg.AsideAfter = 3
+	}
+	def(&cfg.AsideBackoff, 10*time.Minute)
+	def(&cfg.AsideMaxBackoff, 6*time.Hour)
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -131,20 +166,41 @@ func (cfg Config) withDefaults() Config {
 }
 
 // Client follows the game kinds and watched profiles on every configured
-// relay, each relay on its own goroutine and connection.
+// relay, and on the relays Follow adds, each relay on its own goroutine and
+// connection.
 type Client struct {
-	cfg       Config
-	relays    []string
-	connected atomic.Int64
-	running   atomic.Bool
+	cfg        Config
+	configured []string // Config.Relays, normalised
+	connected  atomic.Int64
+	running    atomic.Bool
 	// live is each session's connection, on which Publish sends.
 	live liveConns
 
-	mu      sync.Mutex
-	authors map[string]struct{}
-	notify  map[string]chan struct{} // per relay: the author set grew
-	settled map[string]bool          // per relay: first backfill done or given up
-	ready   chan struct{}            // closed once every relay has settled
+	mu       sync.Mutex
+	relays   []string        // configured, then followed, in order
+	extra    map[string]bool // relays added by Follow
+	authors  map[string]struct{}
+	notify   map[string]chan struct{} // per relay: the author set grew
+	settled  map[string]bool          // per relay: first backfill done or given up
+	nSettled int                      // configured relays settled
+	ready    chan struct{}            // closed once every configured relay has settled
+	states   map[string]*RelayState
+	run      *runState                // set while Run runs
+	workers  map[string]*worker       // per relay: its goroutine while Run runs
+	stopping map[string]chan struct{} // per relay: a goroutine told to stop, until it has
+	capped   map[string]bool          // relays Follow left out for the cap (logged once)
+}
+
+// runState is what Run shares with relays added while it runs.
+type runState struct {
+	ctx context.Context
+	out chan<- Received
+	wg  *sync.WaitGroup
+}
+
+type worker struct {
+	cancel context.CancelFunc
+	done   chan struct{}
 }
 
 // firstTries is how many failed sessions in a row settle a relay that has
@@ -157,32 +213,45 @@ const firstTries = 3
 func New(cfg Config) *Client {
 	cfg = cfg.withDefaults()
 	c := &Client{
-		cfg:     cfg,
-		relays:  normalizeURLs(cfg.Relays),
-		authors: make(map[string]struct{}),
-		notify:  make(map[string]chan struct{}),
-		settled: make(map[string]bool),
-		ready:   make(chan struct{}),
+		cfg:        cfg,
+		configured: normalizeURLs(cfg.Relays),
+		extra:      make(map[string]bool),
+		authors:    make(map[string]struct{}),
+		notify:     make(map[string]chan struct{}),
+		settled:    make(map[string]bool),
+		ready:      make(chan struct{}),
+		states:     make(map[string]*RelayState),
+		workers:    make(map[string]*worker),
+		stopping:   make(map[string]chan struct{}),
+		capped:     make(map[string]bool),
 	}
+	c.relays = slices.Clone(c.configured)
 	for _, u := range c.relays {
-		c.notify[u] = make(chan struct{}, 1)
-		// Until Run's first session at u has dialed, a publication waits
-		// for it instead of failing.
-		c.live.set(u, nil, true)
+		c.addRelayLocked(u, true)
 	}
-	if len(c.relays) == 0 {
+	if len(c.configured) == 0 {
 		close(c.ready)
 	}
 	return c
 }
 
-// Ready is closed once every relay has settled its first backfill since
-// Run started: completed it (every event it held has been sent to out),
-// failed firstTries sessions in a row, or used its budget (BackfillEvents,
-// a session's BackfillPages, or BackfillBudget since Run started). Whoever
-// acts on what the relays hold (the daemon's rulings and claims) waits for
-// it, so as not to act on half a match after a restart; the budgets make
-// sure that one bad relay cannot hold that back for long.
+// addRelayLocked sets up what a followed relay needs.
+func (c *Client) addRelayLocked(u string, configured bool) {
+	c.notify[u] = make(chan struct{}, 1)
+	c.states[u] = &RelayState{URL: u, Configured: configured}
+	// Until Run's first session at u has dialed, a publication waits for
+	// it instead of failing.
+	c.live.set(u, nil, true)
+}
+
+// Ready is closed once every relay of Config.Relays has settled its first
+// backfill since Run started: completed it (every event it held has been
+// sent to out), failed firstTries sessions in a row, or used its budget
+// (BackfillEvents, a session's BackfillPages, or BackfillBudget since Run
+// started). Whoever acts on what the relays hold (the daemon's rulings and
+// claims) waits for it, so as not to act on half a match after a restart;
+// the budgets make sure that one bad relay cannot hold that back for long.
+// Relays added by Follow never hold it back.
 func (c *Client) Ready() <-chan struct{} { return c.ready }
 
 // settle marks url's first backfill as done (or given up), reporting
@@ -194,8 +263,10 @@ func (c *Client) settle(url string) bool {
 		return false
 	}
 	c.settled[url] = true
-	if len(c.settled) == len(c.relays) {
-		close(c.ready)
+	if slices.Contains(c.configured, url) {
+		if c.nSettled++; c.nSettled == len(c.configured) {
+			close(c.ready)
+		}
 	}
 	return true
 }
@@ -211,9 +282,13 @@ func normalizeURLs(urls []string) []string {
 	return out
 }
 
-// Relays lists the normalised relay URLs (the Relay of every Received and
-// the key of every cursor).
-func (c *Client) Relays() []string { return slices.Clone(c.relays) }
+// Relays lists the normalised relay URLs followed now, Config.Relays first
+// (the Relay of every Received and the key of every cursor).
+func (c *Client) Relays() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.relays)
+}
 
 // Connected is the number of relays connected now.
 func (c *Client) Connected() int { return int(c.connected.Load()) }
@@ -230,16 +305,15 @@ func (c *Client) WatchAuthors(pubkeys ...string) {
 			added = true
 		}
 	}
-	c.mu.Unlock()
-	if !added {
-		return
-	}
-	for _, ch := range c.notify {
-		select {
-		case ch <- struct{}{}:
-		default:
+	if added {
+		for _, ch := range c.notify {
+			select {
+			case ch <- struct{}{}:
+			default:
+			}
 		}
 	}
+	c.mu.Unlock()
 }
 
 func (c *Client) watched() []string {
@@ -254,23 +328,64 @@ func (c *Client) watched() []string {
 }
 
 // Run follows every relay until ctx is done, sending each checked event to
-// out. It returns nil then, or an error at once if there is no relay or Run
-// is already running. A relay that fails is retried with jittered
-// exponential backoff on its own goroutine; the others go on.
+// out; relays added by Follow meanwhile are followed too. It returns nil
+// then, once every relay's goroutine has returned, or an error at once if
+// there is no relay or Run is already running. A relay that fails is
+// retried with jittered exponential backoff on its own goroutine; the
+// others go on.
 func (c *Client) Run(ctx context.Context, out chan<- Received) error {
+	c.mu.Lock()
 	if len(c.relays) == 0 {
+		c.mu.Unlock()
 		return errors.New("relay: no relays configured")
 	}
 	if !c.running.CompareAndSwap(false, true) {
+		c.mu.Unlock()
 		return errors.New("relay: client already running")
 	}
 	defer c.running.Store(false)
 	var wg sync.WaitGroup
+	c.run = &runState{ctx: ctx, out: out, wg: &wg}
 	for _, u := range c.relays {
-		wg.Go(func() { c.follow(ctx, u, out) })
+		c.startLocked(u)
 	}
+	c.mu.Unlock()
+	<-ctx.Done()
+	// No relay starts after this: Follow adds to the WaitGroup only while
+	// run is set, so nothing is added once Wait may have begun.
+	c.mu.Lock()
+	c.run = nil
+	c.mu.Unlock()
 	wg.Wait()
+	c.mu.Lock()
+	clear(c.workers)
+	clear(c.stopping)
+	c.mu.Unlock()
 	return nil
+}
+
+// startLocked starts url's goroutine under Run. If an earlier goroutine
+// for url is still stopping (unfollowed, then followed again), the new
+// one waits for it, so that two sessions never share url's slot.
+func (c *Client) startLocked(url string) {
+	rs := c.run
+	rctx, cancel := context.WithCancel(rs.ctx)
+	w := &worker{cancel: cancel, done: make(chan struct{})}
+	prev := c.stopping[url]
+	delete(c.stopping, url)
+	c.workers[url] = w
+	rs.wg.Go(func() {
+		defer close(w.done)
+		defer cancel()
+		if prev != nil {
+			select {
+			case <-prev:
+			case <-rctx.Done():
+				return
+			}
+		}
+		c.follow(rctx, url, rs.out)
+	})
 }
 
 // first counts a relay's first backfill, across its sessions, against
@@ -291,6 +406,8 @@ func (c *Client) follow(ctx context.Context, url string, out chan<- Received) {
 	})
 	defer budget.Stop()
 	bo := backoff{min: c.cfg.MinBackoff, max: c.cfg.MaxBackoff}
+	aside := backoff{min: c.cfg.AsideBackoff, max: c.cfg.AsideMaxBackoff}
+	configured := slices.Contains(c.configured, url)
 	failed := 0
 	fb := &first{}
 	for ctx.Err() == nil {
@@ -300,6 +417,7 @@ func (c *Client) follow(ctx context.Context, url string, out chan<- Received) {
 		}
 		if healthy {
 			bo.reset()
+			aside.reset()
 			failed = 0
 		} else if failed++; failed >= firstTries {
 			c.settle(url)
@@ -308,9 +426,20 @@ func (c *Client) follow(ctx context.Context, url string, out chan<- Received) {
 		if errors.Is(err, ErrRateLimited) {
 			wait += bo.next() // and the step after: the relay asked us to slow down
 		}
-		if errors.Is(err, ErrBudget) {
+		// A relay someone else named (a player's relay list) that keeps
+		// failing is tried rarely: it may be gone for good, and it must not
+		// cost a dial every few minutes for ever.
+		putAside := !configured && failed >= c.cfg.AsideAfter
+		if putAside {
+			wait = aside.next()
+		}
+		c.noteDown(url, err, failed, putAside, time.Now().Add(wait))
+		switch {
+		case errors.Is(err, ErrBudget):
 			log.Info("relay: backfill continues on the next connection", "retry_in", wait.Round(time.Millisecond))
-		} else {
+		case putAside:
+			log.Warn("relay: put aside after repeated failures", "err", err, "failures", failed, "retry_in", wait.Round(time.Second))
+		default:
 			log.Warn("relay: disconnected", "err", err, "retry_in", wait.Round(time.Millisecond))
 		}
 		t := time.NewTimer(wait)
@@ -353,6 +482,18 @@ func (c *Client) session(ctx context.Context, url string, out chan<- Received, f
 	defer stop()
 	c.connected.Add(1)
 	defer c.connected.Add(-1)
+	c.noteUp(url)
+	if info.authRequired() {
+		// Before the first REQ, so that neither it nor a publication
+		// sharing the connection is refused first.
+		if err := cn.authFirst(ctx, c.cfg.Key, c.cfg.QueryTimeout); err != nil {
+			if cn.ctx.Err() != nil {
+				return false, err
+			}
+			log.Warn("relay: AUTH before reading failed", "err", err)
+		}
+	}
+	notify := c.notifyOf(url)
 
 	inFirst := !c.isSettled(url)
 	deliver := func(ev *gn.Event) {
@@ -367,17 +508,15 @@ func (c *Client) session(ctx context.Context, url string, out chan<- Received, f
 		}
 	}
 	pages := c.cfg.BackfillPages
-	p := &pager{conn: cn, key: c.cfg.Key, limit: c.cfg.PageLimit, timeout: c.cfg.QueryTimeout, budget: &pages}
-	if d := info.doc; d != nil && d.Limitation != nil && d.Limitation.MaxLimit > 0 && d.Limitation.MaxLimit <= p.limit {
-		p.limit, p.capKnown = d.Limitation.MaxLimit, true
-	}
+	p := &pager{conn: cn, key: c.cfg.Key, timeout: c.cfg.QueryTimeout, budget: &pages}
+	p.limit, p.capKnown = info.pageLimit(c.cfg.PageLimit)
 
-	live, err := c.openLive(ctx, cn, gameFilters(nil), deliver)
+	live, err := c.openLive(ctx, cn, gameFilters(nil), lim, deliver)
 	if err != nil {
 		return false, err
 	}
 	authors := c.watched()
-	profiles := &profileSubs{cn: cn, lim: lim, deliver: deliver}
+	profiles := &profileSubs{cn: cn, lim: lim, kinds: c.profileKinds(), max: lim.liveSubs() - live.n, deliver: deliver}
 	if err := profiles.open(authors); err != nil {
 		return false, err
 	}
@@ -432,7 +571,7 @@ func (c *Client) session(ctx context.Context, url string, out chan<- Received, f
 			// of their subscriptions (too many, say); they are still
 			// fetched on each connect.
 			log.Warn("relay: profile subscription closed", "reason", reason)
-		case <-c.notify[url]:
+		case <-notify:
 			now := c.watched()
 			fresh := newAuthors(authors, now)
 			if len(fresh) == 0 {
@@ -477,13 +616,16 @@ func (c *Client) isSettled(url string) bool {
 
 // fetchProfiles asks for the profiles of authors in batches of
 // Config.ProfileBatch (fewer if the relay's max_message_length says so),
-// one query at a time, each bounded to a few pages (a relay holds one
-// profile per author).
+// one query at a time, each bounded to the pages its authors' events
+// need (a relay holds one profile, and one relay list, per author).
 func (c *Client) fetchProfiles(ctx context.Context, cn *conn, p *pager, lim reqLimits, authors []string, deliver func(*gn.Event)) error {
 	for chunk := range slices.Chunk(authors, min(c.cfg.ProfileBatch, lim.authorsPerFilter())) {
-		pages := 4
+		kinds := c.profileKinds()
+		// A relay holds one event per author and kind: enough pages for
+		// that many at the relay's page size, and a few more.
+		pages := 4 + len(chunk)*len(kinds)/max(1, p.limit)
 		pp := &pager{conn: cn, key: p.key, limit: p.limit, capKnown: p.capKnown, timeout: p.timeout, budget: &pages}
-		f := gn.Filter{Kinds: []int{nostr.KindProfile}, Authors: chunk}
+		f := gn.Filter{Kinds: kinds, Authors: chunk}
 		if _, err := pp.run(ctx, f, 0, deliver); err != nil && !errors.Is(err, ErrBudget) {
 			return err
 		}
@@ -592,13 +734,43 @@ func (b *backfiller) save(ctx context.Context, bf Backfill) {
 	}
 }
 
+// liveGames are a session's live subscriptions to the game kinds: one
+// REQ, or several when the relay's max_filters (or max_message_length)
+// allows fewer filters in one.
+type liveGames struct {
+	n      int         // subscriptions
+	closed chan string // the CLOSED reason of any of them
+}
+
 // openLive subscribes to new events only ("limit":0); the backfill fetches
-// the stored ones. It waits for EOSE so that the backfill that follows
-// overlaps the live stream instead of leaving a gap.
-func (c *Client) openLive(ctx context.Context, cn *conn, filters []gn.Filter, deliver func(*gn.Event)) (*sub, error) {
+// the stored ones. It waits for each EOSE so that the backfill that
+// follows overlaps the live stream instead of leaving a gap.
+func (c *Client) openLive(ctx context.Context, cn *conn, filters []gn.Filter, lim reqLimits, deliver func(*gn.Event)) (*liveGames, error) {
 	for i := range filters {
 		filters[i].LimitZero = true
 	}
+	lg := &liveGames{closed: make(chan string, 1)}
+	for _, fs := range packREQs(filters, lim) {
+		s, err := c.openLiveREQ(ctx, cn, fs, deliver)
+		if err != nil {
+			return nil, err
+		}
+		lg.n++
+		go func() {
+			select {
+			case r := <-s.closed:
+				select {
+				case lg.closed <- r:
+				default:
+				}
+			case <-cn.ctx.Done():
+			}
+		}()
+	}
+	return lg, nil
+}
+
+func (c *Client) openLiveREQ(ctx context.Context, cn *conn, filters []gn.Filter, deliver func(*gn.Event)) (*sub, error) {
 	for attempt := 0; ; attempt++ {
 		s, err := cn.subscribe(filters, deliver)
 		if err != nil {
@@ -627,6 +799,14 @@ func (c *Client) openLive(ctx context.Context, cn *conn, filters []gn.Filter, de
 	}
 }
 
+// profileKinds are the replaceable kinds followed for watched authors.
+func (c *Client) profileKinds() []int {
+	if c.cfg.RelayLists {
+		return []int{nostr.KindProfile, nostr.KindRelayList}
+	}
+	return []int{nostr.KindProfile}
+}
+
 // profileSubs are the live profile subscriptions of one connection, split
 // within the relay's limits (NIP-11 max_message_length, max_filters,
 // max_subscriptions): one REQ listing every watched author breaks them
@@ -636,6 +816,8 @@ func (c *Client) openLive(ctx context.Context, cn *conn, filters []gn.Filter, de
 type profileSubs struct {
 	cn      *conn
 	lim     reqLimits
+	kinds   []int
+	max     int // subscriptions the connection has left for them
 	deliver func(*gn.Event)
 	subs    []*sub
 	merged  chan string // CLOSED reasons of any of subs
@@ -654,7 +836,7 @@ func (ps *profileSubs) open(authors []string) error {
 		ps.cn.unsubscribe(s)
 	}
 	ps.subs = nil
-	reqs, rest := profileREQs(authors, ps.lim, ps.lim.liveSubs()-1)
+	reqs, rest := profileREQs(ps.kinds, authors, ps.lim, ps.max)
 	if len(rest) > 0 {
 		ps.cn.log.Warn("relay: too many watched authors to follow live; their profiles are fetched on connect",
 			"relay", ps.cn.url, "authors", len(authors), "not_live", len(rest))
@@ -665,7 +847,7 @@ func (ps *profileSubs) open(authors []string) error {
 // add follows fresh authors too: in new subscriptions while the relay's
 // limit allows, else by repacking all of them.
 func (ps *profileSubs) add(fresh, all []string) error {
-	reqs, rest := profileREQs(fresh, ps.lim, ps.lim.liveSubs()-1-len(ps.subs))
+	reqs, rest := profileREQs(ps.kinds, fresh, ps.lim, ps.max-len(ps.subs))
 	if len(rest) > 0 {
 		return ps.open(all)
 	}

@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
+
+	gn "github.com/nbd-wtf/go-nostr"
 
 	"vesper/nostr"
 )
@@ -16,13 +19,16 @@ import (
 // loop has found the relay back, or not.
 var ErrNotConnected = errors.New("relay: not connected")
 
-// Publish sends ev on the connection the client's Run keeps to each relay,
-// in parallel, each relay within timeout [10s], and reports each relay's
-// answer in the order of Relays. A relay that asks for NIP-42 AUTH gets it
-// (with Config.Key) and the event is sent again; "duplicate:" counts as
-// accepted; "rate-limited:" is waited out and retried within timeout; a
-// relay whose NIP-11 document rules the write out is skipped
-// (ErrWriteRestricted).
+// Publish sends ev to each relay of Config.Relays on the connection the
+// client's Run keeps to it, in parallel, each relay within timeout [10s],
+// and reports each relay's answer in the order of Config.Relays (relays
+// added by Follow are read from, not written to: PublishTo names them). A
+// relay that asks for NIP-42 AUTH gets it (with Config.Key) and the event
+// is sent again; "duplicate:" counts as accepted; "rate-limited:" is
+// waited out and retried within timeout; a relay whose NIP-11 document
+// rules the write out is skipped (PublishResult.Skipped: restricted_writes
+// or payment_required unless in Config.MayWrite, a created_at the relay's
+// limits refuse, size, PoW, ...).
 //
 // Publish never dials: a relay without a live connection gets
 // ErrNotConnected at once, and one whose connection is being made is
@@ -34,29 +40,68 @@ var ErrNotConnected = errors.New("relay: not connected")
 // Publish waits for it; after Run has returned, every relay is not
 // connected.
 func (c *Client) Publish(ctx context.Context, ev *nostr.Event, timeout time.Duration) []PublishResult {
+	return c.publishAll(ctx, ev, c.configured, timeout, false)
+}
+
+// PublishTo is Publish to the relays named (normalised and deduplicated,
+// in that order; a bad URL gets an error result): the way to reach the
+// read relays of the players an event tags (NIP-65). A relay the client
+// follows is written on its connection, as Publish does; any other is
+// dialed for this publication alone (PublishWith, with Config.Key and
+// Config.MayWrite), so callers keep such lists short.
+func (c *Client) PublishTo(ctx context.Context, ev *nostr.Event, relays []string, timeout time.Duration) []PublishResult {
+	return c.publishAll(ctx, ev, relays, timeout, true)
+}
+
+func (c *Client) publishAll(ctx context.Context, ev *nostr.Event, relays []string, timeout time.Duration, dialOthers bool) []PublishResult {
 	if timeout <= 0 {
 		timeout = 10 * time.Second
 	}
-	results := make([]PublishResult, len(c.relays))
+	targets := relays
+	var bad []PublishResult
+	if dialOthers {
+		targets = nil
+		for _, raw := range relays {
+			switch u := gn.NormalizeURL(raw); {
+			case u == "":
+				bad = append(bad, PublishResult{Relay: raw, Err: fmt.Errorf("relay: bad relay URL %q", raw)})
+			case !slices.Contains(targets, u):
+				targets = append(targets, u)
+			}
+		}
+	}
+	results := make([]PublishResult, len(targets))
 	var wg sync.WaitGroup
-	for i, u := range c.relays {
+	for i, u := range targets {
 		wg.Go(func() {
 			rctx, cancel := context.WithTimeout(ctx, timeout)
 			defer cancel()
+			if dialOthers && !c.follows(u) {
+				results[i] = publishOne(rctx, u, ev, PublishOptions{Timeout: timeout, Key: c.cfg.Key,
+					MayWrite: c.cfg.MayWrite, Now: c.cfg.Now, Logger: c.cfg.Logger})
+				return
+			}
 			results[i] = c.publishTo(rctx, u, ev, timeout)
 		})
 	}
 	wg.Wait()
-	return results
+	return append(results, bad...)
+}
+
+// follows reports whether url is one of the relays followed now.
+func (c *Client) follows(url string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Contains(c.relays, url)
 }
 
 func (c *Client) publishTo(ctx context.Context, url string, ev *nostr.Event, timeout time.Duration) PublishResult {
 	res := PublishResult{Relay: url}
 	// The document is cached per relay (limits.go), so this costs a fetch
 	// per relay every few minutes, not one per item.
-	if why := writeRefusal(infos.get(ctx, url, min(timeout, c.cfg.DialTimeout)).doc, ev, c.cfg.Key); why != "" {
-		res.Err = fmt.Errorf("%w: %s", ErrWriteRestricted, why)
-		return res
+	doc := infos.get(ctx, url, min(timeout, c.cfg.DialTimeout)).doc
+	if why := writeRefusal(doc, ev, c.cfg.Key, c.cfg.Now(), mayWrite(c.cfg.MayWrite, url)); why != "" {
+		return skipped(res, why)
 	}
 	cn, err := c.live.wait(ctx, url)
 	if err != nil {

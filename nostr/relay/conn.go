@@ -667,6 +667,42 @@ func (c *conn) auth(ctx context.Context, key nostr.SecretKey) error {
 	return nil
 }
 
+// authFirst authenticates before the first read or write on a relay whose
+// NIP-11 document says auth_required, instead of having the first query
+// and publication refused and sent again. A challenge the relay sent at
+// connect is answered at once; otherwise the relay is asked for a filter
+// that matches nothing, which an auth-required relay refuses with
+// "auth-required:" and a challenge (khatru sends its challenge only then).
+// A relay that serves the probe without a challenge is left alone: it is
+// still answered if a later query or write asks. The error is the
+// connection's or the AUTH's; callers go on unless the connection died.
+func (c *conn) authFirst(ctx context.Context, key nostr.SecretKey, timeout time.Duration) error {
+	if key.IsZero() || c.isAuthed() {
+		return nil
+	}
+	select {
+	case <-c.challengeCh:
+	default:
+		s, err := c.subscribe(gn.Filters{{IDs: []string{noEvent}, Limit: 1}}, func(*gn.Event) {})
+		if err != nil {
+			return err
+		}
+		err = c.waitEOSE(ctx, s, timeout)
+		c.unsubscribe(s)
+		if c.ctx.Err() != nil {
+			return c.err()
+		}
+		select {
+		case <-c.challengeCh:
+		default:
+			return err // served, or refused for another reason: nothing to answer
+		}
+	}
+	actx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	return c.auth(actx, key)
+}
+
 // isAuthed reports whether an AUTH on this connection has succeeded.
 func (c *conn) isAuthed() bool {
 	c.mu.Lock()

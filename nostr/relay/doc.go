@@ -95,13 +95,43 @@
 //
 // NIP-42: when a relay answers a REQ or an EVENT with "auth-required:", the
 // client signs the relay's challenge with the configured key (once per
-// connection) and retries. Publish skips relays whose NIP-11 document
-// restricts writes (restricted_writes, payment_required, auth_required
-// without a key, PoW or size limits the event does not meet), counts an OK
-// false "duplicate:" as accepted, and waits and retries on "rate-limited:"
+// connection) and retries; on a relay whose NIP-11 document says
+// auth_required, the client, Fetch, Sync and Publish authenticate first,
+// before their first query or event. Publish skips relays whose NIP-11
+// document rules the event out, and says why in PublishResult.Skipped:
+// restricted_writes or payment_required (unless the caller marks the
+// relay as one whose policy admits its key: Config.MayWrite,
+// PublishOptions.MayWrite), auth_required without a key, PoW or size
+// limits the event does not meet, a created_at outside
+// created_at_lower_limit/created_at_upper_limit (read as seconds from now,
+// or as unix times when they are that large). It counts an OK false
+// "duplicate:" as accepted, and waits and retries on "rate-limited:"
 // while its timeout allows. Client.Publish never dials: a relay without a
 // live connection answers ErrNotConnected at once and the outbox retries
 // it later, behind the client's reconnect backoff.
+//
+// The live subscription to the game kinds is split into as many REQs as
+// max_filters (and max_message_length) require, and the profile
+// subscriptions share what max_subscriptions leaves. Inspect reports what
+// a relay announces and how the client adapts (`vesper relays`).
+//
+// # Relays added at run time (NIP-65)
+//
+// A player's events are on the write relays of its relay list (kind
+// 10002), which may not be among Config.Relays. With Config.RelayLists the
+// client follows the watched authors' relay lists along with their
+// profiles; OutboxRelays (a pure function) picks from those lists the
+// first few write relays of each player, deduplicated and ordered so that
+// a cap keeps the relays that find the most players, leaving out relays on
+// private networks unless allowed; Follow, Unfollow and SetFollowed change
+// the followed set while Run runs, within Config.MaxRelays. A followed
+// relay is handled exactly as a configured one (its own goroutine, cursor
+// and backfill, the same gate for every event), except that it never
+// holds Ready back, Publish does not write to it (PublishTo names relays
+// explicitly, and reaches the read relays of a tagged player, see
+// InboxRelays), and after Config.AsideAfter failed sessions in a row it is
+// put aside: retried only after AsideBackoff, doubling to AsideMaxBackoff,
+// until a session succeeds. RelayStates shows each relay's state.
 //
 // Every delivered event passed nostr.ParseEvent and the checks of
 // nostr.Verify (the signature through nostr/batch, which answers as btcec). Events

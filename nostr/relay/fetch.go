@@ -107,11 +107,9 @@ func FetchWith(ctx context.Context, relays []string, filters []gn.Filter, opts F
 }
 
 func fetchOne(ctx context.Context, url string, filters []gn.Filter, opts FetchOptions, deliver func(*gn.Event)) error {
-	p := &pager{key: opts.Key, limit: opts.PageLimit, timeout: opts.Timeout}
-	if info := fetchInfo(ctx, url, opts.Timeout); info != nil && info.Limitation != nil &&
-		info.Limitation.MaxLimit > 0 && info.Limitation.MaxLimit <= p.limit {
-		p.limit, p.capKnown = info.Limitation.MaxLimit, true
-	}
+	info := infos.get(ctx, url, opts.Timeout)
+	p := &pager{key: opts.Key, timeout: opts.Timeout}
+	p.limit, p.capKnown = info.pageLimit(opts.PageLimit)
 	cn, err := dial(ctx, url, opts.Logger, func(reason string) {
 		if opts.OnReject != nil {
 			opts.OnReject(url, reason)
@@ -121,6 +119,11 @@ func fetchOne(ctx context.Context, url string, filters []gn.Filter, opts FetchOp
 		return err
 	}
 	defer cn.closeWait(ErrClosed) // no event delivered after fetchOne returns: the caller reads what was delivered
+	if info.authRequired() {
+		if err := cn.authFirst(ctx, opts.Key, opts.Timeout); err != nil && cn.ctx.Err() != nil {
+			return err
+		}
+	}
 	p.conn = cn
 	for _, f := range filters {
 		if _, err := p.run(ctx, f, f.Limit, deliver); err != nil {

@@ -148,6 +148,13 @@ func run(t *testing.T, cfg Config) (*Client, *sink) {
 		cfg.OnReject = s.onReject
 	}
 	c := New(cfg)
+	startClient(t, c, s)
+	return c, s
+}
+
+// startClient runs c into s until cleanup, waiting for Run to return.
+func startClient(t *testing.T, c *Client, s *sink) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(t.Context())
 	out := make(chan Received)
 	done := make(chan error, 1)
@@ -173,7 +180,6 @@ func run(t *testing.T, cfg Config) (*Client, *sink) {
 			t.Error("Run did not return after cancel")
 		}
 	})
-	return c, s
 }
 
 func url(r *relayd.Relay) string { return gn.NormalizeURL(r.URL()) }

@@ -365,7 +365,7 @@ func TestSubscriptionsSplit(t *testing.T) {
 	})
 	t.Run("pack", func(t *testing.T) {
 		l := reqLimits{maxMessage: 20000, maxFilters: 2, maxSubs: 8}
-		reqs, rest := profileREQs(authors, l, l.liveSubs()-1)
+		reqs, rest := profileREQs([]int{nostr.KindProfile}, authors, l, l.liveSubs()-1)
 		if len(reqs) != l.liveSubs()-1 {
 			t.Errorf("%d REQs, want %d", len(reqs), l.liveSubs()-1)
 		}

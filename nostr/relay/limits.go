@@ -13,8 +13,6 @@ import (
 
 	gn "github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip11"
-
-	"vesper/nostr"
 )
 
 // MaxInfoSize bounds a relay's NIP-11 document. Real documents are a few
@@ -35,6 +33,23 @@ type relayInfo struct {
 	// maxFilters is limitation.max_filters, which go-nostr's type lacks
 	// (older NIP-11 revisions and some relays still announce it).
 	maxFilters int
+}
+
+// authRequired reports that the relay says it wants NIP-42 AUTH before it
+// serves or stores anything.
+func (i relayInfo) authRequired() bool {
+	return i.doc != nil && i.doc.Limitation != nil && i.doc.Limitation.AuthRequired
+}
+
+// pageLimit is the "limit" to ask for, given ours: the relay's max_limit
+// when it is lower, and then a short page is known to be the last one.
+func (i relayInfo) pageLimit(ours int) (limit int, capKnown bool) {
+	if i.doc != nil && i.doc.Limitation != nil {
+		if m := i.doc.Limitation.MaxLimit; m > 0 && m <= ours {
+			return m, true
+		}
+	}
+	return ours, false
 }
 
 type infoEntry struct {
@@ -215,13 +230,14 @@ func packREQs(filters []gn.Filter, l reqLimits) [][]gn.Filter {
 // profileREQs are the live profile subscriptions for authors, packed
 // within l and at most maxREQs of them; the authors left over are
 // returned (they are fetched, not followed live).
-func profileREQs(authors []string, l reqLimits, maxREQs int) (reqs [][]gn.Filter, rest []string) {
+func profileREQs(kinds []int, authors []string, l reqLimits, maxREQs int) (reqs [][]gn.Filter, rest []string) {
 	per := l.authorsPerFilter()
 	var fs []gn.Filter
 	for chunk := range slices.Chunk(authors, per) {
-		fs = append(fs, gn.Filter{Kinds: []int{nostr.KindProfile}, Authors: slices.Clone(chunk), LimitZero: true})
+		fs = append(fs, gn.Filter{Kinds: slices.Clone(kinds), Authors: slices.Clone(chunk), LimitZero: true})
 	}
 	reqs = packREQs(fs, l)
+	maxREQs = max(0, maxREQs)
 	if len(reqs) <= maxREQs {
 		return reqs, nil
 	}

@@ -25,6 +25,11 @@ type PublishResult struct {
 	OK      bool
 	Message string
 	Err     error
+	// Skipped, when set, says why the event was not sent to the relay at
+	// all: its NIP-11 document rules it out ("restricted_writes",
+	// "created_at_upper_limit 60: ...", ...). Err then wraps
+	// ErrWriteRestricted with the same reason.
+	Skipped string
 }
 
 // ErrWriteRestricted is the Err of a relay skipped because of its NIP-11
@@ -37,10 +42,17 @@ type PublishOptions struct {
 	Timeout time.Duration
 	// Key answers NIP-42 AUTH; zero means no AUTH.
 	Key nostr.SecretKey
-	// IgnoreNIP11 writes even where the NIP-11 document says writes are
-	// restricted (a relay that whitelists this key, say).
+	// IgnoreNIP11 writes even where the NIP-11 document says the write
+	// would be refused.
 	IgnoreNIP11 bool
-	Logger      *slog.Logger
+	// MayWrite lists relays whose restricted_writes or payment_required
+	// does not stop the publication: relays whose policy admits this key
+	// (it is on their list, or paid). Elsewhere those relays are skipped.
+	MayWrite []string
+	// Now is the clock the relays' created_at limits are checked against
+	// [time.Now].
+	Now    func() time.Time
+	Logger *slog.Logger
 }
 
 // Publish sends ev to every relay in parallel, each within timeout, and
@@ -92,10 +104,14 @@ func publishOne(ctx context.Context, rawURL string, ev *nostr.Event, opts Publis
 		res.Relay, res.Err = rawURL, fmt.Errorf("relay: bad relay URL %q", rawURL)
 		return res
 	}
+	info := infos.get(ctx, url, opts.Timeout)
 	if !opts.IgnoreNIP11 {
-		if why := writeRefusal(fetchInfo(ctx, url, opts.Timeout), ev, opts.Key); why != "" {
-			res.Err = fmt.Errorf("%w: %s", ErrWriteRestricted, why)
-			return res
+		now := time.Now
+		if opts.Now != nil {
+			now = opts.Now
+		}
+		if why := writeRefusal(info.doc, ev, opts.Key, now(), mayWrite(opts.MayWrite, url)); why != "" {
+			return skipped(res, why)
 		}
 	}
 	cn, err := dial(ctx, url, opts.Logger, nil)
@@ -104,7 +120,27 @@ func publishOne(ctx context.Context, rawURL string, ev *nostr.Event, opts Publis
 		return res
 	}
 	defer cn.close(ErrClosed)
+	if info.authRequired() {
+		cn.authFirst(ctx, opts.Key, opts.Timeout) // a failure shows in the OK that follows
+	}
 	return sendEvent(ctx, cn, ev, opts.Key, opts.Logger, res)
+}
+
+// skipped is the result of a relay not written to, and why.
+func skipped(res PublishResult, why string) PublishResult {
+	res.Skipped = why
+	res.Err = fmt.Errorf("%w: %s", ErrWriteRestricted, why)
+	return res
+}
+
+// mayWrite reports whether url is in list (compared normalised).
+func mayWrite(list []string, url string) bool {
+	for _, u := range list {
+		if gn.NormalizeURL(u) == url {
+			return true
+		}
+	}
+	return false
 }
 
 // sendEvent sends ev on cn until the relay's answer is final: AUTH (once,
@@ -147,16 +183,17 @@ func sendEvent(ctx context.Context, cn *conn, ev *nostr.Event, key nostr.SecretK
 }
 
 // writeRefusal says why a relay's NIP-11 document rules the write out, or
-// "" when it does not (or there is no document).
-func writeRefusal(info *nip11.RelayInformationDocument, ev *nostr.Event, key nostr.SecretKey) string {
+// "" when it does not (or there is no document). may says the caller
+// marked the relay as one whose write policy admits this key.
+func writeRefusal(info *nip11.RelayInformationDocument, ev *nostr.Event, key nostr.SecretKey, now time.Time, may bool) string {
 	if info == nil || info.Limitation == nil {
 		return ""
 	}
 	l := info.Limitation
 	switch {
-	case l.PaymentRequired:
+	case l.PaymentRequired && !may:
 		return "payment_required"
-	case l.RestrictedWrites:
+	case l.RestrictedWrites && !may:
 		return "restricted_writes"
 	case l.AuthRequired && key.IsZero():
 		return "auth_required and no key to authenticate with"
@@ -168,6 +205,28 @@ func writeRefusal(info *nip11.RelayInformationDocument, ev *nostr.Event, key nos
 		return fmt.Sprintf("max_message_length %d", l.MaxMessageLength)
 	case l.MaxEventTags > 0 && len(ev.Tags) > l.MaxEventTags:
 		return fmt.Sprintf("max_event_tags %d", l.MaxEventTags)
+	}
+	return createdAtRefusal(l.CreatedAtLowerLimit, l.CreatedAtUpperLimit, int64(ev.CreatedAt), now.Unix())
+}
+
+// absoluteLimit separates the two readings of NIP-11's created_at limits:
+// relays announce them as seconds from now (a year, a few minutes), NIP-22
+// once wrote them as unix times. A value this large (2001-09-09) can only
+// be a time; a smaller one is a span.
+const absoluteLimit = 1_000_000_000
+
+// createdAtRefusal says why a relay with these created_at limits would
+// refuse an event stamped at, or "" when it would not; 0 is no limit.
+func createdAtRefusal(lower, upper, at, now int64) string {
+	switch {
+	case lower >= absoluteLimit && at < lower:
+		return fmt.Sprintf("created_at_lower_limit %d: the event is stamped before it", lower)
+	case lower > 0 && lower < absoluteLimit && at < now-lower:
+		return fmt.Sprintf("created_at_lower_limit %d: the event is stamped %d s in the past", lower, now-at)
+	case upper >= absoluteLimit && at > upper:
+		return fmt.Sprintf("created_at_upper_limit %d: the event is stamped after it", upper)
+	case upper > 0 && upper < absoluteLimit && at > now+upper:
+		return fmt.Sprintf("created_at_upper_limit %d: the event is stamped %d s in the future", upper, at-now)
 	}
 	return ""
 }

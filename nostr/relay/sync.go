@@ -305,11 +305,9 @@ type relaySession struct {
 
 func (s *syncer) open(ctx context.Context, st *SyncStats) (*relaySession, error) {
 	rs := &relaySession{s: s, st: st, url: st.Relay, log: s.opts.Logger.With("relay", st.Relay), sent: map[string]bool{}}
-	p := &pager{key: s.opts.Key, limit: s.opts.PageLimit, timeout: s.opts.QueryTimeout}
-	if info := syncInfo(ctx, st.Relay, s.opts.DialTimeout); info != nil && info.Limitation != nil &&
-		info.Limitation.MaxLimit > 0 && info.Limitation.MaxLimit <= p.limit {
-		p.limit, p.capKnown = info.Limitation.MaxLimit, true
-	}
+	info := infos.get(ctx, st.Relay, s.opts.DialTimeout)
+	p := &pager{key: s.opts.Key, timeout: s.opts.QueryTimeout}
+	p.limit, p.capKnown = info.pageLimit(s.opts.PageLimit)
 	dctx, cancel := context.WithTimeout(ctx, s.opts.DialTimeout)
 	cn, err := dial(dctx, st.Relay, rs.log, func(reason string) {
 		rs.refused.Add(1)
@@ -326,6 +324,12 @@ func (s *syncer) open(ctx context.Context, st *SyncStats) (*relaySession, error)
 		<-cn.ctx.Done()
 		stop()
 	}()
+	if info.authRequired() {
+		if err := cn.authFirst(ctx, s.opts.Key, s.opts.QueryTimeout); err != nil && cn.ctx.Err() != nil {
+			cn.close(ErrClosed)
+			return nil, err
+		}
+	}
 	p.conn = cn
 	rs.cn, rs.p = cn, p
 	return rs, nil

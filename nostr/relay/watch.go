@@ -25,7 +25,10 @@ type WatchOptions struct {
 	// connection or an attempt failed (up false, err set). It may be called
 	// from several goroutines at once.
 	OnStatus func(relay string, up bool, err error)
-	Logger   *slog.Logger
+	// Key answers NIP-42 AUTH, before the subscription on a relay whose
+	// NIP-11 document says auth_required (zero: no AUTH).
+	Key    nostr.SecretKey
+	Logger *slog.Logger
 }
 
 // Watch keeps one subscription per relay open on filters until ctx is done:
@@ -95,6 +98,7 @@ func Watch(ctx context.Context, relays []string, filters []gn.Filter, opts Watch
 // subscription went live, which resets the backoff.
 func watchOnce(ctx context.Context, url string, filters []gn.Filter, opts WatchOptions,
 	deliver func(Received), status func(string, bool, error)) (healthy bool, err error) {
+	info := infos.get(ctx, url, opts.Timeout)
 	dctx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	cn, err := dial(dctx, url, opts.Logger, func(string) {})
 	cancel()
@@ -104,6 +108,11 @@ func watchOnce(ctx context.Context, url string, filters []gn.Filter, opts WatchO
 	defer cn.close(ErrClosed)
 	stop := context.AfterFunc(ctx, func() { cn.close(context.Cause(ctx)) })
 	defer stop()
+	if info.authRequired() {
+		if err := cn.authFirst(ctx, opts.Key, opts.Timeout); err != nil && cn.ctx.Err() != nil {
+			return false, err
+		}
+	}
 	s, err := cn.subscribe(filters, func(ev *gn.Event) {
 		deliver(Received{Event: ev, Relay: url, Raw: nostr.MarshalEvent(ev), TooLarge: nostr.TooLarge(ev)})
 	})

@@ -54,3 +54,23 @@ func TestWatchStoredLiveAndReconnect(t *testing.T) {
 	cancel()
 	<-done
 }
+
+// TestWatchAuthFirst: on a relay that announces auth_required, Watch
+// authenticates with its key before it subscribes.
+func TestWatchAuthFirst(t *testing.T) {
+	r := startRelay(t, relayd.Options{RequireAuth: true})
+	key := nostr.GenerateKey()
+	const match = "bb00000000000000000000000000000000000000000000000000000000000000"
+	ev := move(t, key, match, 1, time.Now().Unix())
+	seed(t, r, ev)
+	s := newSink()
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		Watch(ctx, []string{r.URL()}, MatchFilters(match), WatchOptions{Timeout: 5 * time.Second, Key: key}, s.add)
+	}()
+	waitFor(t, "the event behind AUTH", func() bool { return s.has(url(r), ev) })
+	cancel()
+	<-done
+}

@@ -1,0 +1,171 @@
+package relay
+
+import (
+	"slices"
+	"time"
+)
+
+// Relays added at run time (NIP-65's outbox model): a player's events are
+// on the relays its relay list names for writing, which the daemon may not
+// be configured with. Follow adds such relays to a running client, within
+// Config.MaxRelays; their events come out of the same gate (strict parse,
+// id, signature, the filter asked for) onto the same out, with their own
+// Relay and cursor. Nothing is published to them by Publish; PublishTo
+// names relays explicitly.
+
+// RelayState is what the client knows of one relay now.
+type RelayState struct {
+	URL string `json:"url"`
+	// Configured: in Config.Relays; otherwise added by Follow.
+	Configured bool `json:"configured"`
+	Connected  bool `json:"connected"`
+	// Failures is the failed sessions in a row (0 after a healthy one).
+	Failures int `json:"failures"`
+	// Aside: added by Follow and failed Config.AsideAfter sessions in a
+	// row, so retried only after the long backoff.
+	Aside bool `json:"aside"`
+	// RetryAt is the next attempt of a relay not connected (zero while
+	// connected or before its first attempt).
+	RetryAt   time.Time `json:"retry_at,omitzero"`
+	LastError string    `json:"last_error,omitempty"`
+}
+
+// Follow adds relays to those the client follows, in order, and returns
+// the ones it added: relays already followed are left as they are, and
+// none is added once Config.MaxRelays relays are followed (each left out
+// is logged once). While Run runs, an added relay is followed at once;
+// before, it starts with Run. It does not hold Ready back.
+func (c *Client) Follow(urls ...string) []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.followLocked(normalizeURLs(urls))
+}
+
+func (c *Client) followLocked(urls []string) []string {
+	var added []string
+	for _, u := range urls {
+		if slices.Contains(c.relays, u) {
+			continue
+		}
+		if len(c.relays) >= c.cfg.MaxRelays {
+			if !c.capped[u] {
+				if len(c.capped) >= 1000 {
+					clear(c.capped) // logged again, rather than remembered for ever
+				}
+				c.capped[u] = true
+				c.cfg.Logger.Warn("relay: not following, at the cap of relays", "relay", u, "max_relays", c.cfg.MaxRelays)
+			}
+			continue
+		}
+		delete(c.capped, u)
+		c.relays = append(c.relays, u)
+		c.extra[u] = true
+		c.addRelayLocked(u, false)
+		if c.run != nil {
+			c.startLocked(u)
+		}
+		added = append(added, u)
+	}
+	return added
+}
+
+// Unfollow stops following relays that Follow added (Config.Relays stay).
+// Their sessions end shortly after; their cursors are kept, so following
+// one again later backfills only what it missed.
+func (c *Client) Unfollow(urls ...string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.unfollowLocked(normalizeURLs(urls))
+}
+
+func (c *Client) unfollowLocked(urls []string) {
+	for _, u := range urls {
+		if !c.extra[u] {
+			continue
+		}
+		delete(c.extra, u)
+		c.relays = slices.DeleteFunc(c.relays, func(v string) bool { return v == u })
+		delete(c.notify, u)
+		delete(c.states, u)
+		delete(c.settled, u)
+		if w := c.workers[u]; w != nil {
+			w.cancel()
+			c.stopping[u] = w.done
+			delete(c.workers, u)
+		}
+		c.live.set(u, nil, false)
+	}
+}
+
+// SetFollowed makes urls the relays followed beyond Config.Relays: the
+// ones Follow added that are not in urls are unfollowed, the others kept,
+// and the new ones added in order within Config.MaxRelays (so put the
+// most wanted first: OutboxRelays does). It returns the relays followed
+// beyond Config.Relays now, in order.
+func (c *Client) SetFollowed(urls []string) []string {
+	want := normalizeURLs(urls)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var drop []string
+	for u := range c.extra {
+		if !slices.Contains(want, u) {
+			drop = append(drop, u)
+		}
+	}
+	c.unfollowLocked(drop)
+	c.followLocked(want)
+	var now []string
+	for _, u := range c.relays {
+		if c.extra[u] {
+			now = append(now, u)
+		}
+	}
+	return now
+}
+
+// RelayStates describes every relay followed now, in the order of Relays.
+func (c *Client) RelayStates() []RelayState {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]RelayState, 0, len(c.relays))
+	for _, u := range c.relays {
+		if st := c.states[u]; st != nil {
+			out = append(out, *st)
+		}
+	}
+	return out
+}
+
+// noteUp records that url's session has connected.
+func (c *Client) noteUp(url string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if st := c.states[url]; st != nil {
+		st.Connected, st.RetryAt = true, time.Time{}
+	}
+}
+
+// noteDown records the end of a session of url and when the next starts.
+func (c *Client) noteDown(url string, err error, failures int, aside bool, retry time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	st := c.states[url]
+	if st == nil {
+		return // unfollowed meanwhile
+	}
+	st.Connected, st.Failures, st.Aside, st.RetryAt = false, failures, aside, retry
+	if err != nil {
+		st.LastError = clip(err.Error())
+	}
+}
+
+// notifyOf is url's channel for new watched authors.
+func (c *Client) notifyOf(url string) chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ch := c.notify[url]
+	if ch == nil {
+		ch = make(chan struct{}, 1) // unfollowed: the session ends soon
+	}
+	return ch
+}
