@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"vesper/analysis"
 	"vesper/internal/testkit"
 	"vesper/match"
 	"vesper/match/chessjs"
@@ -118,11 +119,41 @@ func makeBenchWorld() *benchWorld {
 		}
 		changed = append(changed, next)
 	}
-	w.in = Input{States: states, SeenAt: seen, Profiles: profiles, Now: end, Daemon: w.players[0]}
+	w.in = Input{States: states, SeenAt: seen, Profiles: profiles, Now: end, Daemon: w.players[0],
+		Analysing: true, Analyses: benchAnalyses(states)}
 	w.in.RatingGames = RatingGames(states)
 	w.changed = w.in
 	w.changed.States = changed
 	return w
+}
+
+// benchAnalyses grades every finished game but one in ten (still being
+// analysed), chess with a made-up evaluation that drifts and sometimes
+// drops, so the pages carry a graph and every kind of tag.
+// VESPER_BENCH_ANALYSES=0 leaves them out, to measure what they cost.
+func benchAnalyses(states []*match.State) map[string]*analysis.Game {
+	out := map[string]*analysis.Game{}
+	if os.Getenv("VESPER_BENCH_ANALYSES") == "0" {
+		return out
+	}
+	for i, s := range states {
+		if !s.Over || i%10 == 0 {
+			continue
+		}
+		plies := make([]testPly, s.Plies())
+		if s.Kind == nostr.GameChess {
+			e := 0
+			for j := range plies {
+				e += (j*37+i)%61 - 30
+				if (j+i)%17 == 0 {
+					e -= 400 * (1 - 2*(j%2)) // a blunder by the side to move
+				}
+				plies[j].after = cp(e)
+			}
+		}
+		out[s.Match] = testAnalysisOf(s, s.Moves, cp(20), plies)
+	}
+	return out
 }
 
 // playBench plays a random legal game; unfinished leaves it in progress.

@@ -92,9 +92,15 @@ func TestBrowserRunsNoScript(t *testing.T) {
 	}))
 	defer control.Close()
 
-	var hostileMatch string
+	// Mallory's first match carries hostile moves; the one with an analysis
+	// carries a hostile engine's grades.
+	var hostileMatch, hostileGrades string
 	for _, s := range in.States {
-		if s != nil && s.First == mallory.PublicKey() {
+		switch {
+		case s == nil || s.First != mallory.PublicKey():
+		case in.Analyses[s.Match] != nil:
+			hostileGrades = s.Match
+		case hostileMatch == "":
 			hostileMatch = s.Match
 		}
 	}
@@ -110,6 +116,7 @@ func TestBrowserRunsNoScript(t *testing.T) {
 		// "/": http.FileServer redirects /index.html there.
 		{"index", srv.URL, "/", "Board games over Nostr · vesper", false},
 		{"match", srv.URL, "/m/" + hostileMatch + ".html", "", false},
+		{"analysed match", srv.URL, "/m/" + hostileGrades + ".html", "", false},
 	}
 	t.Run("pages", func(t *testing.T) {
 		for _, c := range cases {
@@ -128,7 +135,7 @@ func TestBrowserRunsNoScript(t *testing.T) {
 				if c.title != "" && title != c.title {
 					t.Errorf("%s: title %q, want %q", c.path, title, c.title)
 				}
-				if c.name == "match" && !strings.Contains(dom, "&lt;script&gt;") {
+				if c.name != "index" && c.name != "control" && !strings.Contains(dom, "&lt;script&gt;") {
 					t.Errorf("%s: the escaped payload is not in the DOM as text", c.path)
 				}
 			})

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"vesper/analysis"
 	"vesper/match"
 	"vesper/nostr"
 	"vesper/ratings"
@@ -43,6 +44,25 @@ type Input struct {
 	// Params are the rating constants, used to grow each RD to Now; the
 	// zero value means ratings.LichessParams().
 	Params ratings.Params
+	// Analyses are the finished games' move grades by match id: every one
+	// the caller holds, for Update as for Build (a match whose files are
+	// rendered again shows its entry). An entry with StatusDone is shown,
+	// on its match page (evaluation graph, a tag per move, the per-player
+	// summary) and its players' pages, and published as
+	// m/<id>.analysis.json, only when it fits the game: Format is
+	// analysis.FormatVersion, Match and Game are the match's, the game is
+	// over, Moves has one entry per counted ply with Ply 1, 2, ... and known
+	// tags, Players are the first then the second player by pubkey, each
+	// one's Counts add up to its Moves and both Moves to the plies, and every
+	// percentage is within 0-100. A StatusFailed entry, or a done one that
+	// does not fit, shows no grade: the page says the analysis failed. An
+	// entry with any other status counts as none yet. The entries are read,
+	// never modified.
+	Analyses map[string]*analysis.Game
+	// Analysing says that the caller analyses finished games: a final game
+	// with counted moves and no entry in Analyses then reads "being
+	// analysed" on its page. False: such a game shows no analysis at all.
+	Analysing bool
 }
 
 // Stats counts the files of a build: Written were rendered and written,
@@ -157,7 +177,7 @@ func newBuilder(in Input) (*builder, error) {
 
 // add makes a folded state part of the build, renderable.
 func (b *builder) add(s *match.State, seenAt map[string]int64) {
-	c := newCard(s, seenAt)
+	c := newCard(s, seenAt, b.in.Analyses[s.Match])
 	b.cards = append(b.cards, c)
 	b.states[s.Match] = full{s: s, seen: seenAt}
 }
@@ -318,6 +338,9 @@ func (b *builder) matchFiles(o *output, c *card) error {
 	if c.Kind == nostr.GameChess {
 		paths = append(paths, base+".pgn")
 	}
+	if cardClass(c) == "done" {
+		paths = append(paths, analysisPath(c.ID))
+	}
 	key := b.matchKey(c)
 	if o.reuse(key, paths...) {
 		return nil
@@ -327,7 +350,14 @@ func (b *builder) matchFiles(o *output, c *card) error {
 		return err
 	}
 	s := f.s
-	v := b.matchView(s, f.seen)
+	// The card decided which files there are; an analysis that no longer
+	// fits it (a caller that did not report a change) is left out rather
+	// than shown beside a card that disagrees.
+	var g *analysis.Game
+	if cardClass(c) == "done" && gradeClass(c, b.in.Analyses[c.ID]) == "done" {
+		g = b.in.Analyses[c.ID]
+	}
+	v := b.matchView(s, f.seen, g)
 	html, err := b.tpl.render("match", v)
 	if err != nil {
 		return fmt.Errorf("site: %s: %w", paths[0], err)
@@ -338,8 +368,13 @@ func (b *builder) matchFiles(o *output, c *card) error {
 	if err := o.put(paths[1], key, matchJSON(s, f.seen, b.in.Now)); err != nil {
 		return err
 	}
-	if len(paths) == 3 {
-		return o.put(paths[2], key, []byte(v.PGN))
+	if c.Kind == nostr.GameChess {
+		if err := o.put(base+".pgn", key, []byte(v.PGN)); err != nil {
+			return err
+		}
+	}
+	if g != nil {
+		return o.put(analysisPath(c.ID), key, analysisJSON(g))
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 
+	"vesper/analysis"
 	"vesper/match"
 	"vesper/nostr"
 )
@@ -52,11 +53,18 @@ type card struct {
 	// Invitee (a stray result, an arbiter's ruling), sorted: their names
 	// appear on the match page.
 	Authors []string `json:"au,omitempty"`
+	// Analysis says what the match's analysis shows (grades.go): "" none
+	// yet, "failed" (failed, or not fitting the game), else the digest of
+	// its analysis.json. The match key includes it, so a match whose
+	// analysis arrives is rendered again; Grades are the two players'
+	// figures from it (first, second), which the player pages show.
+	Analysis string  `json:"an,omitempty"`
+	Grades   []grade `json:"gr,omitempty"`
 }
 
-// newCard takes from a folded state and the seen_at times what the pages
-// need of it.
-func newCard(s *match.State, seenAt map[string]int64) *card {
+// newCard takes from a folded state, the seen_at times and the match's
+// analysis (nil: none) what the pages need of them.
+func newCard(s *match.State, seenAt map[string]int64, g *analysis.Game) *card {
 	c := &card{
 		ID: s.Match, Kind: s.Kind, First: s.First, Second: s.Second, Invitee: s.Invitee,
 		Accepted: s.Accepted, CreatedAt: s.CreatedAt, AcceptAt: s.AcceptAt, Plies: s.Plies(),
@@ -85,6 +93,7 @@ func newCard(s *match.State, seenAt map[string]int64) *card {
 	if len(authors) > 0 {
 		c.Authors = sortedKeys(authors)
 	}
+	setGrades(c, g)
 	return c
 }
 
@@ -116,7 +125,8 @@ func EventsDigest(stamps []Stamp) string {
 // every match there is) with the build outDir points at, and returns the
 // matches Update must fold: new ones, changed ones and those the build has
 // but digests lacks, sorted. ErrNoPrevious: there is no build to compare
-// with, or not one of this binary.
+// with, or not one of this binary. Analyses are not compared here: Update
+// itself notices an analysis that appeared, failed or went (regraded).
 func Stale(outDir string, digests map[string]string) ([]string, error) {
 	prev, err := readCards(publishedBuild(outDir))
 	if err != nil {

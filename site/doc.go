@@ -11,6 +11,21 @@
 // chess, m/<id>.pgn. Paths are built from hex ids only; names and other
 // relay text never reach a path.
 //
+// Analysis (issue 18). A finished game's move grades (Input.Analyses, the
+// analysis package's analysis.json) are shown when they fit the game
+// (grades.go): on the match page an evaluation graph (chess: inline SVG,
+// White's Win% after each ply, forced mates on the edge), a mark beside
+// each move in the move list and the tag in words at each replay position,
+// the per-player summary (accuracy, average centipawn loss, the count of
+// each tag), the thresholds of analysis, and the engine, its version and
+// depth; on the player page the mean accuracy over analysed chess games
+// and blunders per 100 graded moves. The analysis is published as
+// m/<id>.analysis.json, written by this package with fixed rounding so the
+// same analysis gives the same bytes. A failed analysis, or one that does
+// not fit, shows no grade and says it failed; with Input.Analysing a final
+// game not analysed yet says it is being analysed. Engine names and moves
+// are outside text, cleaned and escaped like relay text.
+//
 // Safety. Pages are html/template output with a Content-Security-Policy
 // meta tag that allows no script at all (default-src 'none'; inline styles
 // and the data: favicon only), load nothing from elsewhere, and use no
@@ -19,7 +34,8 @@
 // length) and escaped for its context; profile links are kept only when they
 // are https URLs, and profile pictures are never loaded. The boards and the
 // rating chart are SVG written by this package from numbers and fixed
-// strings only (no user text), and player links (player.Who) go through a
+// strings only (no user text; the evaluation graph's description adds the
+// replay's move labels and the engine's name, escaped), and player links (player.Who) go through a
 // small html/template of their own, rendered once per player.
 //
 // Listing. Only accounts whose kind-0 profile declares "bot": true (NIP-24),
@@ -34,8 +50,9 @@
 // are unchanged.
 //
 // Updating. Every page but a match's own is rendered from the match's card
-// (card.go: its players, status, result and times, and a digest of its
-// events' ids and seen_at), and each build stores its cards beside the
+// (card.go: its players, status, result and times, a digest of its
+// events' ids and seen_at, and of its analysis.json with the players'
+// figures from it), and each build stores its cards beside the
 // manifest. Update builds the next site from the previous build's cards
 // and the matches that changed (folded again by the caller's Loader), so a
 // periodic rebuild folds only those; Stale tells a caller that kept no

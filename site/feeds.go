@@ -110,6 +110,8 @@ type matchEntry struct {
 	DaemonGame bool           `json:"daemon_game"`
 	Page       string         `json:"page"`
 	JSON       string         `json:"json"`
+	// Analysis is the match's analysis.json, when one is shown.
+	Analysis string `json:"analysis,omitempty"`
 }
 
 // matchesJSON lists every listed match, newest challenge first. deadline is
@@ -137,6 +139,9 @@ func (b *builder) matchesJSON() []byte {
 		}
 		if c.Invitee != "" {
 			m.Invitee = &c.Invitee
+		}
+		if cardClass(c) == "done" {
+			m.Analysis = analysisPath(c.ID)
 		}
 		if c.Accepted && !c.Final {
 			d := c.deadline()

@@ -3,6 +3,7 @@ package site
 import (
 	"testing"
 
+	"vesper/analysis"
 	"vesper/internal/testkit"
 	"vesper/match"
 	"vesper/nostr"
@@ -127,6 +128,16 @@ func newFixture(t testing.TB) *fixture {
 		},
 	}
 	f.in.RatingGames = RatingGames(states)
+	// The daemon analyses finished games: the mate and the five are
+	// graded, the timeout's analysis failed, the ruling is still waiting.
+	f.in.Analysing = true
+	f.in.Analyses = map[string]*analysis.Game{
+		f.ids["mate"]: testAnalysis(foldT(t, f.games["mate"]), cp(25), []testPly{
+			{after: cp(-40), best: "e4"}, {after: cp(-45)}, {after: mate(-1), best: "Nc3"}, {after: mated(-1)}}),
+		f.ids["five"]: testAnalysis(foldT(t, f.games["five"]), nil, gomokuPlies(9, map[int]testPly{
+			6: {tag: analysis.TagBlunder, best: "k8"}, 9: {tag: analysis.TagBest}})),
+		f.ids["timeout"]: failedAnalysis(foldT(t, f.games["timeout"])),
+	}
 	return f
 }
 

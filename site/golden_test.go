@@ -41,6 +41,8 @@ func TestGolden(t *testing.T) {
 		{"match-mate.html", m("mate", ".html")},
 		{"match-mate.json", m("mate", ".json")},
 		{"match-mate.pgn", m("mate", ".pgn")},
+		{"match-mate.analysis.json", m("mate", ".analysis.json")},
+		{"match-five.analysis.json", m("five", ".analysis.json")},
 		{"match-five.html", m("five", ".html")},
 		{"match-five.json", m("five", ".json")},
 		{"match-timeout.html", m("timeout", ".html")},

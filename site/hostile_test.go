@@ -2,6 +2,7 @@ package site
 
 import (
 	"bytes"
+	"encoding/json"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"vesper/analysis"
 	"vesper/internal/testkit"
 	"vesper/match"
 	"vesper/nostr"
@@ -95,7 +97,29 @@ func hostileInput(t testing.TB) Input {
 	s = foldT(t, m)
 	m.Result(trudy, result(s, "first", "five_in_a_row"), last+1)
 	m.Result(hugeKey, result(s, "first", "five_in_a_row"), last+2)
-	states = append(states, foldT(t, m))
+	s = foldT(t, m)
+	states = append(states, s)
+	// Its analysis, and a chess game's, come from an engine that names
+	// itself with markup and grades moves with it (issue 18): the pages
+	// must show it as text.
+	analyses := map[string]*analysis.Game{}
+	g := testAnalysis(s, nil, gomokuPlies(9, map[int]testPly{6: {tag: analysis.TagBlunder, best: pwnAttr}}))
+	g.Engine = analysis.Engine{Name: pwnScript, Version: pwnSVG + bidi}
+	analyses[s.Match] = g
+	m = testkit.NewMatch(mallory, alice, "chess", "", t0+200)
+	m.Accept(t0 + 210)
+	last = m.Play([]string{"f2f3", "e7e5", "g2g4", "d8h4"}, t0+220, 10)
+	s = foldT(t, m)
+	m.Result(mallory, result(s, "second", "checkmate"), last+1)
+	m.Result(alice, result(s, "second", "checkmate"), last+2)
+	s = foldT(t, m)
+	states = append(states, s)
+	g = testAnalysis(s, cp(20), []testPly{{after: cp(-50), best: pwnScript}, {after: cp(-60), best: pwnImg}, {after: mate(-1), best: pwnComment + broken}, {}})
+	g.Engine = analysis.Engine{Name: pwnStyle + bidi, Version: pwnImg + strings.Repeat("V", 300), Depth: 1}
+	for i := range g.Moves {
+		g.Moves[i].Move = pwnSVG // analysis.json says what the engine said; pages show their own replay
+	}
+	analyses[s.Match] = g
 
 	// Impostors: one named like the house, one named like the house's
 	// short npub, each with an open challenge so they reach the index.
@@ -131,11 +155,11 @@ func hostileInput(t testing.TB) Input {
 	tables := map[string][]ratings.Player{"gomoku": ratings.Table("gomoku", rg["gomoku"], ratings.LichessParams())}
 	// A ratings table handed over from elsewhere may hold anything.
 	tables["chess"] = []ratings.Player{{Pubkey: "../../evil", Rating: 1500, RD: 50, Games: 1, Wins: 1}}
-	return Input{States: states, Profiles: profiles, Now: now, Daemon: daemon.PublicKey(), Ratings: tables}
+	return Input{States: states, Profiles: profiles, Now: now, Daemon: daemon.PublicKey(), Ratings: tables, Analyses: analyses}
 }
 
 // sitePath is every path a build may produce: fixed names and hex ids.
-var sitePath = regexp.MustCompile(`^(index\.html|how-to-play\.html|ratings\.json|matches\.json|\.manifest|\.cards|ratings/(chess|gomoku)\.html|archive/(chess|gomoku)(-unlisted)?-[1-9][0-9]*\.html|m/[0-9a-f]{64}\.(html|json|pgn)|p/[0-9a-f]{64}\.html)$`)
+var sitePath = regexp.MustCompile(`^(index\.html|how-to-play\.html|ratings\.json|matches\.json|\.manifest|\.cards|ratings/(chess|gomoku)\.html|archive/(chess|gomoku)(-unlisted)?-[1-9][0-9]*\.html|m/[0-9a-f]{64}\.(html|json|pgn|analysis\.json)|p/[0-9a-f]{64}\.html)$`)
 
 // TestHostileContent builds the hostile world and checks that no payload
 // reaches a page in a form a browser would act on.
@@ -154,7 +178,7 @@ func TestHostileContent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	files := 0
+	files, analysisFiles := 0, 0
 	err = filepath.WalkDir(out, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
@@ -172,6 +196,10 @@ func TestHostileContent(t *testing.T) {
 		if !strings.HasSuffix(rel, ".html") {
 			if strings.HasSuffix(rel, ".pgn") {
 				checkPGN(t, rel, data)
+			}
+			if strings.HasSuffix(rel, ".analysis.json") {
+				analysisFiles++
+				checkAnalysisJSON(t, rel, data)
 			}
 			return nil
 		}
@@ -221,6 +249,9 @@ func TestHostileContent(t *testing.T) {
 	if files < 10 {
 		t.Fatalf("only %d files checked", files)
 	}
+	if analysisFiles != 2 {
+		t.Errorf("%d analysis.json files, want the 2 hostile analyses", analysisFiles)
+	}
 	if impostorShown < 4 {
 		t.Errorf("the impostors appear %d times; want them on the index and their match pages", impostorShown)
 	}
@@ -233,6 +264,22 @@ func TestHostileContent(t *testing.T) {
 	}
 	if !bytes.Contains(page, []byte(`href="https://evil.example/%22%3E%3Cscript%3Edocument.title=%27PWNED%27%3C/script%3E"`)) {
 		t.Error("trudy's https website is not linked with its special characters percent-encoded")
+	}
+}
+
+// checkAnalysisJSON: an analysis.json full of markup is valid JSON that
+// holds no raw HTML character, so no browser can take it for a page.
+func checkAnalysisJSON(t *testing.T, rel string, data []byte) {
+	t.Helper()
+	var g analysis.Game
+	if err := json.Unmarshal(data, &g); err != nil {
+		t.Errorf("%s: %v", rel, err)
+	}
+	if bytes.ContainsAny(data, "<>&") {
+		t.Errorf("%s: raw HTML characters", rel)
+	}
+	if !utf8.Valid(data) {
+		t.Errorf("%s: invalid UTF-8", rel)
 	}
 }
 

@@ -16,7 +16,7 @@ import (
 
 // renderVersion changes by hand when the meaning of a match key changes;
 // any change of the templates or of the binary changes keys by itself.
-const renderVersion = "site/1"
+const renderVersion = "site/2"
 
 // exeSum identifies the running binary, so a new release re-renders every
 // match page even where the templates did not change. When the binary cannot
@@ -73,7 +73,8 @@ func matchClock(c *card, now int64) clock {
 
 // matchKey hashes every input of a match's files: the events (their ids fix
 // their content) and their seen_at entries (card.Events), the clock flags,
-// the profiles of every account shown and the daemon's key.
+// the analysis (card.Analysis), the profiles of every account shown and
+// the daemon's key.
 func (b *builder) matchKey(c *card) string {
 	h := sha256.New()
 	var n [8]byte
@@ -94,6 +95,9 @@ func (b *builder) matchKey(c *card) string {
 		}
 	}
 	str(c.Events)
+	// The analysis shown (its digest), or whether the page says it failed
+	// or is still to come.
+	str(c.Analysis + " " + strconv.FormatBool(b.gradesPending(c)))
 	accounts := map[string]bool{c.First: true, c.Second: true, c.Invitee: true}
 	for _, pk := range c.Authors {
 		accounts[pk] = true

@@ -162,6 +162,19 @@ func showcase(t *testing.T) *fixture {
 	m.Result(bots[5], result(s, "first", "checkmate"), last+20)
 	add(m)
 	f.ids["opera"], f.games["opera"] = m.ID, m
+	// Its analysis: the evaluation after each ply, White's side, so the
+	// page shows a graph with each kind of error on it.
+	evals := []int{30, 35, 30, 60, 55, 120, 60, 150, 150, 170, 170, 300, 290, 600, 560, 650, 640, 900, 880, 900, 900, 900, 890, 950, 950, 1000}
+	var plies []testPly
+	for _, e := range evals {
+		plies = append(plies, testPly{after: cp(e)})
+	}
+	plies[13].best, plies[17].best = "Qd7", "Nbd7"
+	for n := 6; n >= 1; n-- {
+		plies = append(plies, testPly{after: mate(n)})
+	}
+	plies = append(plies, testPly{after: mated(1)})
+	f.in.Analyses[m.ID] = testAnalysis(foldT(t, m), cp(20), plies)
 	f.in.RatingGames = RatingGames(f.in.States)
 	return f
 }

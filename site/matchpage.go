@@ -4,6 +4,7 @@ import (
 	"html/template"
 	"strconv"
 
+	"vesper/analysis"
 	"vesper/match"
 	"vesper/nostr"
 )
@@ -35,6 +36,8 @@ type matchPage struct {
 	Replay    replay
 	Steps     template.HTML
 	MovesHTML template.HTML
+	Legend    template.HTML // what the move list's grade marks mean
+	Grades    gradesView
 	Highlight template.CSS
 	PGN       string
 	Events    []eventRow
@@ -136,9 +139,12 @@ func sides(kind string) (first, second string) {
 	return "White", "Black"
 }
 
-func (b *builder) matchView(s *match.State, seenAt map[string]int64) *matchPage {
+// matchView is the view of a match page; g is the analysis to show, nil
+// for none (matchFiles has checked that it fits the card).
+func (b *builder) matchView(s *match.State, seenAt map[string]int64, g *analysis.Game) *matchPage {
+	c := b.byID[s.Match]
 	v := &matchPage{
-		Root: "../", S: s, Game: gameName(s.Kind), Clock: matchClock(b.byID[s.Match], b.in.Now),
+		Root: "../", S: s, Game: gameName(s.Kind), Clock: matchClock(c, b.in.Now),
 		First: b.player(s.First), Second: b.player(s.Second), Invitee: b.player(s.Invitee),
 		Expires: s.CreatedAt + match.ChallengeExpiry,
 	}
@@ -170,7 +176,19 @@ func (b *builder) matchView(s *match.State, seenAt map[string]int64) *matchPage 
 		}
 	}
 	v.Replay = replayGame(s.Kind, s.Moves, b.defs)
-	v.Steps, v.MovesHTML, v.Highlight = v.Replay.stepsHTML(), v.Replay.movesHTML(), v.Replay.highlightCSS()
+	// A state loaded by Update may have moved on from the card the
+	// analysis was checked against: grades go beside the moves only when
+	// there is one per replayed move.
+	if g != nil && (v.Replay.Err != "" || len(g.Moves) != len(v.Replay.Moves)) {
+		g = nil
+	}
+	var grades []analysis.Move
+	if g != nil {
+		grades = g.Moves
+		v.Legend = marksLegend(grades, v.Replay.Gomoku)
+	}
+	v.Grades = b.gradesFor(c, g, &v.Replay)
+	v.Steps, v.MovesHTML, v.Highlight = v.Replay.stepsHTML(grades), v.Replay.movesHTML(grades), v.Replay.highlightCSS()
 	if s.Final {
 		v.FirstRating = b.ratingAt(s.Kind, s.First, s.Match)
 		v.SecondRating = b.ratingAt(s.Kind, s.Second, s.Match)

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 
+	"vesper/analysis"
 	"vesper/match"
 	"vesper/nostr"
 	"vesper/ratings"
@@ -311,8 +312,56 @@ type playerPage struct {
 	About, Website string
 	Listed         bool
 	Pools          []playerPool
+	Quality        []qualityRow
+	Blunder        string // the blunder threshold, as analysis defines it
 	Games          []gameRow
 	GamesMore      int
+}
+
+// qualityRow sums a player's analysed games of one kind (their cards'
+// grades): the mean of the per-game accuracies (chess only) and the
+// blunders per 100 of the player's graded moves.
+type qualityRow struct {
+	Game                   string
+	Games, Moves, Blunders int
+	Accuracy, Per100       string
+}
+
+// quality is the player's move quality by kind, from every analysed game
+// of theirs (not only the rows the page lists).
+func (b *builder) quality(pk string) []qualityRow {
+	var rows []qualityRow
+	for _, kind := range kinds {
+		r := qualityRow{Game: gameName(kind)}
+		acc := 0.0
+		for _, c := range b.byPlayer[pk] {
+			i := 0
+			switch c.role(pk) {
+			case match.First:
+			case match.Second:
+				i = 1
+			default:
+				continue
+			}
+			if c.Kind != kind || len(c.Grades) != 2 {
+				continue
+			}
+			g := c.Grades[i]
+			r.Games++
+			r.Moves += g.Moves
+			r.Blunders += g.Blunders
+			acc += g.Accuracy
+		}
+		if r.Moves == 0 {
+			continue
+		}
+		if kind == nostr.GameChess {
+			r.Accuracy = oneDecimal(acc/float64(r.Games)) + "%"
+		}
+		r.Per100 = oneDecimal(100 * float64(r.Blunders) / float64(r.Moves))
+		rows = append(rows, r)
+	}
+	return rows
 }
 
 type playerPool struct {
@@ -350,7 +399,7 @@ func (b *builder) playerPage(pk string) *playerPage {
 	p := b.player(pk)
 	prof := b.in.Profiles[pk]
 	v := &playerPage{Root: "../", Title: p.Label(), P: p, About: cleanText(prof.About, maxAbout),
-		Website: httpsURL(prof.Website), Listed: b.listed(pk)}
+		Website: httpsURL(prof.Website), Listed: b.listed(pk), Quality: b.quality(pk), Blunder: drop(analysis.BlunderDrop)}
 	for _, kind := range kinds {
 		rp, ok := b.rated[kind][pk]
 		if !ok {

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"vesper/analysis"
 	"vesper/match/chessjs"
 	"vesper/match/gomoku"
 	"vesper/nostr"
@@ -118,10 +119,11 @@ func gomokuLabel(n int, point string) string { return strconv.Itoa(n) + ". " + p
 
 // stepsHTML renders the replay: one section per position, shown by CSS
 // :target (the last one when none is targeted), with links to the start,
-// the previous and next positions and the end. It is rendered here rather
-// than in the template because a long game has hundreds of them; the only
-// text is the move labels, escaped.
-func (r *replay) stepsHTML() template.HTML {
+// the previous and next positions and the end, and the move's grade when
+// the game is analysed (grades: one per move, or nil). It is rendered here
+// rather than in the template because a long game has hundreds of them;
+// the only text is the move labels and the grades (stepGrade), escaped.
+func (r *replay) stepsHTML(grades []analysis.Move) template.HTML {
 	last := strconv.Itoa(len(r.Steps) - 1)
 	var b strings.Builder
 	for i, st := range r.Steps {
@@ -132,7 +134,11 @@ func (r *replay) stepsHTML() template.HTML {
 		} else {
 			b.WriteString("After " + template.HTMLEscapeString(st.Label) + ` <span class="mute">(ply ` + n + " of " + last + ")</span>")
 		}
-		b.WriteString("</h3>\n" + `<nav class="stepnav"><a href="#ply-0">« start</a>`)
+		b.WriteString("</h3>\n")
+		if st.Ply > 0 && st.Ply <= len(grades) {
+			b.WriteString(stepGrade(&grades[st.Ply-1], r.Gomoku))
+		}
+		b.WriteString(`<nav class="stepnav"><a href="#ply-0">« start</a>`)
 		if i > 0 {
 			b.WriteString(`<a href="#ply-` + strconv.Itoa(st.Ply-1) + `">‹ previous</a>`)
 		}
@@ -147,9 +153,10 @@ func (r *replay) stepsHTML() template.HTML {
 }
 
 // movesHTML is the move list, each move a link to its position (id mv-N,
-// which highlightCSS marks). Chess is numbered by full move before White's
-// moves; gomoku numbers every move.
-func (r *replay) movesHTML() template.HTML {
+// which highlightCSS marks) with its grade's mark (tagMark) when the game
+// is analysed. Chess is numbered by full move before White's moves; gomoku
+// numbers every move.
+func (r *replay) movesHTML(grades []analysis.Move) template.HTML {
 	var b strings.Builder
 	for i, mv := range r.Moves {
 		if r.Gomoku {
@@ -157,7 +164,11 @@ func (r *replay) movesHTML() template.HTML {
 		} else if i%2 == 0 {
 			b.WriteString(`<span class="mute">` + strconv.Itoa(i/2+1) + ".</span>")
 		}
-		b.WriteString(`<a id="mv-` + strconv.Itoa(i+1) + `" href="#ply-` + strconv.Itoa(i+1) + `">` + template.HTMLEscapeString(mv) + "</a> ")
+		b.WriteString(`<a id="mv-` + strconv.Itoa(i+1) + `" href="#ply-` + strconv.Itoa(i+1) + `">` + template.HTMLEscapeString(mv))
+		if i < len(grades) {
+			b.WriteString(tagMark(grades[i].Tag))
+		}
+		b.WriteString("</a> ")
 	}
 	return template.HTML(b.String())
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 
+	"vesper/analysis"
 	"vesper/match"
 )
 
@@ -30,6 +31,13 @@ var ErrNoPrevious = errors.New("site: no previous build to update")
 // rendered from the cards. The result is byte for byte what Build makes of
 // the same matches.
 //
+// A match whose analysis changed belongs in changed too. Update finds by
+// itself the carried-over matches whose analysis appeared, failed or went
+// (regraded), so a restarted caller with no marks misses none of those;
+// an analysis replaced by another done one (a new engine version) is
+// rendered only when its match is in changed. in.Analyses must hold every
+// analysis, as for Build.
+//
 // in.States and in.SeenAt are not used, nor in.Ratings and in.RatingGames:
 // the ratings are computed from the cards, as siteFromStore-style callers
 // of Build compute them with RatingGames. Only one Build or Update may run
@@ -52,6 +60,7 @@ func Update(in Input, changed []string, load Loader, outDir string) (Stats, erro
 		o.abort()
 		return Stats{}, ErrNoPrevious
 	}
+	changed = append(slices.Clip(changed), regraded(prev, in.Analyses)...)
 	fresh, err := loadAll(changed, load)
 	if err != nil {
 		o.abort()
@@ -69,6 +78,24 @@ func Update(in Input, changed []string, load Loader, outDir string) (Stats, erro
 	b.in.Ratings, b.in.RatingGames = nil, cardGames(b.cards)
 	b.index()
 	return b.run(o, outDir)
+}
+
+// regraded finds the carried-over matches whose analysis now shows
+// something else than their card says (one arrived, failed or went), so
+// that Update folds them again even when the caller did not report them:
+// the card decides which files a match has, and a card that missed its
+// analysis would leave a page without it, or one linking a file not
+// written. It costs a map look-up and a pass over the moves per card, no
+// marshalling: an analysis replaced by a different one that also fits is
+// not noticed here, and must be in changed.
+func regraded(prev map[string]*card, analyses map[string]*analysis.Game) []string {
+	var out []string
+	for id, c := range prev {
+		if cardClass(c) != gradeClass(c, analyses[id]) {
+			out = append(out, id)
+		}
+	}
+	return out
 }
 
 // loadAll folds the changed matches on every core (reading and folding

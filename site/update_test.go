@@ -1,10 +1,12 @@
 package site
 
 import (
+	"bytes"
 	"errors"
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -112,6 +114,50 @@ func TestUpdateEqualsBuild(t *testing.T) {
 			t.Errorf("loaded %v: want carol's matches, not the mate", got)
 		}
 	})
+	t.Run("analysed between builds", func(t *testing.T) {
+		// The ruling was waiting for its analysis; it arrives, and the
+		// caller reports the match. Its page, its analysis.json and the
+		// players' pages change; nothing else is folded.
+		id := f.ids["ruling"]
+		s := foldT(t, f.games["ruling"])
+		f.in.Analyses[id] = testAnalysis(s, cp(30), []testPly{{after: cp(20)}, {after: cp(40)}, {after: cp(-200), best: "Nc3"}})
+		update(t, id)
+		if got, want := l.take(), []string{id}; !slices.Equal(got, want) {
+			t.Errorf("loaded %v, want only the analysed match %v", got, want)
+		}
+		if page := readPage(t, out, "m/"+id+".html"); !strings.Contains(page, `<svg class="evalgraph"`) {
+			t.Error("the analysed match's page has no evaluation graph")
+		}
+		if page := readPage(t, out, "p/"+carol.PublicKey()+".html"); !strings.Contains(page, `<h2 id="quality">`) {
+			t.Error("Carol's page does not show her analysed game")
+		}
+	})
+	t.Run("analysis arrives unreported", func(t *testing.T) {
+		// A restarted caller has no marks: the timeout's failed analysis
+		// was done again while it was down. Update finds it by itself.
+		id := f.ids["timeout"]
+		s := foldT(t, f.games["timeout"])
+		f.in.Analyses[id] = testAnalysis(s, nil, gomokuPlies(s.Plies(), nil))
+		update(t)
+		if got, want := l.take(), []string{id}; !slices.Equal(got, want) {
+			t.Errorf("loaded %v, want the regraded match %v", got, want)
+		}
+	})
+	t.Run("analysis replaced", func(t *testing.T) {
+		// A new engine version grades the mate again, with other figures.
+		id := f.ids["mate"]
+		g := f.in.Analyses[id]
+		f.in.Analyses[id] = testAnalysis(foldT(t, f.games["mate"]), cp(40), []testPly{
+			{after: cp(-90), best: "e4"}, {after: cp(-95)}, {after: mate(-1), best: "Nc3"}, {}})
+		f.in.Analyses[id].Engine.Version = "sf_18"
+		if bytes.Equal(analysisJSON(g), analysisJSON(f.in.Analyses[id])) {
+			t.Fatal("the new analysis is the old one")
+		}
+		update(t, id)
+		if got, want := l.take(), []string{id}; !slices.Equal(got, want) {
+			t.Errorf("loaded %v, want %v", got, want)
+		}
+	})
 	t.Run("a match that no longer folds", func(t *testing.T) {
 		id := f.ids["open"]
 		f.in.States = slices.DeleteFunc(f.in.States, func(s *match.State) bool { return s.Match == id })
@@ -124,7 +170,7 @@ func TestUpdateEqualsBuild(t *testing.T) {
 func TestCardAsState(t *testing.T) {
 	f := newFixture(t)
 	for _, s := range f.in.States {
-		c := newCard(s, f.in.SeenAt)
+		c := newCard(s, f.in.SeenAt, f.in.Analyses[s.Match])
 		pks := []string{s.First, s.Second, s.Invitee, carol.PublicKey(), ""}
 		for _, now := range []int64{s.CreatedAt, now, s.CreatedAt + match.ChallengeExpiry, s.CreatedAt + match.ChallengeExpiry + 1} {
 			if got, want := c.status(now), s.Status(now); got != want {
@@ -158,7 +204,7 @@ func TestCardsFile(t *testing.T) {
 	o := &output{dir: dir}
 	var cards []*card
 	for _, s := range f.in.States {
-		cards = append(cards, newCard(s, f.in.SeenAt))
+		cards = append(cards, newCard(s, f.in.SeenAt, f.in.Analyses[s.Match]))
 	}
 	if err := o.writeCards(cards); err != nil {
 		t.Fatal(err)
