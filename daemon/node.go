@@ -40,6 +40,8 @@ type Daemon struct {
 	recheck  bool
 	rejected atomic.Int64 // stored events that failed the re-check
 	refolds  atomic.Int64 // matches re-folded from the store by ingest (tests: the out-of-order path)
+	// recordPasses counts the passes over the game records due (tests).
+	recordPasses atomic.Int64
 
 	mu     sync.Mutex
 	states map[string]*match.State // the matches kept: neither final nor expired

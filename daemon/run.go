@@ -69,6 +69,9 @@ func (n *Daemon) runDaemon(ctx context.Context, o Options) error {
 	if n.analyst != nil {
 		wg.Go(func() { n.analyse(ctx) })
 	}
+	if n.self != "" && o.SiteDir == "" {
+		wg.Go(func() { n.recordsWorker(ctx, o, max(o.Tick, time.Minute)) })
+	}
 	if stale > 0 {
 		wg.Go(func() {
 			if err := n.upgrade(ctx); err != nil && ctx.Err() == nil {

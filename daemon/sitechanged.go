@@ -116,8 +116,31 @@ func (n *Daemon) buildSiteLogged(ctx context.Context, o Options) {
 		default:
 			n.log.Info("site built", "dir", o.SiteDir, "full", full, "changed", changed, "pages", stats.Pages,
 				"written", stats.Written, "unchanged", stats.Unchanged, "took", time.Since(start).Round(time.Millisecond))
+			// The records of the games this build shows final carry its
+			// PGNs: the same names and ratings.
+			if err := n.recordsFromSite(ctx, o, now); err != nil && ctx.Err() == nil {
+				n.log.Error("game records", "err", err)
+			}
 		}
 	}()
+}
+
+// recordsFromSite records the NIP-64 records still due, with the names
+// and ratings of the site just published.
+func (n *Daemon) recordsFromSite(ctx context.Context, o Options, now int64) error {
+	if n.self == "" {
+		return nil
+	}
+	in, err := siteInput(ctx, n.st, n.self, o.ListAll, now)
+	if err != nil {
+		return err
+	}
+	exp, err := site.PublishedExporter(in, o.SiteDir)
+	if err != nil {
+		return err
+	}
+	_, err = n.records(ctx, exp.Exporter, exp.Final)
+	return err
 }
 
 // buildSite builds the site from the matches ids that changed since the

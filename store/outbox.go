@@ -217,3 +217,26 @@ func queryOutbox(ctx context.Context, q querier, where string, args ...any) ([]O
 	}
 	return out, rows.Err()
 }
+
+// FinalWithoutDuty returns up to limit final matches of game (by match id)
+// that have no outbox duty named prefix+match: the ones a once-per-match
+// duty (the NIP-64 record) has still to be recorded for.
+func (s *Store) FinalWithoutDuty(ctx context.Context, game, prefix string, limit int) ([]string, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT s.match FROM summaries s
+		WHERE s.final = 1 AND s.game = ?
+		  AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.duty = ? || s.match)
+		ORDER BY s.match LIMIT ?`, game, prefix, limit)
+	if err != nil {
+		return nil, fmt.Errorf("store: final matches without %s: %w", prefix, err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("store: final matches without %s: %w", prefix, err)
+		}
+		out = append(out, id)
+	}
+	return out, rows.Err()
+}
