@@ -43,6 +43,9 @@ type Config struct {
 	Recheck bool
 	// Analysis, when set, grades finished games in the background.
 	Analysis *AnalysisOptions
+	// MaxRelays caps the relays followed at once, the configured ones and
+	// the players' write relays (NIP-65) together [relay.DefaultMaxRelays].
+	MaxRelays int
 }
 
 // Options pace Run and name the site. Zero durations take the defaults
@@ -87,6 +90,7 @@ func Open(cfg Config) (*Daemon, error) {
 		n.think = cfg.Think
 	}
 	n.recheck = cfg.Recheck
+	n.maxRelays = cfg.MaxRelays
 	n.opts = cfg.Run
 	if cfg.Analysis != nil {
 		n.analyst = &analyst{opts: *cfg.Analysis, wake: make(chan struct{}, 1)}

@@ -46,6 +46,12 @@ func (n *Daemon) put(ctx context.Context, batch []relay.Received, now int64) ([]
 			}
 			continue
 		}
+		if r.Event.Kind == nostr.KindRelayList {
+			// A followed player's relay list (NIP-65): where else to read
+			// its events. Kept in memory, asked for again on each connect.
+			n.lists.add(r.Event)
+			continue
+		}
 		n.met.received()
 		if r.Event.Kind != nostr.KindChallenge && !nostr.IsMatchKind(r.Event.Kind) {
 			n.met.rejected("kind")

@@ -51,7 +51,9 @@ type Daemon struct {
 	foldMu sync.RWMutex
 
 	runState
-	analyst *analyst // nil: no analysis
+	analyst   *analyst // nil: no analysis
+	lists     relayLists
+	maxRelays int // the relay client's cap (0: its default)
 }
 
 func newNode(st *store.Store, key nostr.SecretKey, relays []string, cfg arbiter.Config, log *slog.Logger) *Daemon {

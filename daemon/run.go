@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"sync"
@@ -29,6 +30,7 @@ func (n *Daemon) runDaemon(ctx context.Context, o Options) error {
 	// asks only for created_at after the cursor.
 	reconnected := make(chan string, 64)
 	client := relay.New(relay.Config{Relays: n.relays, Cursors: n.st, MarkCursors: true, Key: n.key, Logger: n.log,
+		RelayLists: true, MaxRelays: n.maxRelays,
 		OnReject: func(_, reason string) { n.met.rejected(reason) },
 		OnConnected: func(url string) {
 			select {
@@ -96,7 +98,7 @@ func (n *Daemon) runDaemon(ctx context.Context, o Options) error {
 	reveal := make(chan []string, 16)
 	wg.Go(func() { n.syncWorker(ctx, o, recv, reconnected, reveal, synced, syncMet) })
 	asked := map[string]bool{} // matches already sent to reveal
-	if err := n.profileDuty(ctx); err != nil {
+	if err := errors.Join(n.profileDuty(ctx), n.relayListDuty(ctx)); err != nil {
 		if ctx.Err() != nil {
 			return nil // stopped while starting
 		}
@@ -232,6 +234,7 @@ func (n *Daemon) runDaemon(ctx context.Context, o Options) error {
 				return fmt.Errorf("store: %v", err)
 			}
 			client.WatchAuthors(fresh...)
+			n.refollow(client)
 			if backfilled {
 				n.revealed(ctx, events, asked, reveal)
 			}

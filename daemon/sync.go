@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -33,7 +34,9 @@ const syncWindow = 50_000
 func (n *Daemon) syncOptions(ctx context.Context, fullEvery time.Duration, full bool) relay.SyncOptions {
 	now := n.clock()
 	return relay.SyncOptions{
-		Relays: n.relays,
+		// The players' write relays too (NIP-65): a sync after downtime
+		// finds there what only they hold.
+		Relays: append(slices.Clone(n.relays), n.lists.followed()...),
 		Local: func(ctx context.Context, kinds []int) ([]relay.SyncItem, error) {
 			stamps, err := n.st.Stamps(ctx, kinds)
 			if err != nil {

@@ -13,6 +13,7 @@ import (
 	"vesper/analysis"
 	"vesper/arbiter"
 	"vesper/daemon"
+	"vesper/nostr/relay"
 	"vesper/store"
 )
 
@@ -36,6 +37,7 @@ func daemonCommand() *cli.Command {
 			&cli.BoolFlag{Name: "no-nip77", Usage: "do not use NIP-77 when syncing, only the fallback"},
 			&cli.DurationFlag{Name: "first-sync-wait", Value: 90 * time.Second, Usage: "longest wait for the start's sync before duties begin (it then goes on in the background)"},
 			&cli.DurationFlag{Name: "reconnect-sync-gap", Value: time.Minute, Usage: "least time between two syncs of a relay that its reconnects trigger"},
+			&cli.IntFlag{Name: "max-relays", Value: relay.DefaultMaxRelays, Usage: "most relays followed at once: the --relays ones and the players' write relays from their NIP-65 lists"},
 			&cli.StringFlag{Name: "analyse", Value: "auto", Usage: "grade finished games in the background: stockfish, builtin, off, or auto (Stockfish when found, else off)"},
 			&cli.StringFlag{Name: "stockfish", Usage: "path of the Stockfish (any UCI engine) the analysis runs"},
 			&cli.IntFlag{Name: "analysis-depth", Usage: fmt.Sprintf("search depth per position (default %d for Stockfish)", analysis.DefaultDepth)},
@@ -113,7 +115,7 @@ func openDaemonWith(c *cli.Context, run daemon.Options, recheck bool, log *slog.
 	cfg.Arbitrate = !c.Bool("no-arbiter")
 	lim := limitsOf(c)
 	d, err = daemon.Open(daemon.Config{Store: st, Key: key, Relays: relayList(c), Arbiter: cfg, Limits: &lim,
-		Log: log, Think: c.Duration("think"), Run: run, Recheck: recheck, Analysis: an})
+		Log: log, Think: c.Duration("think"), Run: run, Recheck: recheck, Analysis: an, MaxRelays: c.Int("max-relays")})
 	if err != nil {
 		_ = st.Close()
 		return nil, nil, nil, fail(exitFailure, "%v", err)

@@ -1,0 +1,106 @@
+package daemon
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"slices"
+	"strings"
+	"sync"
+
+	"vesper/nostr"
+	"vesper/nostr/relay"
+)
+
+// The outbox model (NIP-65): the daemon reads the relay lists (kind
+// 10002) of the players it follows and also follows their write relays,
+// within the relay client's cap, so that a player who publishes only to
+// its own relays is still verified. What those relays send goes through
+// the same gate and the same store as everything else.
+
+// maxLists bounds the relay lists kept: one per followed player, and the
+// client follows only players of accepted matches.
+const maxLists = 100_000
+
+// relayLists holds the latest relay list of each followed author.
+type relayLists struct {
+	mu      sync.Mutex
+	latest  map[string]*nostr.Event
+	changed bool
+	follow  []string // the relays followed for them, besides the configured ones
+}
+
+// add keeps ev if it is its author's newest list (same second: lowest id,
+// as nostr.LatestRelayLists decides).
+func (l *relayLists) add(ev *nostr.Event) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.latest == nil {
+		l.latest = map[string]*nostr.Event{}
+	}
+	old := l.latest[ev.PubKey]
+	if old != nil && (old.CreatedAt > ev.CreatedAt || old.CreatedAt == ev.CreatedAt && old.ID <= ev.ID) {
+		return
+	}
+	if old == nil && len(l.latest) >= maxLists {
+		return
+	}
+	l.latest[ev.PubKey] = ev
+	l.changed = true
+}
+
+// followed returns the relays followed for the players' lists.
+func (l *relayLists) followed() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.follow)
+}
+
+// refollow points the client at the write relays of the lists, when they
+// changed since the last call.
+func (n *Daemon) refollow(client *relay.Client) {
+	l := &n.lists
+	l.mu.Lock()
+	if !l.changed {
+		l.mu.Unlock()
+		return
+	}
+	l.changed = false
+	lists := make([]*nostr.Event, 0, len(l.latest))
+	for _, ev := range l.latest {
+		lists = append(lists, ev)
+	}
+	l.mu.Unlock()
+	// A stranger's list must not point the daemon at services behind its
+	// firewall, unless the daemon itself reads such a relay (a test, a
+	// relay on the same host).
+	local := slices.ContainsFunc(n.relays, nostr.IsLocalRelay)
+	want := relay.OutboxRelays(lists, relay.OutboxOptions{Exclude: n.relays, AllowLocal: local})
+	got := client.SetFollowed(want)
+	l.mu.Lock()
+	l.follow = got
+	l.mu.Unlock()
+	n.log.Info("following the players' write relays (NIP-65)", "lists", len(lists), "relays", len(got), "wanted", len(want))
+}
+
+// relayListDuty publishes the daemon's own relay list (kind 10002): the
+// relays it reads and writes, once per set of relays.
+func (n *Daemon) relayListDuty(ctx context.Context) error {
+	if n.self == "" || len(n.relays) == 0 {
+		return nil
+	}
+	sum := sha256.Sum256([]byte(strings.Join(n.relays, "\n")))
+	duty := "relaylist:" + n.self + ":" + hex.EncodeToString(sum[:8])
+	if has, err := n.st.OutboxHas(ctx, duty); err != nil || has {
+		return err
+	}
+	ev, err := nostr.NewRelayList(n.relays, n.relays, n.clock())
+	if err != nil {
+		return err
+	}
+	if err := n.key.Sign(ev); err != nil {
+		return err
+	}
+	_, _, err = n.st.OutboxAdd(ctx, duty, ev)
+	return err
+}
