@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"vesper/nostr"
@@ -219,42 +220,55 @@ func (s *Store) StampWindows(ctx context.Context, kinds []int, max int) ([]Stamp
 	if len(kinds) == 0 || max <= 0 {
 		return []StampWindow{{}}, nil
 	}
-	args := make([]any, len(kinds))
-	for i, k := range kinds {
-		args[i] = k
-	}
-	q := func(indexed bool) string {
-		from := "events"
-		if indexed {
-			from += " INDEXED BY events_kind_stamp"
+	// One kind at a time: each is read in the index's (kind, created_at)
+	// order and grouped as it streams, where all kinds at once would sort
+	// every row in memory first.
+	counts := map[int64]int{}
+	for _, k := range kinds {
+		q := func(indexed bool) string {
+			from := "events"
+			if indexed {
+				from += " INDEXED BY events_kind_stamp"
+			}
+			return `SELECT created_at / 3600, count(*) FROM ` + from + ` WHERE kind = ? GROUP BY 1`
 		}
-		return `SELECT created_at / 3600, count(*) FROM ` + from + ` WHERE kind IN (` + placeholders(len(kinds)) + `) GROUP BY 1 ORDER BY 1`
-	}
-	rows, err := s.r.QueryContext(ctx, q(true), args...)
-	if err != nil && strings.Contains(err.Error(), "no such index") {
-		rows, err = s.r.QueryContext(ctx, q(false), args...)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("store: stamp windows: %w", err)
-	}
-	defer rows.Close()
-	var out []StampWindow
-	cur, count := StampWindow{}, 0
-	for rows.Next() {
-		var hour int64
-		var n int
-		if err := rows.Scan(&hour, &n); err != nil {
+		rows, err := s.r.QueryContext(ctx, q(true), k)
+		if err != nil && strings.Contains(err.Error(), "no such index") {
+			rows, err = s.r.QueryContext(ctx, q(false), k)
+		}
+		if err != nil {
 			return nil, fmt.Errorf("store: stamp windows: %w", err)
 		}
+		for rows.Next() {
+			var hour int64
+			var n int
+			if err := rows.Scan(&hour, &n); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("store: stamp windows: %w", err)
+			}
+			counts[hour] += n
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return nil, fmt.Errorf("store: stamp windows: %w", err)
+		}
+	}
+	hours := make([]int64, 0, len(counts))
+	for h := range counts {
+		hours = append(hours, h)
+	}
+	slices.Sort(hours)
+	var out []StampWindow
+	cur, count := StampWindow{}, 0
+	for _, hour := range hours {
+		n := counts[hour]
 		if count > 0 && count+n > max {
 			cur.Until = hour*3600 - 1
 			out = append(out, cur)
 			cur, count = StampWindow{Since: hour * 3600}, 0
 		}
 		count += n
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("store: stamp windows: %w", err)
 	}
 	return append(out, cur), nil
 }
