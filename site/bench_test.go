@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -339,8 +340,31 @@ func BenchmarkBuild10k(b *testing.B) {
 // BenchmarkUpdate10k is the daemon's periodic build since it follows what
 // changed: Update after 1% of the matches in progress got a move (and
 // back), only those matches loaded, against the previous build.
-func BenchmarkUpdate10k(b *testing.B) {
+func BenchmarkUpdate10k(b *testing.B) { benchUpdate(b, false) }
+
+// BenchmarkUpdate10kByStatus is BenchmarkUpdate10k with the analyses
+// passed as AnalysisStatus and LoadAnalysis, as a daemon with many does;
+// loads/op counts the analyses an Update read.
+func BenchmarkUpdate10kByStatus(b *testing.B) { benchUpdate(b, true) }
+
+func benchUpdate(b *testing.B, byStatus bool) {
 	w := benchOnce()
+	var loads atomic.Int64
+	byStatusInput := func(in Input) Input {
+		if !byStatus {
+			return in
+		}
+		store := in.Analyses
+		in.Analyses, in.AnalysisStatus = nil, make(map[string]analysis.Status, len(store))
+		for id, g := range store {
+			in.AnalysisStatus[id] = g.Status
+		}
+		in.LoadAnalysis = func(id string) (*analysis.Game, error) {
+			loads.Add(1)
+			return store[id], nil
+		}
+		return in
+	}
 	byID := func(in Input) map[string]*match.State {
 		m := make(map[string]*match.State, len(in.States))
 		for _, s := range in.States {
@@ -359,15 +383,17 @@ func BenchmarkUpdate10k(b *testing.B) {
 		return func(id string) (*match.State, map[string]int64, error) { return m[id], w.in.SeenAt, nil }
 	}
 	out := filepath.Join(b.TempDir(), "site")
-	if _, err := Build(w.in, out); err != nil {
+	if _, err := Build(byStatusInput(w.in), out); err != nil {
 		b.Fatal(err)
 	}
+	inBefore, inAfter := byStatusInput(w.in), byStatusInput(w.changed)
 	b.ResetTimer()
+	loads.Store(0)
 	var st Stats
 	for i := 0; i < b.N; i++ {
-		in, load := w.changed, loader(after)
+		in, load := inAfter, loader(after)
 		if i%2 == 1 {
-			in, load = w.in, loader(before)
+			in, load = inBefore, loader(before)
 		}
 		var err error
 		if st, err = Update(in, changed, load, out); err != nil {
@@ -377,4 +403,8 @@ func BenchmarkUpdate10k(b *testing.B) {
 	b.ReportMetric(float64(len(changed)), "changed")
 	b.ReportMetric(float64(st.Written), "written")
 	b.ReportMetric(float64(st.Unchanged), "linked")
+	if byStatus {
+		b.ReportMetric(float64(loads.Load())/float64(b.N), "loads/op")
+		b.ReportMetric(float64(len(inAfter.AnalysisStatus)), "analyses")
+	}
 }

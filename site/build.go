@@ -44,25 +44,70 @@ type Input struct {
 	// Params are the rating constants, used to grow each RD to Now; the
 	// zero value means ratings.LichessParams().
 	Params ratings.Params
-	// Analyses are the finished games' move grades by match id: every one
-	// the caller holds, for Update as for Build (a match whose files are
-	// rendered again shows its entry). An entry with StatusDone is shown,
-	// on its match page (evaluation graph, a tag per move, the per-player
-	// summary) and its players' pages, and published as
-	// m/<id>.analysis.json, only when it fits the game: Format is
-	// analysis.FormatVersion, Match and Game are the match's, the game is
-	// over, Moves has one entry per counted ply with Ply 1, 2, ... and known
-	// tags, Players are the first then the second player by pubkey, each
-	// one's Counts add up to its Moves and both Moves to the plies, and every
-	// percentage is within 0-100. A StatusFailed entry, or a done one that
-	// does not fit, shows no grade: the page says the analysis failed. An
-	// entry with any other status counts as none yet. The entries are read,
-	// never modified.
+	// Analyses are the finished games' move grades by match id. When
+	// AnalysisStatus is nil they must be every analysis the caller holds,
+	// for Update as for Build (a match whose files are rendered again shows
+	// its entry, and Update compares each carried-over card with it); with
+	// AnalysisStatus they may be any part of those, or none, and an id
+	// missing from AnalysisStatus has no analysis whatever Analyses holds.
+	// An entry with StatusDone is shown, on its match page (evaluation
+	// graph, a tag per move, the per-player summary) and its players'
+	// pages, and published as m/<id>.analysis.json, only when it fits the
+	// game: Format is analysis.FormatVersion, Match and Game are the
+	// match's, the game is over, Moves has one entry per counted ply with
+	// Ply 1, 2, ... and known tags, Players are the first then the second
+	// player by pubkey, each one's Counts add up to its Moves and both Moves
+	// to the plies, and every percentage is within 0-100. A StatusFailed
+	// entry, or a done one that does not fit, shows no grade: the page says
+	// the analysis failed. An entry with any other status counts as none
+	// yet. The entries are read, never modified.
 	Analyses map[string]*analysis.Game
+	// AnalysisStatus, when not nil, is the status of every analysis the
+	// caller holds, by match id (a missing id: no analysis), so that
+	// Analyses need not hold them all: a daemon with 100,000 analysed games
+	// passes this map, one short string per game, and the store's reader as
+	// LoadAnalysis. Update then compares each carried-over card with its
+	// match's status alone, loading nothing: a card made from a done
+	// analysis (shown, or shown as failed because it did not fit) whose
+	// status is still done is kept as it is, and one whose status moved
+	// between none (missing, or a status this package does not know),
+	// failed and done is rendered again, its analysis loaded. (An analysis
+	// replaced by another done one, a new engine version, is rendered again
+	// only when its match is in Update's changed, as without
+	// AnalysisStatus.) The files are byte for byte those of the same build
+	// with every analysis in Analyses.
+	AnalysisStatus map[string]analysis.Status
+	// LoadAnalysis reads one match's analysis, when AnalysisStatus says it
+	// is done and Analyses does not hold it; it is needed only then. A
+	// build calls it at most once per match, and only for a match whose
+	// state it has (Build: every match; Update: the changed ones and those
+	// whose files must be rendered again, never a match carried over from
+	// the previous build's cards), possibly from several goroutines at
+	// once. It keeps the result only while that match's files are made, so
+	// a build holds a few analyses at a time. An error fails the build; a
+	// nil analysis with no error counts as none (it went since
+	// AnalysisStatus was read). What it returns is shown as an entry of
+	// Analyses would be: by its own status and content, which need not be
+	// AnalysisStatus's.
+	LoadAnalysis func(id string) (*analysis.Game, error)
 	// Analysing says that the caller analyses finished games: a final game
-	// with counted moves and no entry in Analyses then reads "being
-	// analysed" on its page. False: such a game shows no analysis at all.
+	// with counted moves and no analysis (no entry in Analyses, or none in
+	// AnalysisStatus) then reads "being analysed" on its page. False: such
+	// a game shows no analysis at all.
 	Analysing bool
+	// Relays are the URLs of the relays that delivered each event, by
+	// event id, as the store records them. Only a match's challenge id is
+	// read (other ids are ignored): its match page shows the challenge as
+	// an nevent (NIP-19) with the challenger as author and at most three
+	// of these as relay hints, chosen and spelled the same way in every
+	// build: the valid ws:// and wss:// URLs (nostr.NormalizeRelayURL),
+	// each once and at most 255 bytes (NIP-19's length byte), public ones
+	// before those naming this machine or a private network
+	// (nostr.IsLocalRelay), each group sorted. A match without an entry
+	// gets an nevent without hints. The hints are part of the match's
+	// key, so like Profiles this must hold every match's entry for Update
+	// as for Build: a match whose hints changed is rendered again.
+	Relays map[string][]string
 }
 
 // Stats counts the files of a build: Written were rendered and written,
@@ -175,9 +220,13 @@ func newBuilder(in Input) (*builder, error) {
 	return b, nil
 }
 
-// add makes a folded state part of the build, renderable.
+// add makes a folded state part of the build, renderable. An analysis the
+// build must load is graded on the card when its files are made
+// (matchFiles), so that only a few are held at a time.
 func (b *builder) add(s *match.State, seenAt map[string]int64) {
-	c := newCard(s, seenAt, b.in.Analyses[s.Match])
+	g, later := b.heldAnalysis(s.Match)
+	c := newCard(s, seenAt, g)
+	c.gradeLater = later
 	b.cards = append(b.cards, c)
 	b.states[s.Match] = full{s: s, seen: seenAt}
 }
@@ -333,6 +382,17 @@ send:
 // matchFiles writes a match's page, match.json and (chess) PGN, or carries
 // them over untouched when nothing they are made from has changed.
 func (b *builder) matchFiles(o *output, c *card) error {
+	// The card's analysis digest is part of the key: an analysis still to
+	// load is loaded first, and kept for the page.
+	var g *analysis.Game
+	if c.gradeLater {
+		var err error
+		if g, err = b.loadAnalysis(c.ID); err != nil {
+			return err
+		}
+		setGrades(c, g)
+		c.gradeLater = false
+	}
 	base := "m/" + c.ID
 	paths := []string{base + ".html", base + ".json"}
 	if c.Kind == nostr.GameChess {
@@ -353,9 +413,15 @@ func (b *builder) matchFiles(o *output, c *card) error {
 	// The card decided which files there are; an analysis that no longer
 	// fits it (a caller that did not report a change) is left out rather
 	// than shown beside a card that disagrees.
-	var g *analysis.Game
-	if cardClass(c) == "done" && gradeClass(c, b.in.Analyses[c.ID]) == "done" {
-		g = b.in.Analyses[c.ID]
+	if cardClass(c) != "done" {
+		g = nil
+	} else if g == nil {
+		if g, err = b.analysisOf(c.ID); err != nil {
+			return err
+		}
+	}
+	if gradeClass(c, g) != "done" {
+		g = nil
 	}
 	v := b.matchView(s, f.seen, g)
 	html, err := b.tpl.render("match", v)

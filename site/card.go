@@ -54,12 +54,17 @@ type card struct {
 	// appear on the match page.
 	Authors []string `json:"au,omitempty"`
 	// Analysis says what the match's analysis shows (grades.go): "" none
-	// yet, "failed" (failed, or not fitting the game), else the digest of
-	// its analysis.json. The match key includes it, so a match whose
-	// analysis arrives is rendered again; Grades are the two players'
-	// figures from it (first, second), which the player pages show.
+	// yet, "failed", "misfit" (done but not fitting the game, shown as
+	// failed), else the digest of its analysis.json. The match key includes
+	// it, so a match whose analysis arrives is rendered again; Grades are
+	// the two players' figures from it (first, second), which the player
+	// pages show.
 	Analysis string  `json:"an,omitempty"`
 	Grades   []grade `json:"gr,omitempty"`
+	// gradeLater marks a card made without its done analysis, which the
+	// build loads when it makes the match's files and only then records in
+	// Analysis and Grades (matchFiles). Nothing reads those fields before.
+	gradeLater bool
 }
 
 // newCard takes from a folded state, the seen_at times and the match's

@@ -24,7 +24,14 @@
 // same analysis gives the same bytes. A failed analysis, or one that does
 // not fit, shows no grade and says it failed; with Input.Analysing a final
 // game not analysed yet says it is being analysed. Engine names and moves
-// are outside text, cleaned and escaped like relay text.
+// are outside text, cleaned and escaped like relay text. A caller with
+// many analyses passes their statuses (Input.AnalysisStatus) and a reader
+// (Input.LoadAnalysis) instead of them all: a build then loads one only to
+// render its match, and holds a few at a time (analyses.go).
+//
+// References (NIP-19, issue 19). Each match page names its challenge as
+// an nevent with the challenger as author and up to three relays that
+// delivered it (Input.Relays) as hints, as text to copy into a client.
 //
 // Safety. Pages are html/template output with a Content-Security-Policy
 // meta tag that allows no script at all (default-src 'none'; inline styles

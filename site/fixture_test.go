@@ -128,6 +128,15 @@ func newFixture(t testing.TB) *fixture {
 		},
 	}
 	f.in.RatingGames = RatingGames(states)
+	// The relays that delivered each challenge, as the store records them:
+	// spelled in several ways, with a duplicate, a local relay, things
+	// that are no relay URL and more than an nevent names.
+	f.in.Relays = map[string][]string{
+		f.ids["mate"]: {"wss://relay.two.example/", "ws://127.0.0.1:7777", "wss://RELAY.one.example:443",
+			"https://not-a-relay.example", "wss://relay.one.example", "wss://relay.three.example/nostr", "wss://relay.zz.example"},
+		f.ids["ruling"]: {"wss://relay.one.example", "ws://127.0.0.1:7777", "javascript:alert(1)"},
+		f.ids["open"]:   {"wss://relay.one.example"},
+	}
 	// The daemon analyses finished games: the mate and the five are
 	// graded, the timeout's analysis failed, the ruling is still waiting.
 	f.in.Analysing = true

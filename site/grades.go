@@ -22,7 +22,12 @@ import (
 // What a card's Analysis field holds besides a digest.
 const (
 	gradesNone   = ""       // no analysis (yet)
-	gradesFailed = "failed" // failed, or one that does not fit the game
+	gradesFailed = "failed" // failed
+	// gradesMisfit is a done analysis that does not fit the game: shown as
+	// failed, but kept apart so that Update, comparing a card with the
+	// analysis's status alone (Input.AnalysisStatus), does not take the
+	// card for out of date at every build.
+	gradesMisfit = "misfit"
 )
 
 // analysisPath is the analysis.json of a match, beside its match.json.
@@ -47,7 +52,26 @@ func gradeClass(c *card, g *analysis.Game) string {
 
 // cardClass is gradeClass of what a card recorded.
 func cardClass(c *card) string {
-	if c.Analysis == gradesNone || c.Analysis == gradesFailed {
+	if r := cardRecord(c); r != gradesMisfit {
+		return r
+	}
+	return gradesFailed
+}
+
+// gradeRecord is what setGrades records on a card for an analysis, with
+// "done" in place of a digest: gradeClass, but for gradesMisfit.
+func gradeRecord(c *card, g *analysis.Game) string {
+	r := gradeClass(c, g)
+	if r == gradesFailed && g.Status == analysis.StatusDone {
+		return gradesMisfit
+	}
+	return r
+}
+
+// cardRecord is gradeRecord of what a card recorded.
+func cardRecord(c *card) string {
+	switch c.Analysis {
+	case gradesNone, gradesFailed, gradesMisfit:
 		return c.Analysis
 	}
 	return "done"
@@ -114,9 +138,9 @@ type grade struct {
 
 // setGrades records on a card what its analysis shows: Analysis (the
 // digest of analysis.json, so that the match key changes with any byte of
-// it) and the two players' figures.
+// it, or why there are no grades) and the two players' figures.
 func setGrades(c *card, g *analysis.Game) {
-	c.Analysis, c.Grades = gradeClass(c, g), nil
+	c.Analysis, c.Grades = gradeRecord(c, g), nil
 	if c.Analysis != "done" {
 		return
 	}

@@ -177,7 +177,9 @@ func TestAnalysisFits(t *testing.T) {
 		})
 	}
 	active := foldT(t, f.games["active"])
-	if c := newCard(active, f.in.SeenAt, testAnalysis(active, cp(0), make([]testPly, active.Plies()))); c.Analysis != gradesFailed {
+	// A done analysis that does not fit is shown as failed, and recorded
+	// as a misfit so that its status (done) agrees with the card.
+	if c := newCard(active, f.in.SeenAt, testAnalysis(active, cp(0), make([]testPly, active.Plies()))); cardClass(c) != gradesFailed || c.Analysis != gradesMisfit {
 		t.Errorf("a game in progress shows its analysis (%q)", c.Analysis)
 	}
 	if c := newCard(s, f.in.SeenAt, nil); c.Analysis != gradesNone || c.Grades != nil {

@@ -42,7 +42,7 @@ var tagWords = map[analysis.Tag]string{
 func (b *builder) gradesFor(c *card, g *analysis.Game, r *replay) gradesView {
 	v := gradesView{Chess: c.Kind == nostr.GameChess}
 	if g == nil {
-		v.Failed = c.Analysis == gradesFailed
+		v.Failed = cardClass(c) == gradesFailed
 		v.Pending = b.gradesPending(c)
 		return v
 	}

@@ -155,7 +155,17 @@ func hostileInput(t testing.TB) Input {
 	tables := map[string][]ratings.Player{"gomoku": ratings.Table("gomoku", rg["gomoku"], ratings.LichessParams())}
 	// A ratings table handed over from elsewhere may hold anything.
 	tables["chess"] = []ratings.Player{{Pubkey: "../../evil", Rating: 1500, RD: 50, Games: 1, Wins: 1}}
-	return Input{States: states, Profiles: profiles, Now: now, Daemon: daemon.PublicKey(), Ratings: tables, Analyses: analyses}
+	// Relays a daemon following strangers' relay lists may have fetched
+	// the challenges from: valid URLs with markup in their path, and
+	// things that are no relay URL at all.
+	relays := map[string][]string{}
+	for _, s := range states {
+		if s != nil {
+			relays[s.Match] = []string{"wss://evil.example/" + pwnScript, "wss://evil.example/" + pwnAttr + bidi,
+				"wss://" + pwnImg, "javascript:" + pwnJS, "wss://evil.example/" + broken, "wss://e.example/" + strings.Repeat("B", 230)}
+		}
+	}
+	return Input{States: states, Profiles: profiles, Now: now, Daemon: daemon.PublicKey(), Ratings: tables, Analyses: analyses, Relays: relays}
 }
 
 // sitePath is every path a build may produce: fixed names and hex ids.

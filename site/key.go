@@ -16,7 +16,7 @@ import (
 
 // renderVersion changes by hand when the meaning of a match key changes;
 // any change of the templates or of the binary changes keys by itself.
-const renderVersion = "site/2"
+const renderVersion = "site/3"
 
 // exeSum identifies the running binary, so a new release re-renders every
 // match page even where the templates did not change. When the binary cannot
@@ -73,8 +73,8 @@ func matchClock(c *card, now int64) clock {
 
 // matchKey hashes every input of a match's files: the events (their ids fix
 // their content) and their seen_at entries (card.Events), the clock flags,
-// the analysis (card.Analysis), the profiles of every account shown and
-// the daemon's key.
+// the analysis (card.Analysis), the nevent's relay hints, the profiles of
+// every account shown and the daemon's key.
 func (b *builder) matchKey(c *card) string {
 	h := sha256.New()
 	var n [8]byte
@@ -95,6 +95,11 @@ func (b *builder) matchKey(c *card) string {
 		}
 	}
 	str(c.Events)
+	hints := b.hints(c) // the nevent on the page
+	str(strconv.Itoa(len(hints)))
+	for _, h := range hints {
+		str(h)
+	}
 	// The analysis shown (its digest), or whether the page says it failed
 	// or is still to come.
 	str(c.Analysis + " " + strconv.FormatBool(b.gradesPending(c)))

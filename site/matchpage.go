@@ -15,6 +15,9 @@ type matchPage struct {
 	S           *match.State
 	Game        string // "Chess" or "Gomoku"
 	Clock       clock
+	// Nevent is the challenge as a NIP-19 nevent with the relays Hints.
+	Nevent string
+	Hints  []string
 
 	First, Second, Invitee player
 	FirstSide, SecondSide  string // "White"/"Black"; gomoku: "Black"/"White" (stones)
@@ -149,6 +152,8 @@ func (b *builder) matchView(s *match.State, seenAt map[string]int64, g *analysis
 		Expires: s.CreatedAt + match.ChallengeExpiry,
 	}
 	v.FirstSide, v.SecondSide = sides(s.Kind)
+	v.Hints = b.hints(c)
+	v.Nevent = nevent(c, v.Hints)
 	v.Title = v.Game + ": " + v.First.Label() + " vs "
 	if s.Accepted {
 		v.Title += v.Second.Label()

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"sync"
 
-	"vesper/analysis"
 	"vesper/match"
 )
 
@@ -35,8 +34,10 @@ var ErrNoPrevious = errors.New("site: no previous build to update")
 // itself the carried-over matches whose analysis appeared, failed or went
 // (regraded), so a restarted caller with no marks misses none of those;
 // an analysis replaced by another done one (a new engine version) is
-// rendered only when its match is in changed. in.Analyses must hold every
-// analysis, as for Build.
+// rendered only when its match is in changed. Either in.Analyses holds
+// every analysis, as for Build, or in.AnalysisStatus has the status of
+// every one and in.LoadAnalysis reads those Update renders (only the
+// analysed matches among the matches it renders again).
 //
 // in.States and in.SeenAt are not used, nor in.Ratings and in.RatingGames:
 // the ratings are computed from the cards, as siteFromStore-style callers
@@ -60,7 +61,7 @@ func Update(in Input, changed []string, load Loader, outDir string) (Stats, erro
 		o.abort()
 		return Stats{}, ErrNoPrevious
 	}
-	changed = append(slices.Clip(changed), regraded(prev, in.Analyses)...)
+	changed = append(slices.Clip(changed), regraded(prev, in)...)
 	fresh, err := loadAll(changed, load)
 	if err != nil {
 		o.abort()
@@ -85,13 +86,20 @@ func Update(in Input, changed []string, load Loader, outDir string) (Stats, erro
 // that Update folds them again even when the caller did not report them:
 // the card decides which files a match has, and a card that missed its
 // analysis would leave a page without it, or one linking a file not
-// written. It costs a map look-up and a pass over the moves per card, no
-// marshalling: an analysis replaced by a different one that also fits is
-// not noticed here, and must be in changed.
-func regraded(prev map[string]*card, analyses map[string]*analysis.Game) []string {
+// written. With in.AnalysisStatus it compares statuses (none, failed,
+// done) and reads no analysis; else it costs a map look-up and a pass
+// over the moves per card. Neither marshals anything: an analysis
+// replaced by a different one that also fits is not noticed here, and
+// must be in changed.
+func regraded(prev map[string]*card, in Input) []string {
 	var out []string
 	for id, c := range prev {
-		if cardClass(c) != gradeClass(c, analyses[id]) {
+		if in.AnalysisStatus != nil {
+			st, ok := in.AnalysisStatus[id]
+			if cardStatus(c) != statusClass(st, ok) {
+				out = append(out, id)
+			}
+		} else if cardRecord(c) != gradeRecord(c, in.Analyses[id]) {
 			out = append(out, id)
 		}
 	}

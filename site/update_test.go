@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"vesper/analysis"
 	"vesper/internal/testkit"
 	"vesper/match"
 )
@@ -43,33 +44,135 @@ func (l *loader) take() []string {
 	return slices.Compact(got)
 }
 
+// analyses is how a test passes the fixture's analyses (f.in.Analyses,
+// the caller's store) to a build: all in Analyses, or by status with
+// LoadAnalysis, holding some (held) or none in Analyses. It records the
+// analyses the build loaded.
+type analyses struct {
+	byStatus bool
+	held     []string // names of fixture matches whose analysis stays in Analyses
+	mu       sync.Mutex
+	loaded   []string
+	store    map[string]*analysis.Game
+}
+
+// input is f.in as this form passes it.
+func (a *analyses) input(f *fixture) Input {
+	in := f.in
+	if !a.byStatus {
+		return in
+	}
+	a.store = f.in.Analyses
+	in.Analyses, in.AnalysisStatus, in.LoadAnalysis = nil, map[string]analysis.Status{}, a.load
+	for id, g := range a.store {
+		in.AnalysisStatus[id] = g.Status
+	}
+	for _, name := range a.held {
+		if g := a.store[f.ids[name]]; g != nil {
+			if in.Analyses == nil {
+				in.Analyses = map[string]*analysis.Game{}
+			}
+			in.Analyses[f.ids[name]] = g
+		}
+	}
+	return in
+}
+
+func (a *analyses) load(id string) (*analysis.Game, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.loaded = append(a.loaded, id)
+	return a.store[id], nil
+}
+
+// take returns the ids loaded since the last take, sorted, with repeats.
+func (a *analyses) take() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	got := a.loaded
+	a.loaded = nil
+	slices.Sort(got)
+	return got
+}
+
+// wantLoaded are the analyses a build that renders the matches ids must
+// load: the done ones it does not hold, each once. (A carried-over card
+// whose done analysis does not fit shows none and loads none.)
+func (a *analyses) wantLoaded(in Input, ids []string) []string {
+	if !a.byStatus {
+		return nil
+	}
+	var want []string
+	for _, id := range ids {
+		if in.AnalysisStatus[id] == analysis.StatusDone && in.Analyses[id] == nil {
+			want = append(want, id)
+		}
+	}
+	slices.Sort(want)
+	return want
+}
+
 // TestUpdateEqualsBuild: an Update from the matches that changed gives the
-// same bytes as a full Build of everything, folding only what it must.
+// same bytes as a full Build of everything, folding only what it must,
+// whether the analyses are all in memory or read through LoadAnalysis
+// (then loading only those of the matches it renders again).
 func TestUpdateEqualsBuild(t *testing.T) {
+	for _, form := range []struct {
+		name string
+		a    *analyses
+	}{
+		{"analyses in memory", &analyses{}},
+		{"analyses loaded", &analyses{byStatus: true}},
+		{"analyses partly held", &analyses{byStatus: true, held: []string{"mate", "timeout"}}},
+	} {
+		t.Run(form.name, func(t *testing.T) { testUpdateEqualsBuild(t, form.a) })
+	}
+}
+
+func testUpdateEqualsBuild(t *testing.T, a *analyses) {
 	f := newFixture(t)
 	out := filepath.Join(t.TempDir(), "site")
 	l := &loader{f: f}
-	update := func(t *testing.T, changed ...string) {
+	var loads []string // the analyses the last update loaded
+	// update runs an Update and returns the matches it folded, which are
+	// those whose files it rendered again.
+	update := func(t *testing.T, changed ...string) []string {
 		t.Helper()
 		// Update computes the ratings itself; the full build of the same
 		// matches gets them as siteFromStore passes them.
 		f.in.RatingGames = RatingGames(f.in.States)
-		if _, err := Update(f.in, changed, l.load, out); err != nil {
+		in := a.input(f)
+		if _, err := Update(in, changed, l.load, out); err != nil {
 			t.Fatal(err)
 		}
+		// The full build it must equal has every analysis in memory.
 		compareFull(t, f.in, out)
+		folded := l.take()
+		loads = a.take()
+		if want := a.wantLoaded(in, folded); !slices.Equal(loads, want) {
+			t.Errorf("loaded the analyses of %v, want those of the done matches among the %d rendered: %v", loads, len(folded), want)
+		}
+		return folded
 	}
 
-	if _, err := Update(f.in, nil, l.load, out); !errors.Is(err, ErrNoPrevious) {
+	if _, err := Update(a.input(f), nil, l.load, out); !errors.Is(err, ErrNoPrevious) {
 		t.Fatalf("Update with no previous build: %v, want ErrNoPrevious", err)
 	}
-	if _, err := Build(f.in, out); err != nil {
+	in := a.input(f)
+	if _, err := Build(in, out); err != nil {
 		t.Fatal(err)
+	}
+	compareFull(t, f.in, out)
+	var all []string
+	for _, s := range f.in.States {
+		all = append(all, s.Match)
+	}
+	if got, want := a.take(), a.wantLoaded(in, all); !slices.Equal(got, want) {
+		t.Errorf("Build loaded the analyses of %v, want every done one it does not hold, once: %v", got, want)
 	}
 
 	t.Run("nothing changed", func(t *testing.T) {
-		update(t)
-		if got := l.take(); len(got) != 0 {
+		if got := update(t); len(got) != 0 {
 			t.Errorf("loaded %d matches, want none", len(got))
 		}
 	})
@@ -77,8 +180,7 @@ func TestUpdateEqualsBuild(t *testing.T) {
 		m := f.games["active"]
 		m.Move(bob, 6, "a7a6", m.Events[len(m.Events)-1].CreatedAt.Time().Unix()+50)
 		refold(t, f, "active")
-		update(t, f.ids["active"])
-		if got, want := l.take(), []string{f.ids["active"]}; !slices.Equal(got, want) {
+		if got, want := update(t, f.ids["active"]), []string{f.ids["active"]}; !slices.Equal(got, want) {
 			t.Errorf("loaded %v, want only the changed match %v", got, want)
 		}
 	})
@@ -95,8 +197,7 @@ func TestUpdateEqualsBuild(t *testing.T) {
 			f.in.SeenAt[ev.ID] = int64(ev.CreatedAt) + 2
 		}
 		f.in.States = append(f.in.States, foldT(t, g))
-		update(t, g.ID)
-		got := l.take()
+		got := update(t, g.ID)
 		if !slices.Contains(got, g.ID) || !slices.Contains(got, f.ids["mate"]) {
 			t.Errorf("loaded %v, want the new game and the mate", got)
 		}
@@ -109,21 +210,23 @@ func TestUpdateEqualsBuild(t *testing.T) {
 		p.Name = "Caroline"
 		f.in.Profiles[carol.PublicKey()] = p
 		f.in.Now += 1800
-		update(t)
-		if got := l.take(); !slices.Contains(got, f.ids["ruling"]) || slices.Contains(got, f.ids["mate"]) {
+		if got := update(t); !slices.Contains(got, f.ids["ruling"]) || slices.Contains(got, f.ids["mate"]) {
 			t.Errorf("loaded %v: want carol's matches, not the mate", got)
 		}
 	})
 	t.Run("analysed between builds", func(t *testing.T) {
 		// The ruling was waiting for its analysis; it arrives, and the
 		// caller reports the match. Its page, its analysis.json and the
-		// players' pages change; nothing else is folded.
+		// players' pages change; nothing else is folded, and of the
+		// analysed matches only its analysis is loaded.
 		id := f.ids["ruling"]
 		s := foldT(t, f.games["ruling"])
 		f.in.Analyses[id] = testAnalysis(s, cp(30), []testPly{{after: cp(20)}, {after: cp(40)}, {after: cp(-200), best: "Nc3"}})
-		update(t, id)
-		if got, want := l.take(), []string{id}; !slices.Equal(got, want) {
+		if got, want := update(t, id), []string{id}; !slices.Equal(got, want) {
 			t.Errorf("loaded %v, want only the analysed match %v", got, want)
+		}
+		if a.byStatus && (len(loads) != 1 || loads[0] != id) {
+			t.Errorf("LoadAnalysis was called for %v, want only the new analysis (of %d analysed matches)", loads, len(f.in.Analyses))
 		}
 		if page := readPage(t, out, "m/"+id+".html"); !strings.Contains(page, `<svg class="evalgraph"`) {
 			t.Error("the analysed match's page has no evaluation graph")
@@ -138,9 +241,35 @@ func TestUpdateEqualsBuild(t *testing.T) {
 		id := f.ids["timeout"]
 		s := foldT(t, f.games["timeout"])
 		f.in.Analyses[id] = testAnalysis(s, nil, gomokuPlies(s.Plies(), nil))
-		update(t)
-		if got, want := l.take(), []string{id}; !slices.Equal(got, want) {
+		if got, want := update(t), []string{id}; !slices.Equal(got, want) {
 			t.Errorf("loaded %v, want the regraded match %v", got, want)
+		}
+	})
+	t.Run("analysis fails unreported", func(t *testing.T) {
+		// The five's analysis is done again and fails this time: its
+		// page says so, and a failed analysis needs no load.
+		id := f.ids["five"]
+		f.in.Analyses[id] = failedAnalysis(foldT(t, f.games["five"]))
+		if got, want := update(t), []string{id}; !slices.Equal(got, want) {
+			t.Errorf("loaded %v, want the regraded match %v", got, want)
+		}
+		if page := readPage(t, out, "m/"+id+".html"); !strings.Contains(page, "The analysis of this game failed") {
+			t.Error("the five's page does not say its analysis failed")
+		}
+	})
+	t.Run("an analysis that does not fit", func(t *testing.T) {
+		// A done analysis of a game never played shows as failed; by
+		// status it is done, like its card, so the next Update keeps it.
+		// (Its card, shown as failed, needs no load when it is rendered
+		// again; no later step renders it, which wantLoaded assumes.)
+		id := f.ids["expired"]
+		s := foldT(t, f.games["expired"])
+		f.in.Analyses[id] = testAnalysis(s, nil, nil)
+		if got, want := update(t), []string{id}; !slices.Equal(got, want) {
+			t.Errorf("loaded %v, want the regraded match %v", got, want)
+		}
+		if got := update(t); len(got) != 0 {
+			t.Errorf("then loaded %v, want none", got)
 		}
 	})
 	t.Run("analysis replaced", func(t *testing.T) {
@@ -153,8 +282,29 @@ func TestUpdateEqualsBuild(t *testing.T) {
 		if bytes.Equal(analysisJSON(g), analysisJSON(f.in.Analyses[id])) {
 			t.Fatal("the new analysis is the old one")
 		}
-		update(t, id)
-		if got, want := l.take(), []string{id}; !slices.Equal(got, want) {
+		if got, want := update(t, id), []string{id}; !slices.Equal(got, want) {
+			t.Errorf("loaded %v, want %v", got, want)
+		}
+	})
+	t.Run("relays changed", func(t *testing.T) {
+		// A relay delivered the active game's challenge: its nevent names
+		// it. The same relays listed in another order change nothing.
+		f.in.Relays[f.ids["active"]] = []string{"wss://relay.new.example"}
+		if got, want := update(t), []string{f.ids["active"]}; !slices.Equal(got, want) {
+			t.Errorf("loaded %v, want %v", got, want)
+		}
+		if page := readPage(t, out, "m/"+f.ids["active"]+".html"); !strings.Contains(page, "<code>wss://relay.new.example</code>") {
+			t.Error("the active game's page does not name its relay")
+		}
+		slices.Reverse(f.in.Relays[f.ids["mate"]])
+		if got := update(t); len(got) != 0 {
+			t.Errorf("relays reordered: loaded %v, want none", got)
+		}
+	})
+	t.Run("analysis goes", func(t *testing.T) {
+		id := f.ids["five"]
+		delete(f.in.Analyses, id)
+		if got, want := update(t), []string{id}; !slices.Equal(got, want) {
 			t.Errorf("loaded %v, want %v", got, want)
 		}
 	})
@@ -163,6 +313,51 @@ func TestUpdateEqualsBuild(t *testing.T) {
 		f.in.States = slices.DeleteFunc(f.in.States, func(s *match.State) bool { return s.Match == id })
 		update(t, id)
 	})
+}
+
+// TestLoadAnalysisFails: an analysis the build cannot read fails the
+// build (Build as Update) and names the match; a done status with no
+// LoadAnalysis to read it is an error too, not a page without grades.
+func TestLoadAnalysisFails(t *testing.T) {
+	f := newFixture(t)
+	out := filepath.Join(t.TempDir(), "site")
+	if _, err := Build(f.in, out); err != nil {
+		t.Fatal(err)
+	}
+	mate := f.ids["mate"]
+	boom := errors.New("disk on fire")
+	in := f.in
+	in.Analyses, in.AnalysisStatus = nil, map[string]analysis.Status{}
+	for id, g := range f.in.Analyses {
+		in.AnalysisStatus[id] = g.Status
+	}
+	in.LoadAnalysis = func(id string) (*analysis.Game, error) {
+		if id == mate {
+			return nil, boom
+		}
+		return f.in.Analyses[id], nil
+	}
+	l := &loader{f: f}
+	noLoader := in
+	noLoader.LoadAnalysis = nil
+	for _, c := range []struct {
+		name string
+		run  func() error
+		want string // in the message
+	}{
+		{"Build", func() error { _, err := Build(in, out); return err }, mate},
+		{"Update", func() error { _, err := Update(in, []string{mate}, l.load, out); return err }, mate},
+		{"no LoadAnalysis", func() error { _, err := Build(noLoader, out); return err }, "no LoadAnalysis"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			err := c.run()
+			if err == nil || !strings.Contains(err.Error(), c.want) || c.want == mate && !errors.Is(err, boom) {
+				t.Errorf("error %v, want one saying %q", err, c.want)
+			}
+		})
+	}
+	// The published build is still the first one.
+	compareFull(t, f.in, out)
 }
 
 // TestCardAsState: the card's copies of match.State's methods agree with
