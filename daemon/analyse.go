@@ -82,13 +82,11 @@ func (n *Daemon) analyse(ctx context.Context) {
 			continue
 		}
 		start := time.Now()
-		g := n.analyseOne(ctx, an, ids[0])
+		g, err := analyseStored(ctx, n.st, an, ids[0], n.clock())
 		if ctx.Err() != nil {
 			return // stopped mid-game: nothing stored, the next run redoes it
 		}
 		took := time.Since(start)
-		err = n.st.PutAnalysis(ctx, store.Analysis{Match: g.Match, Status: string(g.Status),
-			Engine: g.Engine.String(), JSON: analysis.Marshal(g), UpdatedAt: n.clock()})
 		if err != nil {
 			if ctx.Err() == nil {
 				n.log.Error("analysis: store", "err", err)
@@ -113,9 +111,47 @@ func (n *Daemon) analyse(ctx context.Context) {
 	}
 }
 
+// analyseStored grades one stored final game and stores the grade (or why
+// there is none), unless ctx ended meanwhile.
+func analyseStored(ctx context.Context, st *store.Store, an *analysis.Analyser, id string, now int64) (*analysis.Game, error) {
+	g := analyseOne(ctx, st, an, id)
+	if ctx.Err() != nil {
+		return g, ctx.Err()
+	}
+	return g, st.PutAnalysis(ctx, store.Analysis{Match: g.Match, Status: string(g.Status),
+		Engine: g.Engine.String(), JSON: analysis.Marshal(g), UpdatedAt: now})
+}
+
+// AnalyseAll grades every final game of the store that has no analysis
+// yet, one after another (`vesper sim` before its site build), and
+// reports how many it graded and how many failed.
+func AnalyseAll(ctx context.Context, st *store.Store, opts analysis.Options, now int64) (done, failed int, err error) {
+	an, err := analysis.New(opts)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer an.Close()
+	ids, err := st.Unanalysed(ctx, 0)
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, id := range ids {
+		g, err := analyseStored(ctx, st, an, id, now)
+		if err != nil {
+			return done, failed, err
+		}
+		if g.Status == analysis.StatusDone {
+			done++
+		} else {
+			failed++
+		}
+	}
+	return done, failed, nil
+}
+
 // analyseOne grades one stored final game, or says why it could not.
-func (n *Daemon) analyseOne(ctx context.Context, an *analysis.Analyser, id string) *analysis.Game {
-	s, _, err := foldOne(ctx, n.st, id)
+func analyseOne(ctx context.Context, st *store.Store, an *analysis.Analyser, id string) *analysis.Game {
+	s, _, err := foldOne(ctx, st, id)
 	if err == nil && s == nil {
 		return &analysis.Game{Format: analysis.FormatVersion, Match: id, Status: analysis.StatusFailed,
 			Engine: an.Engine(), Error: "the stored events hold no valid match"}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 	"sync/atomic"
+	"vesper/analysis"
 	"vesper/match"
 	"vesper/site"
 	"vesper/store"
@@ -13,10 +14,17 @@ import (
 // (daemon "") is the key of the store's outbox, and its profile the one it
 // published there when no newer one came back from a relay.
 func BuildSite(ctx context.Context, st *store.Store, out, daemon string, listAll bool, now int64) (site.Stats, error) {
+	return buildFull(ctx, st, out, daemon, listAll, false, now)
+}
+
+// buildFull is BuildSite; analysing says that the caller grades finished
+// games, so that one without its analysis yet reads "being analysed".
+func buildFull(ctx context.Context, st *store.Store, out, daemon string, listAll, analysing bool, now int64) (site.Stats, error) {
 	in, err := siteInput(ctx, st, daemon, listAll, now)
 	if err != nil {
 		return site.Stats{}, err
 	}
+	in.Analysing = analysing
 	ids, err := st.MatchIDs(ctx)
 	if err != nil {
 		return site.Stats{}, err
@@ -40,6 +48,27 @@ func siteInput(ctx context.Context, st *store.Store, daemon string, listAll bool
 		daemon = house.Pubkey
 	}
 	in := site.Input{Profiles: map[string]site.Profile{}, Daemon: daemon, Now: now, ListAll: listAll}
+	// The analyses by status only: a build loads the few whose pages it
+	// renders (LoadAnalysis), not every analysed game.
+	statuses, err := st.AnalysisStatuses(ctx)
+	if err != nil {
+		return site.Input{}, err
+	}
+	in.AnalysisStatus = make(map[string]analysis.Status, len(statuses))
+	for m, s := range statuses {
+		in.AnalysisStatus[m] = analysis.Status(s)
+	}
+	in.LoadAnalysis = func(id string) (*analysis.Game, error) {
+		a, ok, err := st.Analysis(ctx, id)
+		if err != nil || !ok {
+			return nil, err
+		}
+		return analysis.Parse(a.JSON)
+	}
+	// The relays that hold each challenge: the hints of its nevent.
+	if in.Relays, err = st.ChallengeRelays(ctx, 3); err != nil {
+		return site.Input{}, err
+	}
 	profiles, err := st.Profiles(ctx)
 	if err != nil {
 		return site.Input{}, err

@@ -123,3 +123,23 @@ func (s *Store) Unanalysed(ctx context.Context, limit int) ([]string, error) {
 	}
 	return out, nil
 }
+
+// AnalysisStatuses returns the status of every stored analysis by match:
+// what a site build needs to know which pages show grades, without
+// reading one analysis.
+func (s *Store) AnalysisStatuses(ctx context.Context) (map[string]string, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT match, status FROM analyses`)
+	if err != nil {
+		return nil, fmt.Errorf("store: analysis statuses: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]string{}
+	for rows.Next() {
+		var m, st string
+		if err := rows.Scan(&m, &st); err != nil {
+			return nil, fmt.Errorf("store: analysis statuses: %w", err)
+		}
+		out[m] = st
+	}
+	return out, rows.Err()
+}

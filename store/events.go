@@ -351,3 +351,25 @@ func (s *Store) AuthorEvents(ctx context.Context, match, pubkey string) (int, er
 	}
 	return n, nil
 }
+
+// ChallengeRelays returns, for every stored challenge, the relays that
+// delivered it (the hints of the match's nevent), at most max each.
+func (s *Store) ChallengeRelays(ctx context.Context, max int) (map[string][]string, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT e.id, r.relay FROM events e
+		JOIN event_relays r ON r.event = e.seq WHERE e.kind = ? ORDER BY e.id, r.relay`, nostr.KindChallenge)
+	if err != nil {
+		return nil, fmt.Errorf("store: challenge relays: %w", err)
+	}
+	defer rows.Close()
+	out := map[string][]string{}
+	for rows.Next() {
+		var id, relay string
+		if err := rows.Scan(&id, &relay); err != nil {
+			return nil, fmt.Errorf("store: challenge relays: %w", err)
+		}
+		if len(out[id]) < max {
+			out[id] = append(out[id], relay)
+		}
+	}
+	return out, rows.Err()
+}

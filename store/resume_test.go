@@ -67,3 +67,29 @@ func TestDirtyMarks(t *testing.T) {
 		t.Errorf("HaveSummaries = %v, %v", have, err)
 	}
 }
+
+func TestChallengeRelaysAndAnalysisStatuses(t *testing.T) {
+	ctx := context.Background()
+	s := openTemp(t)
+	k := nostr.GenerateKey()
+	ch := signed(t, k, nostr.NewChallenge(nostr.GameChess, "", 1_700_000_000))
+	mv := signed(t, k, nostr.NewMove(ch.ID, 1, "e2e4", 1_700_000_001))
+	in := []Incoming{{Event: ch, Relay: "wss://b", SeenAt: 1}, {Event: ch, Relay: "wss://a", SeenAt: 1},
+		{Event: ch, Relay: "wss://c", SeenAt: 1}, {Event: mv, Relay: "wss://d", SeenAt: 1}}
+	for _, it := range in {
+		if _, err := s.PutEvents(ctx, []Incoming{it}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := s.ChallengeRelays(ctx, 2)
+	if err != nil || len(got) != 1 || !slices.Equal(got[ch.ID], []string{"wss://a", "wss://b"}) {
+		t.Errorf("ChallengeRelays = %v, %v; want the challenge's first two relays", got, err)
+	}
+	if err := s.PutAnalysis(ctx, Analysis{Match: ch.ID, Status: "done", Engine: "e", JSON: []byte(`{}`), UpdatedAt: 1}); err != nil {
+		t.Fatal(err)
+	}
+	st, err := s.AnalysisStatuses(ctx)
+	if err != nil || len(st) != 1 || st[ch.ID] != "done" {
+		t.Errorf("AnalysisStatuses = %v, %v", st, err)
+	}
+}

@@ -13,6 +13,7 @@ import (
 
 	gn "github.com/nbd-wtf/go-nostr"
 
+	"vesper/analysis"
 	"vesper/nostr"
 	"vesper/nostr/relay"
 )
@@ -32,6 +33,24 @@ func TestDemo(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(data, "site", "index.html")); err != nil {
 		t.Errorf("no site: %v", err)
+	}
+	// The finished game is graded (issue 18): analysis.json beside the
+	// page, and the page shows the evaluation graph and the grades.
+	ms, _ := filepath.Glob(filepath.Join(data, "site", "m", "*.analysis.json"))
+	if len(ms) != 1 {
+		t.Fatalf("%d analysis.json files, want the game's", len(ms))
+	}
+	raw, err := os.ReadFile(ms[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := analysis.Parse(raw)
+	if err != nil || g.Status != analysis.StatusDone || len(g.Moves) != len(demoGame) {
+		t.Fatalf("analysis.json: %+v, %v; want done with %d moves", g, err, len(demoGame))
+	}
+	page, err := os.ReadFile(strings.TrimSuffix(ms[0], ".analysis.json") + ".html")
+	if err != nil || !strings.Contains(string(page), `<svg class="evalgraph"`) {
+		t.Errorf("the match page shows no evaluation graph (%v)", err)
 	}
 }
 

@@ -75,6 +75,28 @@ func simCommand() *cli.Command {
 // simSite is the site build the simulation checks: the daemon's, listing
 // every account.
 func simSite(ctx context.Context, st *store.Store, dir, house string, now int64) error {
-	_, err := daemon.BuildSite(ctx, st, dir, house, true, now)
+	// Every finished game is graded first, as a daemon's background
+	// analysis would in time: Stockfish at a shallow depth when installed
+	// (a season has hundreds of games), else the built-in engine.
+	eng, err := engineOptions("", "", simAnalysisDepth, simAnalysisNodes, 0)
+	if err != nil {
+		return err
+	}
+	if eng.Path == "" {
+		eng.Depth = 0
+	} else {
+		eng.Nodes = 0
+	}
+	if _, _, err := daemon.AnalyseAll(ctx, st, eng.Options, now); err != nil {
+		return fmt.Errorf("analysis: %w", err)
+	}
+	_, err = daemon.BuildSite(ctx, st, dir, house, true, now)
 	return err
 }
+
+// The simulation's analysis budget: Stockfish's depth, or the built-in
+// engine's nodes per position.
+const (
+	simAnalysisDepth = 8
+	simAnalysisNodes = 20_000
+)

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"vesper/analysis"
 	"vesper/match"
 	"vesper/nostr"
 	"vesper/store"
@@ -279,6 +280,8 @@ func checkSite(ctx context.Context, o Options, rep *Report, data, dir, daemon st
 				problem = "match.json: " + err.Error()
 			} else if want := bytes.TrimSpace(match.MarshalLine(s.Summary(now))); !bytes.Equal(got, want) {
 				problem = fmt.Sprintf("match.json verifies to\n  %s\nnot\n  %s", got, want)
+			} else if s.Final && s.Kind == nostr.GameChess && len(s.Moves) > 0 {
+				problem = analysedPage(dir, id)
 			}
 		}
 		if problem != "" {
@@ -292,7 +295,25 @@ func checkSite(ctx context.Context, o Options, rep *Report, data, dir, daemon st
 		rep.fail("site: %d of %d matches have a problem", bad, len(ref))
 		return "failed"
 	}
-	return fmt.Sprintf("ok: %d match pages, each linked, each match.json verifies", len(ref))
+	return fmt.Sprintf("ok: %d match pages, each linked, each match.json verifies, each final chess game graded", len(ref))
+}
+
+// analysedPage says what a final chess game's page lacks of its analysis
+// (issue 18): analysis.json graded done, and the evaluation graph.
+func analysedPage(dir, id string) string {
+	raw, err := os.ReadFile(filepath.Join(dir, "m", id+".analysis.json"))
+	if err != nil {
+		return "no analysis.json: " + err.Error()
+	}
+	g, err := analysis.Parse(raw)
+	if err != nil || g.Status != analysis.StatusDone {
+		return fmt.Sprintf("analysis.json not done (%v)", err)
+	}
+	page, err := os.ReadFile(filepath.Join(dir, "m", id+".html"))
+	if err != nil || !bytes.Contains(page, []byte(`<svg class="evalgraph"`)) || !bytes.Contains(page, []byte("analysis.json")) {
+		return "the page shows no evaluation graph or no link to analysis.json"
+	}
+	return ""
 }
 
 // verifyMatchJSON is `vesper verify` of one file at a given now.
