@@ -4,14 +4,11 @@ import (
 	"bufio"
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"slices"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 	"vesper/arbiter"
@@ -25,24 +22,17 @@ import (
 )
 
 func BenchmarkScale(b *testing.B) {
-	for _, field := range strings.Split(*benchfx.Sizes, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(field))
-		if err != nil || n <= 0 {
-			b.Fatalf("-vesper.scale: bad size %q", field)
+	benchfx.EachSize(b, func(b *testing.B, fx benchfx.Fixture) {
+		b.Logf("%d matches, %d events, %d agents (cache %s)", fx.Meta.Matches, fx.Meta.Events, fx.Meta.Agents, fx.Dir)
+		b.Run("ingest", func(b *testing.B) { benchIngest(b, fx) })
+		b.Run("rebuild", func(b *testing.B) { benchRebuild(b, fx, false) })
+		b.Run("rebuild-verified", func(b *testing.B) { benchRebuild(b, fx, true) })
+		b.Run("move", func(b *testing.B) { benchMove(b, fx) })
+		b.Run("site", func(b *testing.B) { benchSite(b, fx) })
+		if fx.Meta.Matches <= 1000 {
+			b.Run("daemon-ingest", func(b *testing.B) { benchDaemonIngest(b, fx) })
 		}
-		b.Run(fmt.Sprintf("matches=%d", n), func(b *testing.B) {
-			fx := benchfx.Scale(b, n)
-			b.Logf("%d matches, %d events, %d agents (cache %s)", fx.Meta.Matches, fx.Meta.Events, fx.Meta.Agents, fx.Dir)
-			b.Run("ingest", func(b *testing.B) { benchIngest(b, fx) })
-			b.Run("rebuild", func(b *testing.B) { benchRebuild(b, fx, false) })
-			b.Run("rebuild-verified", func(b *testing.B) { benchRebuild(b, fx, true) })
-			b.Run("move", func(b *testing.B) { benchMove(b, fx) })
-			b.Run("site", func(b *testing.B) { benchSite(b, fx) })
-			if n <= 1000 {
-				b.Run("daemon-ingest", func(b *testing.B) { benchDaemonIngest(b, fx) })
-			}
-		})
-	}
+	})
 }
 
 func benchIngest(b *testing.B, fx benchfx.Fixture) {

@@ -3,14 +3,12 @@ package daemon
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -243,18 +241,11 @@ func TestDaemonSiteBuildStops(t *testing.T) {
 // lists them as ignored) and the periodic build that follows, from the
 // 200 marks. Each figure is one run; cpu-s is the process's CPU.
 func BenchmarkSiteChanged(b *testing.B) {
-	for _, field := range strings.Split(*benchfx.Sizes, ",") {
-		size, err := strconv.Atoi(strings.TrimSpace(field))
-		if err != nil || size <= 0 {
-			b.Fatalf("-vesper.scale: bad size %q", field)
+	benchfx.EachSize(b, func(b *testing.B, fx benchfx.Fixture) {
+		for range b.N {
+			benchSiteChanged(b, fx)
 		}
-		b.Run(fmt.Sprintf("matches=%d", size), func(b *testing.B) {
-			fx := benchfx.Scale(b, size)
-			for range b.N {
-				benchSiteChanged(b, fx)
-			}
-		})
-	}
+	})
 }
 
 func benchSiteChanged(b *testing.B, fx benchfx.Fixture) {

@@ -5,12 +5,9 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -34,28 +31,21 @@ import (
 // serves the fallback's "#g" queries), and the bytes the relay read and
 // wrote for it.
 //
-//	go test ./cmd/vesper -run '^$' -bench RestartSync -benchtime 1x -timeout 2h -vesper.scale 1000
+//	go test ./daemon -run '^$' -bench RestartSync -benchtime 1x -timeout 2h -vesper.scale 1000
 func BenchmarkRestartSync(b *testing.B) {
-	for _, field := range strings.Split(*benchfx.Sizes, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(field))
-		if err != nil || n <= 0 {
-			b.Fatalf("-vesper.scale: bad size %q", field)
+	benchfx.EachSize(b, func(b *testing.B, fx benchfx.Fixture) {
+		season := readSeason(b, fx)
+		base := withOpen(b, rebuiltStore(b, fx), fx.Meta.Matches/10)
+		open, err := openMatchesOf(base)
+		if err != nil {
+			b.Fatal(err)
 		}
-		b.Run(fmt.Sprintf("matches=%d", n), func(b *testing.B) {
-			fx := benchfx.Scale(b, n)
-			season := readSeason(b, fx)
-			base := withOpen(b, rebuiltStore(b, fx), n/10)
-			open, err := openMatchesOf(base)
-			if err != nil {
-				b.Fatal(err)
-			}
-			fresh := lateEvents(b, open, 200)
-			info := fmt.Sprintf("%d matches, %d events, %d open; %d new events", fx.Meta.Matches, len(season), len(open), len(fresh))
-			for _, variant := range []string{"nip77", "fallback"} {
-				b.Run(variant, func(b *testing.B) { b.Log(info); benchRestartSync(b, variant, base, season, fresh) })
-			}
-		})
-	}
+		fresh := lateEvents(b, open, 200)
+		info := fmt.Sprintf("%d matches, %d events, %d open; %d new events", fx.Meta.Matches, len(season), len(open), len(fresh))
+		for _, variant := range []string{"nip77", "fallback"} {
+			b.Run(variant, func(b *testing.B) { b.Log(info); benchRestartSync(b, variant, base, season, fresh) })
+		}
+	})
 }
 
 func benchRestartSync(b *testing.B, variant, base string, season, fresh []*nostr.Event) {
@@ -77,7 +67,7 @@ func benchRestartSync(b *testing.B, variant, base string, season, fresh []*nostr
 	for range b.N {
 		b.StopTimer()
 		path := filepath.Join(b.TempDir(), "vesper.db")
-		copyFile(b, base, path)
+		benchfx.CopyFile(b, base, path)
 		st, err := store.Open(path)
 		if err != nil {
 			b.Fatal(err)
@@ -158,7 +148,7 @@ func rebuiltStore(b *testing.B, fx benchfx.Fixture) string {
 		return path
 	}
 	tmp := path + ".tmp"
-	copyFile(b, fx.StorePath(), tmp)
+	benchfx.CopyFile(b, fx.StorePath(), tmp)
 	st, err := store.Open(tmp)
 	if err != nil {
 		b.Fatal(err)
@@ -185,7 +175,7 @@ func rebuiltStore(b *testing.B, fx benchfx.Fixture) string {
 func withOpen(b *testing.B, path string, open int) string {
 	b.Helper()
 	dst := filepath.Join(b.TempDir(), "base.db")
-	copyFile(b, path, dst)
+	benchfx.CopyFile(b, path, dst)
 	db, err := sql.Open("sqlite", dst)
 	if err != nil {
 		b.Fatal(err)
@@ -236,23 +226,4 @@ func lateEvents(b *testing.B, open []string, n int) []*nostr.Event {
 		}
 	}
 	return out
-}
-
-func copyFile(b *testing.B, src, dst string) {
-	b.Helper()
-	in, err := os.Open(src)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer in.Close()
-	out, err := os.Create(dst)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		b.Fatal(err)
-	}
-	if err := out.Close(); err != nil {
-		b.Fatal(err)
-	}
 }

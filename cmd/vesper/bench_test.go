@@ -4,11 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -37,19 +35,12 @@ import (
 //
 //	go test ./cmd/vesper -run '^$' -bench DaemonStart -benchtime 1x -timeout 2h -vesper.scale 1000,10000
 func BenchmarkDaemonStart(b *testing.B) {
-	for _, field := range strings.Split(*benchfx.Sizes, ",") {
-		size, err := strconv.Atoi(strings.TrimSpace(field))
-		if err != nil || size <= 0 {
-			b.Fatalf("-vesper.scale: bad size %q", field)
+	benchfx.EachSize(b, func(b *testing.B, fx benchfx.Fixture) {
+		base := foldedStore(b, fx, fx.Meta.Matches/100)
+		for range b.N {
+			benchDaemonStart(b, fx, base)
 		}
-		b.Run(fmt.Sprintf("matches=%d", size), func(b *testing.B) {
-			fx := benchfx.Scale(b, size)
-			base := foldedStore(b, fx, size/100)
-			for range b.N {
-				benchDaemonStart(b, fx, base)
-			}
-		})
-	}
+	})
 }
 
 // foldedStore is the fixture's store re-folded by this build (`vesper
@@ -100,7 +91,7 @@ func benchDaemonStart(b *testing.B, fx benchfx.Fixture, base string) {
 	b.StopTimer()
 	data := b.TempDir()
 	dbPath := filepath.Join(data, "vesper.db")
-	copyFile(b, base, dbPath)
+	benchfx.CopyFile(b, base, dbPath)
 	rl, err := relayd.Start(context.Background(), relayd.Options{})
 	if err != nil {
 		b.Fatal(err)
@@ -162,7 +153,7 @@ func benchDaemonStart(b *testing.B, fx benchfx.Fixture, base string) {
 	time.Sleep(2 * time.Second)
 	rssDay, hwm := benchfx.ProcStatusMB(status, "VmRSS:"), benchfx.ProcStatusMB(status, "VmHWM:")
 	if keep := os.Getenv("VESPER_BENCH_LOG"); keep != "" {
-		copyFile(b, logPath, keep) // the daemon's log, for a look at what it did
+		benchfx.CopyFile(b, logPath, keep) // the daemon's log, for a look at what it did
 	}
 	b.ReportMetric(first.Seconds(), "first-s")
 	b.ReportMetric(rssStart, "rss-start-MB")
@@ -199,25 +190,6 @@ func pollB(d time.Duration, cond func() bool) bool {
 		time.Sleep(10 * time.Millisecond)
 	}
 	return true
-}
-
-func copyFile(b *testing.B, src, dst string) {
-	b.Helper()
-	in, err := os.Open(src)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer in.Close()
-	out, err := os.Create(dst)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		b.Fatal(err)
-	}
-	if err := out.Close(); err != nil {
-		b.Fatal(err)
-	}
 }
 
 func waitLog(path, what string, d time.Duration) bool {

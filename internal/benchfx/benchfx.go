@@ -28,8 +28,8 @@ import (
 // $TMPDIR/vesper-bench-N: events.jsonl (every event, as signed) and
 // vesper.db (a store holding them). Delete the directory to start over.
 //
-//	go test ./cmd/vesper -run '^$' -bench Scale -benchtime 1x -timeout 4h -vesper.scale 1000,10000
-//	go test ./cmd/vesper -run '^$' -bench Scale -benchtime 1x -timeout 24h -vesper.scale 100000
+//	go test ./daemon -run '^$' -bench Scale -benchtime 1x -timeout 4h -vesper.scale 1000,10000
+//	go test ./daemon -run '^$' -bench Scale -benchtime 1x -timeout 24h -vesper.scale 100000
 //
 // docs/PERFORMANCE.md records the figures.
 var Sizes = flag.String("vesper.scale", "1000", "comma-separated store sizes (matches) for BenchmarkScale (10000 takes about 20 minutes the first time)")
@@ -267,7 +267,14 @@ func ProcStatusMB(path, field string) float64 {
 func CopyStore(b testing.TB, fx Fixture) string {
 	b.Helper()
 	dst := filepath.Join(b.TempDir(), "vesper.db")
-	in, err := os.Open(fx.StorePath())
+	CopyFile(b, fx.StorePath(), dst)
+	return dst
+}
+
+// CopyFile copies src to dst, streaming (a store can be gigabytes).
+func CopyFile(b testing.TB, src, dst string) {
+	b.Helper()
+	in, err := os.Open(src)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -282,5 +289,16 @@ func CopyStore(b testing.TB, fx Fixture) string {
 	if err := out.Close(); err != nil {
 		b.Fatal(err)
 	}
-	return dst
+}
+
+// EachSize runs f as a sub-benchmark matches=N for each size of
+// -vesper.scale, with that size's fixture.
+func EachSize(b *testing.B, f func(b *testing.B, fx Fixture)) {
+	for _, field := range strings.Split(*Sizes, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(field))
+		if err != nil || n <= 0 {
+			b.Fatalf("-vesper.scale: bad size %q", field)
+		}
+		b.Run(fmt.Sprintf("matches=%d", n), func(b *testing.B) { f(b, Scale(b, n)) })
+	}
 }
