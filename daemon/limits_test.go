@@ -313,7 +313,7 @@ func TestHouseDefersFutureDated(t *testing.T) {
 // stamped between the events of a 3,000-event match, delivered one at a
 // time, quotas on (their defaults). Reported per drip.
 //
-//	go test ./cmd/vesper -run '^$' -bench BackdatedDrip -benchtime 1000x
+//	go test ./daemon -run '^$' -bench BackdatedDrip -benchtime 1000x
 func BenchmarkBackdatedDrip(b *testing.B) {
 	n := testNode(b, nostr.SecretKey{})
 	alice, bob := testkit.Key("alice"), testkit.Key("bob")
