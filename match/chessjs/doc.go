@@ -1,5 +1,6 @@
 // Package chessjs is chess exactly as chess.js 1.4.0 plays it (PROTOCOL.md
-// section 4), built on github.com/notnil/chess positions.
+// section 4), on its own board, with github.com/notnil/chess positions for
+// callers that draw the board.
 //
 // The published system validates moves with chess.js, so every verifier must
 // accept and refuse the same move strings, pick the same move, print the same
@@ -23,12 +24,15 @@
 //   - FEN is chess.js's fen(): the en-passant square is printed only when an
 //     en-passant capture is legal.
 //
-// notnil/chess supplies the board, legal move generation and Position.Update;
-// its Game type is never used, because it rescans the whole history for
-// repetitions and encodes every legal move to SAN on each move. A Game here
-// keeps its own incremental state: a mailbox board, chess.js's castling and
-// en-passant state, the hash of every position since the start and the legal
-// moves of the current position, computed once.
+// The package keeps its own board, in chess.js's terms: a mailbox board and
+// the same board in chess.js's 0x88 layout, chess.js's castling and
+// en-passant state, and a Zobrist hash updated square by square. It
+// generates the legal moves itself, in chess.js's order, once per position
+// (movegen.go), and plays them itself. notnil/chess is left the notnil
+// Position that Game.Position returns, built on demand, and the last check
+// on a FEN; its Game type and move generation are never used, because they
+// rescan the whole history for repetitions, tag every move with check by
+// playing it, and encode every legal move to SAN on each move.
 //
 // Repetitions are looked for among the positions since the last pawn move or
 // capture, the only ones that can repeat the current one. chess.js counts

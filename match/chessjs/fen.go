@@ -125,6 +125,7 @@ func parseFEN(fen string) (position, error) {
 	if err := p.readBoard(tokens[0]); err != "" {
 		return fail(err)
 	}
+	p.setBoard()
 	p.ep = -1
 	if epField != "-" {
 		if (epField[1] == '3') == (p.turn == White) {
@@ -143,11 +144,25 @@ func parseFEN(fen string) (position, error) {
 	}
 	p.check = p.attacked(p.kingSquare(p.turn), p.turn.Other())
 	p.hash = p.computeHash()
-	p.pos = &chess.Position{}
-	if err := p.pos.UnmarshalText(p.appendFENWithEP(nil, p.ep)); err != nil {
+	p.nep = p.ep
+	// Game.Position builds the notnil position from the FEN, so a FEN
+	// notnil would refuse is refused here.
+	if _, err := p.notnil(); err != nil {
 		return fail(err.Error())
 	}
 	return p, nil
+}
+
+// notnil builds the notnil position equal to p, with notnil's en-passant
+// square, as a chain of notnil Position.Update calls from the start would
+// give it.
+func (p *position) notnil() (*chess.Position, error) {
+	var buf [96]byte
+	pos := &chess.Position{}
+	if err := pos.UnmarshalText(p.appendFENWithEP(buf[:0], p.nep)); err != nil {
+		return nil, err
+	}
+	return pos, nil
 }
 
 // readBoard fills p.board from the piece placement, with validateFen's
@@ -197,7 +212,7 @@ func (p *position) readBoard(placement string) string {
 }
 
 // checkCoherent refuses what validateFen lets through but chess.js would
-// play incoherently, and notnil differently.
+// play incoherently, which the generator here does not try to reproduce.
 func (p *position) checkCoherent() string {
 	corners := [4]struct {
 		right      uint8

@@ -2,6 +2,7 @@ package chessjs
 
 import (
 	"strconv"
+	"sync"
 
 	"github.com/notnil/chess"
 )
@@ -16,13 +17,24 @@ type Game struct {
 	history []Move
 }
 
+// startPosition is the parsed start position with its legal moves, shared
+// by every NewGame: a position's legal moves are never modified.
+var startPosition = sync.OnceValues(func() (position, error) {
+	p, err := parseFEN(StartFEN)
+	if err == nil {
+		p.legalMoves()
+	}
+	return p, err
+})
+
 // NewGame returns a game at the standard start position.
 func NewGame() *Game {
-	g, err := NewGameFromFEN(StartFEN)
+	p, err := startPosition()
 	if err != nil {
 		panic("chessjs: the start position does not parse: " + err.Error())
 	}
-	return g
+	p.reps = 1
+	return &Game{cur: p, hashes: []uint64{p.hash}}
 }
 
 // NewGameFromFEN returns a game starting at fen, which counts once for
@@ -139,8 +151,7 @@ func (g *Game) Outcome() Outcome {
 // Clone returns an independent copy. It is cheap: the copies share what
 // neither will change.
 func (g *Game) Clone() *Game {
-	// notnil caches a position's moves on first use; filling the cache now
-	// means the shared *chess.Position is never written to again.
+	// Computed once here rather than once in each copy.
 	g.cur.legalMoves()
 	c := *g
 	c.hashes = g.hashes[:len(g.hashes):len(g.hashes)]
@@ -148,8 +159,18 @@ func (g *Game) Clone() *Game {
 	return &c
 }
 
-// Position returns the current notnil position, for reading only.
-func (g *Game) Position() *chess.Position { return g.cur.pos }
+// Position returns the current position as notnil represents it (with
+// notnil's en-passant square), built anew on each call.
+func (g *Game) Position() *chess.Position {
+	pos, err := g.cur.notnil()
+	if err != nil {
+		// Every position reached from one parseFEN accepted prints a FEN
+		// notnil reads: the start one was checked, and moves keep the
+		// fields in range.
+		panic("chessjs: notnil refuses position " + g.FEN() + ": " + err.Error())
+	}
+	return pos
+}
 
 // History returns the moves played, in order.
 func (g *Game) History() []Move {

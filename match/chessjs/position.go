@@ -1,7 +1,5 @@
 package chessjs
 
-import "github.com/notnil/chess"
-
 // Castling rights as bits. The value is also the index of chess.js's
 // castling key, whose index is (white flags >> 5) | (black flags >> 3).
 const (
@@ -11,18 +9,23 @@ const (
 	castleBQ
 )
 
-// position is one position in chess.js's terms, beside the notnil position
-// it mirrors. A position is a value: apply returns the next one.
+// position is one position in chess.js's terms. A position is a value:
+// apply returns the next one.
 type position struct {
-	pos    *chess.Position
-	board  [64]byte // FEN letters, 0 when empty; index is the notnil square (a1 = 0)
-	turn   Color
+	board [64]byte  // FEN letters, 0 when empty; index is the notnil square (a1 = 0)
+	b88   [128]byte // the same board in chess.js's 0x88 layout, for move generation
+	kings [3]uint8  // 0x88 square of each side's king, indexed by Color
+	turn  Color
+	// castle holds chess.js's castling rights as the castle* bits.
 	castle uint8
 	// ep is chess.js's _epSquare: set after a two-square pawn move only when
 	// an enemy pawn stands beside the pawn, whether or not it could capture.
 	// It enters the hash, so it decides repetitions; fen() prints it only
 	// when the capture is legal. -1 when unset.
-	ep    int8
+	ep int8
+	// nep is notnil's en-passant square, set after every two-square pawn
+	// move, kept only to build the notnil position Game.Position returns.
+	nep   int8
 	half  int
 	full  int
 	hash  uint64
@@ -73,9 +76,12 @@ func letterFor(t byte, c Color) byte {
 	return t
 }
 
-func squareName(sq int8) string {
-	return string([]byte{'a' + byte(sq&7), '1' + byte(sq>>3)})
-}
+// squareNames holds every square's name, a1 first, so that naming one
+// allocates nothing.
+const squareNames = "a1b1c1d1e1f1g1h1a2b2c2d2e2f2g2h2a3b3c3d3e3f3g3h3a4b4c4d4e4f4g4h4" +
+	"a5b5c5d5e5f5g5h5a6b6c6d6e6f6g6h6a7b7c7d7e7f7g7h7a8b8c8d8e8f8g8h8"
+
+func squareName(sq int8) string { return squareNames[2*int(sq) : 2*int(sq)+2] }
 
 // cornerRight is the castling right lost when a move leaves or lands on sq.
 func cornerRight(sq int8) uint8 {
@@ -109,39 +115,75 @@ func (p *position) computeHash() uint64 {
 	return h
 }
 
+// setBoard fills b88 and kings from board.
+func (p *position) setBoard() {
+	p.b88 = [128]byte{}
+	for sq, c := range p.board {
+		if c == 0 {
+			continue
+		}
+		x := x88(int8(sq))
+		p.b88[x] = c
+		if lower(c) == 'k' {
+			p.kings[colorOf(c)] = uint8(x)
+		}
+	}
+}
+
+// put sets square sq to c (0 to empty it), on both boards and in the hash.
+func (p *position) put(sq int8, c byte) {
+	if old := p.board[sq]; old != 0 {
+		p.hash ^= zobristPiece[pieceIndex[old&127]][sq]
+	}
+	if c != 0 {
+		p.hash ^= zobristPiece[pieceIndex[c&127]][sq]
+	}
+	p.board[sq] = c
+	p.b88[x88(sq)] = c
+}
+
 // apply returns the position after m, a legal move of p, as chess.js's
-// _makeMove computes it. reps is left for the game to count.
+// _makeMove computes it; the hash is updated square by square, to the value
+// computeHash gives. reps is left for the game to count.
 func (p *position) apply(m *legalMove) position {
 	us := p.turn
 	n := position{
-		pos:    p.pos.Update(m.nm),
 		board:  p.board,
+		b88:    p.b88,
+		kings:  p.kings,
 		turn:   us.Other(),
 		castle: p.castle,
 		ep:     -1,
+		nep:    -1,
 		half:   p.half + 1,
 		full:   p.full,
-		check:  m.flags&flagCheck != 0,
+		hash:   p.hash ^ zobristSide ^ zobristCastling[p.castle],
+	}
+	if p.ep >= 0 {
+		n.hash ^= zobristEP[p.ep&7]
 	}
 	moving := n.board[m.from]
-	n.board[m.from] = 0
-	n.board[m.to] = moving
+	n.put(m.from, 0)
+	n.put(m.to, moving)
 	switch {
 	case m.flags&flagEnPassant != 0:
 		if us == White {
-			n.board[m.to-8] = 0
+			n.put(m.to-8, 0)
 		} else {
-			n.board[m.to+8] = 0
+			n.put(m.to+8, 0)
 		}
 	case m.flags&flagCastleK != 0:
-		n.board[m.to-1], n.board[m.to+1] = n.board[m.to+1], 0
+		n.put(m.to-1, n.board[m.to+1])
+		n.put(m.to+1, 0)
 	case m.flags&flagCastleQ != 0:
-		n.board[m.to+1], n.board[m.to-2] = n.board[m.to-2], 0
+		n.put(m.to+1, n.board[m.to-2])
+		n.put(m.to-2, 0)
 	}
 	if m.promo != 0 {
-		n.board[m.to] = letterFor(m.promo, us)
+		n.put(m.to, letterFor(m.promo, us))
 	}
 	if m.piece == 'k' {
+		n.kings[us] = uint8(x88(m.to))
 		if us == White {
 			n.castle &^= castleWK | castleWQ
 		} else {
@@ -149,8 +191,13 @@ func (p *position) apply(m *legalMove) position {
 		}
 	}
 	n.castle &^= cornerRight(m.from) | cornerRight(m.to)
-	if m.flags&flagBigPawn != 0 && p.enemyPawnBeside(&n, m.to) {
-		n.ep = (m.from + m.to) / 2
+	n.hash ^= zobristCastling[n.castle]
+	if m.flags&flagBigPawn != 0 {
+		n.nep = (m.from + m.to) / 2
+		if p.enemyPawnBeside(&n, m.to) {
+			n.ep = n.nep
+			n.hash ^= zobristEP[n.ep&7]
+		}
 	}
 	if m.piece == 'p' || m.flags&(flagCapture|flagEnPassant) != 0 {
 		n.half = 0
@@ -158,7 +205,7 @@ func (p *position) apply(m *legalMove) position {
 	if us == Black {
 		n.full++
 	}
-	n.hash = n.computeHash()
+	n.check = attacked(&n.b88, int(n.kings[n.turn]), us)
 	return n
 }
 
@@ -186,6 +233,8 @@ func (p *position) insufficientMaterial() bool {
 			light += (sq>>3 + sq&7) & 1
 		case 'N', 'n':
 			knights++
+		case 'P', 'p', 'R', 'r', 'Q', 'q':
+			return false // none of the three cases below allows one
 		}
 		pieces++
 	}
@@ -202,59 +251,8 @@ func (p *position) insufficientMaterial() bool {
 
 // attacked reports whether a piece of colour by attacks sq.
 func (p *position) attacked(sq int8, by Color) bool {
-	f, r := int(sq&7), int(sq>>3)
-	at := func(df, dr int) byte {
-		ff, rr := f+df, r+dr
-		if ff < 0 || ff > 7 || rr < 0 || rr > 7 {
-			return 0
-		}
-		return p.board[rr*8+ff]
-	}
-	pawnDir := -1 // a white pawn attacks upwards, so it stands below sq
-	if by == Black {
-		pawnDir = 1
-	}
-	if at(-1, pawnDir) == letterFor('p', by) || at(1, pawnDir) == letterFor('p', by) {
-		return true
-	}
-	for _, d := range [8][2]int{{1, 2}, {2, 1}, {2, -1}, {1, -2}, {-1, -2}, {-2, -1}, {-2, 1}, {-1, 2}} {
-		if at(d[0], d[1]) == letterFor('n', by) {
-			return true
-		}
-	}
-	for _, d := range [8][2]int{{1, 0}, {-1, 0}, {0, 1}, {0, -1}, {1, 1}, {1, -1}, {-1, 1}, {-1, -1}} {
-		if at(d[0], d[1]) == letterFor('k', by) {
-			return true
-		}
-		diagonal := d[0] != 0 && d[1] != 0
-		for i := 1; i < 8; i++ {
-			ff, rr := f+d[0]*i, r+d[1]*i
-			if ff < 0 || ff > 7 || rr < 0 || rr > 7 {
-				break
-			}
-			c := p.board[rr*8+ff]
-			if c == 0 {
-				continue
-			}
-			if colorOf(c) == by {
-				t := lower(c)
-				if t == 'q' || (diagonal && t == 'b') || (!diagonal && t == 'r') {
-					return true
-				}
-			}
-			break
-		}
-	}
-	return false
+	return attacked(&p.b88, x88(sq), by)
 }
 
-// kingSquare returns the square of c's king, or -1.
-func (p *position) kingSquare(c Color) int8 {
-	want := letterFor('k', c)
-	for sq, x := range p.board {
-		if x == want {
-			return int8(sq)
-		}
-	}
-	return -1
-}
+// kingSquare returns the square of c's king.
+func (p *position) kingSquare(c Color) int8 { return from88(int(p.kings[c])) }
