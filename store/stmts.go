@@ -11,9 +11,9 @@ import (
 // running it. database/sql prepares each again on every pool connection
 // that runs it, and Tx.StmtContext reuses the writer's copy.
 type stmts struct {
-	insertEvent, eventSeq, insertMatch, insertRelay, markDirty *sql.Stmt // writer
-	matchEvents, eventByID, hasEvent                           *sql.Stmt // readers
-	all                                                        []*sql.Stmt
+	insertEvent, eventSeq, insertMatch, insertRelay, markDirty, clearDirty *sql.Stmt // writer
+	matchEvents, eventByID, hasEvent                                       *sql.Stmt // readers
+	all                                                                    []*sql.Stmt
 }
 
 const selectStored = `SELECT e.id, e.raw, e.seen_at,
@@ -32,6 +32,7 @@ func (st *stmts) prepare(ctx context.Context, w, r *sql.DB) error {
 		{&st.eventSeq, w, `SELECT seq FROM events WHERE id = ?`},
 		{&st.insertMatch, w, `INSERT OR IGNORE INTO event_matches (match, event) VALUES (?, ?)`},
 		{&st.markDirty, w, `INSERT OR IGNORE INTO dirty (match) VALUES (?)`},
+		{&st.clearDirty, w, `DELETE FROM dirty WHERE match = ?`},
 		{&st.insertRelay, w, `INSERT OR IGNORE INTO event_relays (event, relay) VALUES (?, ?)`},
 		{&st.matchEvents, r, selectStored + `
 			FROM event_matches m JOIN events e ON e.seq = m.event

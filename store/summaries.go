@@ -55,11 +55,7 @@ func (s *Store) PutSummaries(ctx context.Context, sums []Summary) error {
 			return err
 		}
 		defer stmt.Close()
-		clean, err := tx.PrepareContext(ctx, `DELETE FROM dirty WHERE match = ?`)
-		if err != nil {
-			return err
-		}
-		defer clean.Close()
+		clean := tx.StmtContext(ctx, s.st.clearDirty)
 		for _, sum := range sums {
 			if _, err := stmt.ExecContext(ctx, sum.Match, sum.Game, sum.First, sum.Second, sum.Status,
 				sum.Final, sum.UpdatedAt, sum.JSON, sum.FoldVersion); err != nil {
