@@ -40,7 +40,7 @@ func deliver(t testing.TB, n *Daemon, url string, evs ...*nostr.Event) {
 	t.Helper()
 	batch := make([]relay.Received, 0, len(evs))
 	for _, ev := range evs {
-		batch = append(batch, relay.Received{Event: ev, Relay: url, Raw: nostr.MarshalEvent(ev), TooLarge: nostr.TooLarge(ev)})
+		batch = append(batch, relay.Received{Event: ev, Relay: url, Raw: nostr.MarshalEvent(ev)})
 	}
 	if _, err := n.ingest(context.Background(), batch); err != nil {
 		t.Fatal(err)

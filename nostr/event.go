@@ -83,6 +83,9 @@ func decodeString(raw json.RawMessage, field string) (string, error) {
 	if hasLoneSurrogate(raw) {
 		return "", &ParseError{Field: field, Reason: "lone UTF-16 surrogate"}
 	}
+	if s, ok := unquote(raw); ok {
+		return s, nil
+	}
 	var s string
 	if err := json.Unmarshal(raw, &s); err != nil {
 		return "", &ParseError{Field: field, Reason: "not a string"}
@@ -238,10 +241,6 @@ func hasLoneSurrogate(lit []byte) bool {
 	return pendingHigh
 }
 
-// Serialize is the canonical NIP-01 serialization that the id hashes; it
-// escapes as go-nostr does, which PROTOCOL.md section 1 names as the rule.
-func Serialize(ev *Event) []byte { return ev.Serialize() }
-
 // ComputeID returns the lowercase hex sha256 of the canonical serialization.
 func ComputeID(ev *Event) string {
 	h := sha256.Sum256(ev.Serialize())
@@ -261,7 +260,63 @@ func Verify(ev *Event) error {
 }
 
 // TooLarge reports whether the canonical serialization exceeds the cap.
-func TooLarge(ev *Event) bool { return len(ev.Serialize()) > MaxEventSize }
+func TooLarge(ev *Event) bool { return SerializedLen(ev) > MaxEventSize }
+
+// SerializedLen is len(ev.Serialize()), the size PROTOCOL.md section 1
+// caps, counted without building the serialization: the daemon checks the
+// size of every event it receives and the fold of every event it folds,
+// and a serialization allocates as much as the event again.
+func SerializedLen(ev *Event) int {
+	// [0,"<pubkey>",<created_at>,<kind>,[<tags>],<content>]
+	n := len(`[0,"",,,[],]`) + len(ev.PubKey) + intLen(int64(ev.CreatedAt)) + intLen(int64(ev.Kind)) +
+		quotedLen(ev.Content)
+	for i, t := range ev.Tags {
+		if i > 0 {
+			n++ // ,
+		}
+		n += 2 // []
+		for j, v := range t {
+			if j > 0 {
+				n++
+			}
+			n += quotedLen(v)
+		}
+	}
+	return n
+}
+
+// intLen is len(strconv.FormatInt(v, 10)).
+func intLen(v int64) int {
+	n, u := 1, uint64(v)
+	if v < 0 {
+		n, u = 2, -u // -u is |v| in uint64, even for the smallest int64
+	}
+	for ; u >= 10; u /= 10 {
+		n++
+	}
+	return n
+}
+
+// quotedLen is the length of s as a JSON string escaped the NIP-01 way
+// (AppendString, go-nostr's serialization): quote and backslash and the
+// five control characters with a short escape take two bytes, the other
+// control characters six (\u00XX), every other byte one.
+func quotedLen(s string) int {
+	n := len(s) + 2
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' {
+			continue
+		}
+		switch c {
+		case '"', '\\', '\b', '\t', '\n', '\f', '\r':
+			n++
+		default:
+			n += 5
+		}
+	}
+	return n
+}
 
 // ParseAndVerify is ParseEvent followed by Verify: the whole of section 1's
 // "dropped silently" test.

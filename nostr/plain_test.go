@@ -1,6 +1,7 @@
 package nostr
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -24,4 +25,25 @@ func TestPlainStringAgreesWithEncodingJSON(t *testing.T) {
 			t.Errorf("%q: fast path declined a plain literal", lit)
 		}
 	}
+}
+
+// FuzzUnquote: on every string literal json.Valid accepts, unquote gives
+// exactly encoding/json's value: escapes, surrogate pairs, unpaired
+// surrogates and invalid UTF-8 (both U+FFFD).
+func FuzzUnquote(f *testing.F) {
+	for _, lit := range []string{`""`, `"abc"`, `"\u00e9\u00E9"`, `"a\"b\\c\/d"`, `"\b\f\n\r\t"`, `"\ud83d\ude00"`,
+		`"\ud800"`, `"\udc00\ud800"`, `"\ud800\u0041"`, `"\ud800x"`, `"\ud800\ud800\udc00"`, "\"a\xffb\xc3\"",
+		"\"\xed\xa0\x80\"", `"\u0000"`, `"✓ 😀"`, `"\uFFFD"`, "\"\xef\xbf\xbd\"", `"{\"game\":\"chess\"}"`} {
+		f.Add([]byte(lit))
+	}
+	f.Fuzz(func(t *testing.T, lit []byte) {
+		var want string
+		if !json.Valid(lit) || json.Unmarshal(lit, &want) != nil {
+			return
+		}
+		got, ok := unquote(bytes.TrimSpace(lit)) // as decodeString calls it
+		if !ok || got != want {
+			t.Fatalf("%q: unquote %q %v, encoding/json %q", lit, got, ok, want)
+		}
+	})
 }

@@ -2,6 +2,8 @@ package nostr
 
 import (
 	"encoding/json"
+	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // The event parser splits an event's JSON into its top-level members and
@@ -29,7 +31,7 @@ func objectMembers(doc []byte) (map[string]json.RawMessage, bool) {
 		end := skipValue(doc, i) // the key, a string
 		key, ok := plainString(doc[i:end])
 		if !ok {
-			if json.Unmarshal(doc[i:end], &key) != nil {
+			if key, ok = unquote(doc[i:end]); !ok {
 				return nil, false
 			}
 		}
@@ -48,26 +50,48 @@ func objectMembers(doc []byte) (map[string]json.RawMessage, bool) {
 
 // arrayElems splits a valid JSON value that is an array into its elements;
 // false when it is not an array.
-func arrayElems(v []byte) ([]json.RawMessage, bool) {
-	i := skipSpace(v, 0)
-	if i >= len(v) || v[i] != '[' {
+func arrayElems(v []byte) ([]json.RawMessage, bool) { return SplitArray(v) }
+
+// SplitArray splits a JSON array, such as a relay message, into its
+// elements in one pass and without decoding them: the elements are slices
+// of doc. It checks the array's own syntax (brackets, commas, nothing but
+// space after it) and finds where each element ends, but leaves checking
+// the elements to whoever decodes them (ParseEvent, json.Unmarshal,
+// json.Valid), so that the bytes of an event in a relay's EVENT message are
+// run through one parser only. doc is valid JSON exactly when SplitArray
+// reports true and every element is valid JSON; then the elements are the
+// ones encoding/json gives. It reports false when the top level is not an
+// array or is malformed.
+func SplitArray(doc []byte) ([]json.RawMessage, bool) {
+	i := skipSpace(doc, 0)
+	if i >= len(doc) || doc[i] != '[' {
 		return nil, false
 	}
 	out := []json.RawMessage{}
-	i = skipSpace(v, i+1)
-	if i < len(v) && v[i] == ']' {
-		return out, true
+	i = skipSpace(doc, i+1)
+	if i < len(doc) && doc[i] == ']' {
+		return out, skipSpace(doc, i+1) == len(doc)
 	}
-	for i < len(v) {
-		end := skipValue(v, i)
-		out = append(out, v[i:end:end])
-		i = skipSpace(v, end)
-		if i >= len(v) || v[i] == ']' {
+	for i < len(doc) {
+		end := skipValue(doc, i)
+		if end == i {
+			return nil, false // a comma or bracket where an element should be
+		}
+		out = append(out, doc[i:end:end])
+		i = skipSpace(doc, end)
+		if i >= len(doc) {
 			break
 		}
-		i = skipSpace(v, i+1)
+		switch doc[i] {
+		case ']':
+			return out, skipSpace(doc, i+1) == len(doc)
+		case ',':
+			i = skipSpace(doc, i+1)
+		default:
+			return nil, false
+		}
 	}
-	return out, true
+	return nil, false // unterminated
 }
 
 func skipSpace(b []byte, i int) int {
@@ -115,7 +139,8 @@ func skipValue(b []byte, i int) int {
 	return i
 }
 
-// skipString returns the index just past the string literal at b[i].
+// skipString returns the index just past the string literal at b[i], or
+// len(b) for one that does not end (SplitArray meets those).
 func skipString(b []byte, i int) int {
 	for i++; i < len(b); i++ {
 		switch b[i] {
@@ -125,5 +150,92 @@ func skipString(b []byte, i int) int {
 			return i + 1
 		}
 	}
-	return i
+	return len(b) // not i: a backslash at the end steps past it
+}
+
+// unquote decodes a string literal of a document json.Valid has accepted,
+// to exactly what json.Unmarshal gives (invalid UTF-8 and unpaired
+// surrogate escapes become U+FFFD), without the second validating pass
+// json.Unmarshal would make over it. It reports false for a literal that
+// is not well formed, which the caller leaves to encoding/json.
+func unquote(lit []byte) (string, bool) {
+	if len(lit) < 2 || lit[0] != '"' || lit[len(lit)-1] != '"' {
+		return "", false
+	}
+	body := lit[1 : len(lit)-1]
+	out := make([]byte, 0, len(body))
+	for i := 0; i < len(body); {
+		c := body[i]
+		switch {
+		case c == '"' || c < 0x20:
+			return "", false
+		case c < utf8.RuneSelf && c != '\\':
+			out = append(out, c)
+			i++
+		case c != '\\':
+			r, size := utf8.DecodeRune(body[i:])
+			out = utf8.AppendRune(out, r) // RuneError for a bad byte, as encoding/json
+			i += size
+		case i+1 >= len(body):
+			return "", false
+		default:
+			switch e := body[i+1]; e {
+			case '"', '\\', '/':
+				out = append(out, e)
+			case 'b':
+				out = append(out, '\b')
+			case 'f':
+				out = append(out, '\f')
+			case 'n':
+				out = append(out, '\n')
+			case 'r':
+				out = append(out, '\r')
+			case 't':
+				out = append(out, '\t')
+			case 'u':
+				r, ok := hex4(body[i:])
+				if !ok {
+					return "", false
+				}
+				i += 6
+				if utf16.IsSurrogate(r) {
+					r2, ok := hex4(body[i:])
+					if dec := utf16.DecodeRune(r, r2); ok && dec != utf8.RuneError {
+						r = dec
+						i += 6
+					} else {
+						r = utf8.RuneError
+					}
+				}
+				out = utf8.AppendRune(out, r)
+				continue
+			default:
+				return "", false
+			}
+			i += 2
+		}
+	}
+	return string(out), true
+}
+
+// hex4 reads the \uXXXX escape at the start of b.
+func hex4(b []byte) (rune, bool) {
+	if len(b) < 6 || b[0] != '\\' || b[1] != 'u' {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[2:6] {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c -= 'a' - 10
+		case 'A' <= c && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, true
 }

@@ -55,3 +55,39 @@ func FuzzScanners(f *testing.F) {
 		}
 	})
 }
+
+// FuzzSplitArray: for any bytes, SplitArray with every element valid JSON
+// is exactly json.Valid of an array, with encoding/json's elements; it
+// never panics on malformed input (a relay sends whatever it likes).
+func FuzzSplitArray(f *testing.F) {
+	for _, s := range []string{
+		`[]`, ` [ ] `, `["EVENT","sub",{"id":"x","tags":[["e","]"]]}]`, `["EOSE","s"]`, `["OK","id",true,""]`,
+		`[1,]`, `[,1]`, `[1 2]`, `[1,,2]`, `["a"x]`, `[{"a":1}}]`, `[1]]`, `[1] x`, `["abc`, `[{"a":"]"`,
+		`[-]`, `[0,"\`, `[{"a":"\`, `[tru e]`, `[:]`, `["\"",1]`, `{}`, `[`, `]`, ``, `["EVENT","s",{"content":"\ud800"}]`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, doc []byte) {
+		elems, ok := SplitArray(doc)
+		allValid := ok
+		for _, e := range elems {
+			allValid = allValid && json.Valid(e)
+		}
+		var want []json.RawMessage
+		isArray := json.Valid(doc) && json.Unmarshal(doc, &want) == nil && want != nil
+		if allValid != isArray {
+			t.Fatalf("%q: SplitArray %v with valid elements %v, encoding/json array %v", doc, ok, allValid, isArray)
+		}
+		if !isArray {
+			return
+		}
+		if len(elems) != len(want) {
+			t.Fatalf("%q: %d elements, want %d", doc, len(elems), len(want))
+		}
+		for i := range elems {
+			if !bytes.Equal(elems[i], want[i]) {
+				t.Fatalf("%q: element %d = %q, want %q", doc, i, elems[i], want[i])
+			}
+		}
+	})
+}

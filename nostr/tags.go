@@ -5,23 +5,6 @@ import (
 	"strconv"
 )
 
-// TagValues returns the values of every tag named name, in order. A tag with
-// no value counts, with value "" and has=false in TagValue's terms.
-func TagValues(ev *Event, name string) []string {
-	var out []string
-	for _, t := range ev.Tags {
-		if len(t) == 0 || t[0] != name {
-			continue
-		}
-		if len(t) >= 2 {
-			out = append(out, t[1])
-		} else {
-			out = append(out, "")
-		}
-	}
-	return out
-}
-
 func countTags(ev *Event, name string) (n int, withValue []string) {
 	for _, t := range ev.Tags {
 		if len(t) == 0 || t[0] != name {

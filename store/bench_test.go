@@ -202,10 +202,19 @@ func presigned(b *testing.B, n int) []*nostr.Event {
 
 // PutEvents throughput: new events in batches of 100 (each batch one
 // transaction, one fsync), reported as events/s, into a store that already
-// holds the 10,000-match fixture.
+// holds the 10,000-match fixture. raw=given passes Incoming.Raw (the bytes
+// checked against the event), raw=nil leaves the store to marshal it.
 func BenchmarkPutEvents(b *testing.B) {
-	for _, size := range []int{1, 100} {
-		b.Run(fmt.Sprintf("batch=%d", size), func(b *testing.B) {
+	for _, tc := range []struct {
+		size int
+		raw  bool
+	}{{1, false}, {100, false}, {100, true}} {
+		size := tc.size
+		name := fmt.Sprintf("batch=%d/raw=nil", size)
+		if tc.raw {
+			name = fmt.Sprintf("batch=%d/raw=given", size)
+		}
+		b.Run(name, func(b *testing.B) {
 			dir := b.TempDir()
 			src, err := os.ReadFile(benchFixture(b))
 			if err != nil {
@@ -221,6 +230,12 @@ func BenchmarkPutEvents(b *testing.B) {
 			}
 			defer s.Close()
 			evs := presigned(b, 2000)
+			raws := make([][]byte, len(evs))
+			for i, ev := range evs {
+				if tc.raw {
+					raws[i] = nostr.MarshalEvent(ev)
+				}
+			}
 			batch := make([]Incoming, size)
 			runtime.GC()
 			b.ResetTimer()
@@ -229,8 +244,8 @@ func BenchmarkPutEvents(b *testing.B) {
 				for j := range batch {
 					// Past the presigned pool, re-putting is the
 					// duplicate path: the relay set changes instead.
-					ev := evs[n%len(evs)]
-					batch[j] = Incoming{Event: ev, Relay: fmt.Sprintf("wss://r%d", n/len(evs)), SeenAt: int64(n)}
+					ev, raw := evs[n%len(evs)], raws[n%len(evs)]
+					batch[j] = Incoming{Event: ev, Raw: raw, Relay: fmt.Sprintf("wss://r%d", n/len(evs)), SeenAt: int64(n)}
 					n++
 				}
 				if _, err := s.PutEvents(b.Context(), batch); err != nil {
@@ -239,6 +254,25 @@ func BenchmarkPutEvents(b *testing.B) {
 			}
 			b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "events/s")
 			reportCPU(b, cpu, n/size)
+		})
+	}
+}
+
+// BenchmarkCheckIncoming is PutEvents' per-event check before SQLite: the
+// bytes to write and the proof that they read back as the same event.
+func BenchmarkCheckIncoming(b *testing.B) {
+	ev := presigned(b, 1)[0]
+	for _, tc := range []struct {
+		name string
+		raw  []byte
+	}{{"raw=nil", nil}, {"raw=given", nostr.MarshalEvent(ev)}} {
+		b.Run(tc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := checkIncoming(Incoming{Event: ev, Raw: tc.raw, Relay: "wss://r", SeenAt: 1}); err != nil {
+					b.Fatal(err)
+				}
+			}
 		})
 	}
 }

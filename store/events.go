@@ -1,12 +1,14 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
+	"unicode/utf8"
 
 	"vesper/nostr"
 )
@@ -14,7 +16,7 @@ import (
 // StoredEvent is an event as the store keeps it.
 type StoredEvent struct {
 	Event  *nostr.Event
-	Raw    []byte   // the JSON exactly as first received
+	Raw    []byte   // the JSON of the first copy stored (Incoming.Raw)
 	SeenAt int64    // unix seconds when this verifier first received it
 	Relays []string // the relays that delivered it, sorted
 }
@@ -22,7 +24,7 @@ type StoredEvent struct {
 // Incoming is one received event for PutEvents.
 type Incoming struct {
 	Event  *nostr.Event
-	Raw    []byte // as received; nil means nostr.MarshalEvent(Event)
+	Raw    []byte // the JSON to keep; nil means nostr.MarshalEvent(Event)
 	Relay  string // "" records no relay (an event the daemon made itself)
 	SeenAt int64
 	// Matches, when not nil, are the matches the event belongs to, in
@@ -85,8 +87,12 @@ type incomingRow struct {
 	matches []string
 }
 
-// checkIncoming makes sure what is written can be read back: the raw bytes
-// must parse (strictly, as at ingest) to the event the caller verified.
+// checkIncoming makes sure what is written can be read back as the event
+// the caller verified. Raw is written as given, so it must hold that
+// event. Raw that is nostr.MarshalEvent(Event), and a nil Raw, for which
+// the store writes that itself, is not parsed: it parses back to Event
+// whenever readsBack(Event) holds, so only that is checked. Other bytes (a
+// relay's own spelling of the event) are parsed, strictly as at ingest.
 func checkIncoming(in Incoming) (incomingRow, error) {
 	ev := in.Event
 	if err := checkIDs(ev); err != nil {
@@ -96,14 +102,20 @@ func checkIncoming(in Incoming) (incomingRow, error) {
 		return incomingRow{}, fmt.Errorf("store: event %s: negative seen_at %d", ev.ID, in.SeenAt)
 	}
 	raw := in.Raw
-	if raw == nil {
-		raw = nostr.MarshalEvent(ev)
+	var marshaled []byte
+	if err := readsBack(ev); err == nil {
+		marshaled = nostr.MarshalEvent(ev)
+	} else if raw == nil {
+		return incomingRow{}, err
+	}
+	if marshaled != nil && (raw == nil || bytes.Equal(raw, marshaled)) {
+		raw = marshaled
 	} else {
 		parsed, err := nostr.ParseEvent(raw)
 		if err != nil {
 			return incomingRow{}, fmt.Errorf("store: event %s: raw: %w", ev.ID, err)
 		}
-		if parsed.ID != ev.ID || parsed.PubKey != ev.PubKey || parsed.Sig != ev.Sig {
+		if !sameEvent(parsed, ev) {
 			return incomingRow{}, fmt.Errorf("store: event %s: raw bytes hold another event (%s)", ev.ID, parsed.ID)
 		}
 	}
@@ -117,6 +129,43 @@ func checkIncoming(in Incoming) (incomingRow, error) {
 		}
 	}
 	return incomingRow{ev: ev, raw: raw, relay: in.Relay, seenAt: in.SeenAt, matches: matches}, nil
+}
+
+// readsBack says why nostr.MarshalEvent(ev) would not parse back to ev, if
+// it would not, for an event that passed checkIDs: nostr.ParseEvent takes
+// created_at without a sign, and reads invalid UTF-8 as U+FFFD. Every
+// event nostr.ParseEvent returns passes.
+func readsBack(ev *nostr.Event) error {
+	if ev.CreatedAt < 0 {
+		return fmt.Errorf("store: event %s: negative created_at %d", ev.ID, ev.CreatedAt)
+	}
+	if !utf8.ValidString(ev.Content) {
+		return fmt.Errorf("store: event %s: content is not UTF-8", ev.ID)
+	}
+	for i, t := range ev.Tags {
+		for _, v := range t {
+			if !utf8.ValidString(v) {
+				return fmt.Errorf("store: event %s: tag %d is not UTF-8", ev.ID, i)
+			}
+		}
+	}
+	return nil
+}
+
+// sameEvent compares every field: bytes with the event's id and signature
+// but, say, another content would be read back as an event whose id is
+// not its hash.
+func sameEvent(a, b *nostr.Event) bool {
+	if a.ID != b.ID || a.PubKey != b.PubKey || a.Sig != b.Sig || a.Kind != b.Kind ||
+		a.CreatedAt != b.CreatedAt || a.Content != b.Content || len(a.Tags) != len(b.Tags) {
+		return false
+	}
+	for i := range a.Tags {
+		if !slices.Equal(a.Tags[i], b.Tags[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // checkIDs rejects what cannot be a verified event, so a caller's slip does

@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"errors"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -115,6 +116,11 @@ func TestPutEventRejectsBadInput(t *testing.T) {
 	unsigned := nostr.NewChallenge(nostr.GameChess, "", 10)
 	upper := *good
 	upper.ID = strings.ToUpper(good.ID)
+	// Events the relay gate never passes, which the store could not write
+	// as JSON that reads back as them.
+	latin1 := signed(t, k, &nostr.Event{Kind: nostr.KindMove, CreatedAt: 10, Content: "caf\xe9"})
+	latin1Tag := signed(t, k, &nostr.Event{Kind: nostr.KindMove, CreatedAt: 10, Tags: nostr.Tags{{"g", "\xff"}}})
+	beforeEpoch := signed(t, k, &nostr.Event{Kind: nostr.KindMove, CreatedAt: -1})
 
 	tests := []struct {
 		name   string
@@ -129,6 +135,10 @@ func TestPutEventRejectsBadInput(t *testing.T) {
 		{"raw not JSON", good, []byte("{"), 0, "raw"},
 		{"raw of another event", good, nostr.MarshalEvent(otherEv), 0, "another event"},
 		{"negative seen_at", good, nil, -1, "negative seen_at"},
+		{"content not UTF-8", latin1, nil, 0, "content is not UTF-8"},
+		{"tag not UTF-8", latin1Tag, nil, 0, "tag 0 is not UTF-8"},
+		{"negative created_at", beforeEpoch, nil, 0, "negative created_at"},
+		{"content not UTF-8, raw its marshaling", latin1, nostr.MarshalEvent(latin1), 0, "another event"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -266,5 +276,80 @@ func TestAddRelay(t *testing.T) {
 	}
 	if errors.Is(err, ErrNotFound) {
 		t.Error("unexpected ErrNotFound")
+	}
+}
+
+// TestReadsBack: readsBack holds exactly when MarshalEvent's bytes parse
+// back to the event, which is what lets PutEvents skip parsing them.
+func TestReadsBack(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	pieces := []string{"a", " ", `"`, `\`, "\x00", "\n", "\x1f", "\x7f", "é", "✓", "😀", "\xff", "\xc3", "\xed\xa0\x80", "<"}
+	str := func() string {
+		var b strings.Builder
+		for range rng.IntN(4) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		return b.String()
+	}
+	hex := func(n int) string { return strings.Repeat(string("0123456789abcdef"[rng.IntN(16)]), n) }
+	passed := 0
+	for i := range 3000 {
+		ev := &nostr.Event{ID: hex(64), PubKey: hex(64), Sig: hex(128), Kind: rng.IntN(70000) - 100,
+			CreatedAt: nostr.Timestamp(rng.Int64N(1<<40) - 1<<20), Content: str()}
+		for range rng.IntN(3) {
+			ev.Tags = append(ev.Tags, []string{str(), str()})
+		}
+		back, err := nostr.ParseEvent(nostr.MarshalEvent(ev))
+		same := err == nil && sameEvent(back, ev)
+		if ok := readsBack(ev) == nil; ok != same {
+			t.Fatalf("event %d %+v: readsBack %v, parses back to it %v (%v)", i, ev, ok, same, err)
+		}
+		if same {
+			passed++
+		}
+	}
+	if passed < 300 || passed > 2700 {
+		t.Errorf("%d of 3000 events read back: the generator does not try both sides", passed)
+	}
+}
+
+// TestPutEventRawKept: the event's own marshaling, no raw at all, and
+// another spelling of the event are kept as given and read back as it.
+func TestPutEventRawKept(t *testing.T) {
+	s := openTemp(t)
+	k := nostr.GenerateKey()
+	match := strings.Repeat("ab", 32)
+	tests := []struct {
+		name string
+		ev   *nostr.Event
+		raw  func(ev *nostr.Event) []byte
+	}{
+		{"nil", signed(t, k, nostr.NewMove(match, 1, "e2e4\n\"é\x01", 10)), func(*nostr.Event) []byte { return nil }},
+		{"marshaled", signed(t, k, nostr.NewMove(match, 2, "e7e5", 11)), nostr.MarshalEvent},
+		{"spaced", signed(t, k, nostr.NewMove(match, 3, "g1f3", 12)), func(ev *nostr.Event) []byte {
+			return bytes.ReplaceAll(nostr.MarshalEvent(ev), []byte(`,"`), []byte(`, "`))
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			raw := tt.raw(tt.ev)
+			if _, err := s.PutEvent(t.Context(), tt.ev, raw, "wss://r", 1); err != nil {
+				t.Fatal(err)
+			}
+			se, ok, err := s.Event(t.Context(), tt.ev.ID)
+			if err != nil || !ok {
+				t.Fatalf("Event: %v %v", ok, err)
+			}
+			want := raw
+			if want == nil {
+				want = nostr.MarshalEvent(tt.ev)
+			}
+			if !bytes.Equal(se.Raw, want) {
+				t.Errorf("raw = %s, want %s", se.Raw, want)
+			}
+			if err := nostr.Verify(se.Event); err != nil || !sameEvent(se.Event, tt.ev) {
+				t.Errorf("read back %+v: %v", se.Event, err)
+			}
+		})
 	}
 }

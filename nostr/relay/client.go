@@ -20,13 +20,12 @@ import (
 type Received struct {
 	Event *nostr.Event
 	Relay string
-	// Raw is the event as JSON (nostr.MarshalEvent of the strictly parsed
-	// event: compact, canonical escaping, the same bytes from every relay).
+	// Raw is the event as JSON for a store.Incoming. This package leaves it
+	// nil: the JSON it would hold is nostr.MarshalEvent(Event) (compact,
+	// canonical escaping, the same bytes from every relay), which the store
+	// writes itself for a nil Raw, so building it here would only make the
+	// store check it.
 	Raw []byte
-	// TooLarge flags an event whose canonical serialization exceeds
-	// nostr.MaxEventSize. It is delivered anyway: the fold must see it to
-	// ignore it (PROTOCOL.md section 1).
-	TooLarge bool
 	// Cursor, in a Received without an Event, is a cursor mark (sent only
 	// with Config.MarkCursors): every event Relay held at that unix time was
 	// sent on out before this mark.
@@ -500,7 +499,7 @@ func (c *Client) session(ctx context.Context, url string, out chan<- Received, f
 		if ctx.Err() != nil {
 			return
 		}
-		r := Received{Event: ev, Relay: url, Raw: nostr.MarshalEvent(ev), TooLarge: nostr.TooLarge(ev)}
+		r := Received{Event: ev, Relay: url}
 		select {
 		case out <- r:
 		case <-ctx.Done():

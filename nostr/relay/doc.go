@@ -135,6 +135,8 @@
 //
 // Every delivered event passed nostr.ParseEvent and the checks of
 // nostr.Verify (the signature through nostr/batch, which answers as btcec). Events
-// larger than nostr.MaxEventSize are delivered with Received.TooLarge set:
-// they are protocol events the fold must see to ignore.
+// larger than nostr.MaxEventSize are delivered too: they are protocol events
+// the fold must see to ignore (nostr.TooLarge tells them). An event's bytes
+// go through one parser, nostr.ParseEvent: the envelope around it is split
+// by nostr.SplitArray, which does not decode it.
 package relay

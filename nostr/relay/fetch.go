@@ -85,7 +85,7 @@ func FetchWith(ctx context.Context, relays []string, filters []gn.Filter, opts F
 				mu.Lock()
 				defer mu.Unlock()
 				if _, ok := byID[ev.ID]; !ok {
-					byID[ev.ID] = Received{Event: ev, Relay: url, Raw: nostr.MarshalEvent(ev), TooLarge: nostr.TooLarge(ev)}
+					byID[ev.ID] = Received{Event: ev, Relay: url}
 				}
 			})
 			if err != nil {

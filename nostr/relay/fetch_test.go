@@ -152,6 +152,9 @@ func TestStrictParsing(t *testing.T) {
 		{"uppercase id", strings.Replace(js(empty), empty.ID, strings.ToUpper(empty.ID), 1), RejectMalformed},
 		{"tag value not a string", strings.Replace(js(empty), `["g","m"]`, `["g",1]`, 1), RejectMalformed},
 		{"not an object", `[1,2]`, RejectMalformed},
+		// The envelope splitter leaves the event's bytes to ParseEvent.
+		{"not JSON", strings.Replace(js(empty), `"content":""`, `"content":nul`, 1), RejectMalformed},
+		{"lone surrogate", strings.Replace(js(empty), `"content":""`, `"content":"\ud800"`, 1), RejectMalformed},
 		{"unrequested kind", js(profile), RejectUnrequested},
 	}
 	for _, tt := range tests {
@@ -170,7 +173,7 @@ func TestStrictParsing(t *testing.T) {
 				return
 			}
 			if len(got) != 0 {
-				t.Errorf("delivered %s", got[0].Raw)
+				t.Errorf("delivered %s", nostr.MarshalEvent(got[0].Event))
 			}
 			if s.rejected(tt.reason) == 0 {
 				t.Errorf("rejections %v, want %s", s.rejects, tt.reason)

@@ -415,7 +415,7 @@ func (rs *relaySession) send(ctx context.Context, evs []*gn.Event) ([]*gn.Event,
 				continue
 			}
 			rs.sent[ev.ID] = true
-			r := Received{Event: ev, Relay: rs.url, Raw: nostr.MarshalEvent(ev), TooLarge: nostr.TooLarge(ev)}
+			r := Received{Event: ev, Relay: rs.url}
 			select {
 			case rs.s.out <- r:
 			case <-ctx.Done():

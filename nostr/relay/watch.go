@@ -114,7 +114,7 @@ func watchOnce(ctx context.Context, url string, filters []gn.Filter, opts WatchO
 		}
 	}
 	s, err := cn.subscribe(filters, func(ev *gn.Event) {
-		deliver(Received{Event: ev, Relay: url, Raw: nostr.MarshalEvent(ev), TooLarge: nostr.TooLarge(ev)})
+		deliver(Received{Event: ev, Relay: url})
 	})
 	if err != nil {
 		return false, err
