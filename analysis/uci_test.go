@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -145,8 +146,15 @@ func TestEngineDiesBetweenGames(t *testing.T) {
 	}
 }
 
-// TestNice: every thread of the engine runs at our niceness plus Nice.
+// TestNice: every thread of the engine runs at our niceness plus Nice,
+// and the thread that asked keeps its own. (Nice values are per thread on
+// Linux; /proc/self/stat is the main thread's, which the runtime may have
+// lent to the goroutine that started the engine and then parked: it is
+// not this test's thread.)
 func TestNice(t *testing.T) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	ours := niceOf(t, "/proc/thread-self/stat")
 	path := stockfish(t)
 	st := finished(t, "chess", []string{"f2f3", "e7e5", "g2g4", "d8h4"})
 	a, err := New(Options{Path: path, Depth: 2, Nice: 5})
@@ -157,7 +165,6 @@ func TestNice(t *testing.T) {
 	if _, err := a.Analyse(t.Context(), st); err != nil {
 		t.Fatal(err)
 	}
-	ours := niceOf(t, "/proc/self/stat")
 	tasks, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/stat", a.eng.pid))
 	if err != nil || len(tasks) == 0 {
 		t.Fatalf("no threads: %v", err)
