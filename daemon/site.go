@@ -37,6 +37,14 @@ func buildFull(ctx context.Context, st *store.Store, out, daemon string, listAll
 	return site.Build(in, out)
 }
 
+// SiteInput is what every build shows besides the matches (the profiles,
+// the house and its profile, the analyses' statuses, the relays of each
+// challenge) for callers that render from the store without a build:
+// `vesper pgn`. daemon "" is the house of the store's outbox.
+func SiteInput(ctx context.Context, st *store.Store, daemon string, now int64) (site.Input, error) {
+	return siteInput(ctx, st, daemon, false, now)
+}
+
 // siteInput is what every build shows besides the matches: the profiles,
 // the house and now.
 func siteInput(ctx context.Context, st *store.Store, daemon string, listAll bool, now int64) (site.Input, error) {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"vesper/daemon"
 	"vesper/match"
 	"vesper/nostr"
 	"vesper/ratings"
@@ -102,7 +103,7 @@ func pgnFromStore(c *cli.Context) (string, string, error) {
 	if s.Kind != nostr.GameChess {
 		return "", "", fail(exitFailure, "match %s is %s: only chess has a PGN", id, s.Kind)
 	}
-	in, err := pgnInput(ctx, st)
+	in, err := daemon.SiteInput(ctx, st, "", nowUnix())
 	if err != nil {
 		return "", "", fail(exitFailure, "store: %v", err)
 	}
@@ -121,33 +122,6 @@ func pgnOf(in site.Input, s *match.State) (string, error) {
 		return "", fail(exitFailure, "%v", err)
 	}
 	return text, nil
-}
-
-// pgnInput is the part of a site build's input that names the players:
-// every stored profile, and the house's own from the outbox when no newer
-// one came back from a relay. It reads them as the daemon's site build
-// does (daemon/site.go, siteInput, unexported there).
-func pgnInput(ctx context.Context, st *store.Store) (site.Input, error) {
-	house, _, err := st.House(ctx)
-	if err != nil {
-		return site.Input{}, err
-	}
-	in := site.Input{Profiles: map[string]site.Profile{}, Daemon: house.Pubkey}
-	profiles, err := st.Profiles(ctx)
-	if err != nil {
-		return site.Input{}, err
-	}
-	houseAt := int64(-1)
-	for _, p := range profiles {
-		in.Profiles[p.PubKey] = site.ParseProfile(p.Content)
-		if p.PubKey == house.Pubkey {
-			houseAt = int64(p.CreatedAt)
-		}
-	}
-	if hp := house.Profile; hp != nil && hp.PubKey == house.Pubkey && int64(hp.CreatedAt) > houseAt {
-		in.Profiles[house.Pubkey] = site.ParseProfile(hp.Content)
-	}
-	return in, nil
 }
 
 // storedRatingGames folds every stored match, one at a time so that only
