@@ -740,7 +740,20 @@ func (c *conn) authFirst(ctx context.Context, key nostr.SecretKey, timeout time.
 		select {
 		case <-c.challengeCh:
 		default:
-			return err // served, or refused for another reason: nothing to answer
+			if !errors.Is(err, ErrAuthRequired) {
+				return err // served, or refused for another reason: nothing to answer
+			}
+			// The challenge may come just behind the CLOSED that asks
+			// for it.
+			t := time.NewTimer(timeout)
+			defer t.Stop()
+			select {
+			case <-c.challengeCh:
+			case <-t.C:
+				return err
+			case <-c.ctx.Done():
+				return c.err()
+			}
 		}
 	}
 	actx, cancel := context.WithTimeout(ctx, timeout)
