@@ -99,7 +99,7 @@ func (n *Daemon) decide(ctx context.Context) (int, error) {
 			n.log.Info("duty recorded", "duty", in.Duty, "event", ev.ID, "kind", ev.Kind)
 			// Our own event is an event of the match like any other: store
 			// it now so the state moves on without waiting for a relay echo.
-			if _, err := n.ingest(ctx, []relay.Received{{Event: ev, Relay: "", Raw: nostr.MarshalEvent(ev)}}); err != nil {
+			if _, err := n.ingest(ctx, []relay.Received{{Event: ev, Relay: ""}}); err != nil {
 				return recorded, err
 			}
 		}

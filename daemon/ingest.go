@@ -57,14 +57,15 @@ func (n *Daemon) put(ctx context.Context, batch []relay.Received, now int64) ([]
 			n.met.rejected("kind")
 			continue
 		}
-		item := store.Incoming{Event: r.Event, Raw: r.Raw, Relay: r.Relay, SeenAt: now}
+		// The store writes the event's canonical JSON itself (no Raw).
+		item := store.Incoming{Event: r.Event, Relay: r.Relay, SeenAt: now}
 		matches := store.MatchesOf(r.Event)
 		if len(matches) == 0 {
 			n.met.rejected("no_match")
 			continue
 		}
 		if stub := match.Stub(r.Event); stub != nil {
-			item.Event, item.Raw = stub, nil
+			item.Event = stub
 			matches = store.MatchesOf(stub)
 		}
 		ok, err := q.admit(ctx, item.Event, r.Relay, matches)

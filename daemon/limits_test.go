@@ -40,7 +40,7 @@ func deliver(t testing.TB, n *Daemon, url string, evs ...*nostr.Event) {
 	t.Helper()
 	batch := make([]relay.Received, 0, len(evs))
 	for _, ev := range evs {
-		batch = append(batch, relay.Received{Event: ev, Relay: url, Raw: nostr.MarshalEvent(ev)})
+		batch = append(batch, relay.Received{Event: ev, Relay: url})
 	}
 	if _, err := n.ingest(context.Background(), batch); err != nil {
 		t.Fatal(err)
@@ -378,7 +378,7 @@ func TestOnlyAcceptedPlayersAreWatched(t *testing.T) {
 	var junk []relay.Received
 	for i := range 50 {
 		ch := testkit.NewMatch(testkit.Key(fmt.Sprintf("junk%d", i)), testkit.Key("nobody"), "chess", "", tNow-100)
-		junk = append(junk, relay.Received{Event: ch.Events[0], Relay: "ws://honest", Raw: nostr.MarshalEvent(ch.Events[0])})
+		junk = append(junk, relay.Received{Event: ch.Events[0], Relay: "ws://honest"})
 	}
 	watch, err := n.ingest(ctx, junk)
 	if err != nil || len(watch) != 0 {
@@ -388,8 +388,8 @@ func TestOnlyAcceptedPlayersAreWatched(t *testing.T) {
 	m := testkit.NewMatch(alice, bob, "chess", "", tNow-50)
 	acc := m.Accept(tNow - 40)
 	watch, err = n.ingest(ctx, []relay.Received{
-		{Event: m.Events[0], Relay: "ws://honest", Raw: nostr.MarshalEvent(m.Events[0])},
-		{Event: acc, Relay: "ws://honest", Raw: nostr.MarshalEvent(acc)},
+		{Event: m.Events[0], Relay: "ws://honest"},
+		{Event: acc, Relay: "ws://honest"},
 	})
 	if err != nil || !reflect.DeepEqual(watch, []string{alice.PublicKey(), bob.PublicKey()}) {
 		t.Fatalf("an accepted match: watch %v (%v); want its two players", watch, err)

@@ -152,7 +152,7 @@ func benchMove(b *testing.B, fx benchfx.Fixture) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			if _, err := n.ingest(ctx, []relay.Received{{Event: parsed, Relay: "wss://bench.invalid", Raw: raw}}); err != nil {
+			if _, err := n.ingest(ctx, []relay.Received{{Event: parsed, Relay: "wss://bench.invalid"}}); err != nil {
 				b.Fatal(err)
 			}
 			lat = append(lat, time.Since(start))
@@ -268,7 +268,7 @@ func benchDaemonIngest(b *testing.B, fx benchfx.Fixture) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			all = append(all, relay.Received{Event: ev, Relay: "wss://bench.invalid", Raw: raw})
+			all = append(all, relay.Received{Event: ev, Relay: "wss://bench.invalid"})
 		}
 		f.Close()
 		slices.SortFunc(all, func(x, y relay.Received) int { return int(x.Event.CreatedAt - y.Event.CreatedAt) })

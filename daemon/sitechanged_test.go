@@ -94,7 +94,7 @@ func TestDaemonSiteFromChanges(t *testing.T) {
 		t.Helper()
 		batch := make([]relay.Received, 0, len(evs))
 		for _, ev := range evs {
-			batch = append(batch, relay.Received{Event: ev, Relay: "wss://test.invalid", Raw: nostr.MarshalEvent(ev)})
+			batch = append(batch, relay.Received{Event: ev, Relay: "wss://test.invalid"})
 		}
 		if _, err := n.ingest(ctx, batch); err != nil {
 			t.Fatal(err)
@@ -203,7 +203,7 @@ func TestDaemonSiteBuildStops(t *testing.T) {
 	n := newNode(st, nostr.SecretKey{}, nil, arbiter.Config{}, slog.New(slog.NewTextHandler(logs, nil)))
 	m := testkit.NewMatch(testkit.Key("alice"), testkit.Key("bob"), "chess", "", time.Now().Unix()-60)
 	ev := m.Events[0]
-	if _, err := n.ingest(context.Background(), []relay.Received{{Event: ev, Relay: "wss://test.invalid", Raw: nostr.MarshalEvent(ev)}}); err != nil {
+	if _, err := n.ingest(context.Background(), []relay.Received{{Event: ev, Relay: "wss://test.invalid"}}); err != nil {
 		t.Fatal(err)
 	}
 	o := Options{SiteDir: filepath.Join(t.TempDir(), "site")}

@@ -90,7 +90,7 @@ func TestPruneCommand(t *testing.T) {
 		t.Helper()
 		batch := make([]relay.Received, 0, len(evs))
 		for _, ev := range evs {
-			batch = append(batch, relay.Received{Event: ev, Relay: url, Raw: nostr.MarshalEvent(ev)})
+			batch = append(batch, relay.Received{Event: ev, Relay: url})
 		}
 		if err := n.Ingest(context.Background(), batch); err != nil {
 			t.Fatal(err)

@@ -20,12 +20,6 @@ import (
 type Received struct {
 	Event *nostr.Event
 	Relay string
-	// Raw is the event as JSON for a store.Incoming. This package leaves it
-	// nil: the JSON it would hold is nostr.MarshalEvent(Event) (compact,
-	// canonical escaping, the same bytes from every relay), which the store
-	// writes itself for a nil Raw, so building it here would only make the
-	// store check it.
-	Raw []byte
 	// Cursor, in a Received without an Event, is a cursor mark (sent only
 	// with Config.MarkCursors): every event Relay held at that unix time was
 	// sent on out before this mark.
