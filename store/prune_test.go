@@ -66,6 +66,13 @@ func TestQuotaCounts(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// Both ways of counting (by the match's events, by the author's)
+	// agree.
+	for _, from := range []int{0, 1 << 30} {
+		if got, err := s.authorEvents(ctx, chs[0].ID, b.PublicKey(), from); err != nil || got != 3 {
+			t.Errorf("authorEvents(b, scan from %d) = %d, %v; want 3", from, got, err)
+		}
+	}
 	if got, _ := s.AuthorEvents(ctx, chs[0].ID, b.PublicKey()); got != 3 {
 		t.Errorf("AuthorEvents(b) = %d, want 3", got)
 	}
