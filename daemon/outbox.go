@@ -30,8 +30,8 @@ type relayLists struct {
 	follow  []string // the relays followed for them, besides the configured ones
 }
 
-// add keeps ev if it is its author's newest list (same second: lowest id,
-// as nostr.LatestRelayLists decides).
+// add keeps ev if it is its author's newest list, as nostr.LatestRelayLists
+// decides.
 func (l *relayLists) add(ev *nostr.Event) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -39,7 +39,7 @@ func (l *relayLists) add(ev *nostr.Event) {
 		l.latest = map[string]*nostr.Event{}
 	}
 	old := l.latest[ev.PubKey]
-	if old != nil && (old.CreatedAt > ev.CreatedAt || old.CreatedAt == ev.CreatedAt && old.ID <= ev.ID) {
+	if old != nil && nostr.LatestRelayLists([]*nostr.Event{old, ev})[ev.PubKey].Event != ev.ID {
 		return
 	}
 	if old == nil && len(l.latest) >= maxLists {

@@ -48,35 +48,7 @@ func (s *Store) PrepareSync(ctx context.Context) error {
 
 // Stamps returns the id and created_at of every stored event of kinds.
 func (s *Store) Stamps(ctx context.Context, kinds []int) ([]Stamp, error) {
-	if len(kinds) == 0 {
-		return nil, nil
-	}
-	args := make([]any, len(kinds))
-	for i, k := range kinds {
-		args[i] = k
-	}
-	// The planner, without statistics, prefers events_kind_id, which
-	// leaves created_at to be read from every row.
-	rows, err := s.r.QueryContext(ctx, stampsQuery(len(kinds), true), args...)
-	if err != nil && strings.Contains(err.Error(), "no such index") {
-		rows, err = s.r.QueryContext(ctx, stampsQuery(len(kinds), false), args...)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("store: stamps: %w", err)
-	}
-	defer rows.Close()
-	var out []Stamp
-	for rows.Next() {
-		var st Stamp
-		if err := rows.Scan(&st.ID, &st.CreatedAt); err != nil {
-			return nil, fmt.Errorf("store: stamps: %w", err)
-		}
-		out = append(out, st)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("store: stamps: %w", err)
-	}
-	return out, nil
+	return s.StampsIn(ctx, kinds, StampWindow{})
 }
 
 func stampsQuery(kinds int, indexed bool) string {
@@ -291,6 +263,8 @@ func (s *Store) StampsIn(ctx context.Context, kinds []int, w StampWindow) ([]Sta
 		cond += " AND created_at <= ?"
 		args = append(args, w.Until)
 	}
+	// The planner, without statistics, prefers events_kind_id, which
+	// leaves created_at to be read from every row.
 	rows, err := s.r.QueryContext(ctx, stampsQuery(len(kinds), true)+cond, args...)
 	if err != nil && strings.Contains(err.Error(), "no such index") {
 		rows, err = s.r.QueryContext(ctx, stampsQuery(len(kinds), false)+cond, args...)
