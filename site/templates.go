@@ -69,16 +69,22 @@ var funcs = template.FuncMap{
 	"day": func(t int64) template.HTML {
 		return template.HTML(`<span class="nw">` + time.Unix(t, 0).UTC().Format("2006-01-02") + `</span>`)
 	},
-	"iso": func(t int64) string { return time.Unix(t, 0).UTC().Format(time.RFC3339) },
-	"dur": duration,
-	"add": func(a, b int) int { return a + b },
-	"short": func(id string) string {
-		if len(id) > 12 {
-			return id[:12] + "…"
-		}
-		return id
-	},
+	"iso":   func(t int64) string { return time.Unix(t, 0).UTC().Format(time.RFC3339) },
+	"dur":   duration,
+	"add":   func(a, b int) int { return a + b },
+	"short": shortID,
 }
+
+// shortID is an event id's first twelve characters and an ellipsis.
+func shortID(id string) string {
+	if len(id) > 12 {
+		return id[:12] + "…"
+	}
+	return id
+}
+
+// matchRoot is the path from a match page (m/<id>.html) to the site's root.
+const matchRoot = "../"
 
 func date(t int64) string { return time.Unix(t, 0).UTC().Format("2006-01-02 15:04 UTC") }
 

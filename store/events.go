@@ -347,7 +347,7 @@ func scanStored(rows *sql.Rows) ([]StoredEvent, error) {
 		if err := rows.Scan(&id, &raw, &seenAt, &relays); err != nil {
 			return nil, err
 		}
-		ev, err := nostr.ParseEvent(raw)
+		ev, err := nostr.ParseStored(raw)
 		if err != nil {
 			return nil, fmt.Errorf("stored event %s: %w", id, err)
 		}

@@ -31,7 +31,7 @@ func (s *Store) House(ctx context.Context) (h House, ok bool, err error) {
 	if err != nil {
 		return House{}, false, fmt.Errorf("store: house: %w", err)
 	}
-	ev, err := nostr.ParseEvent(raw)
+	ev, err := nostr.ParseStored(raw)
 	if err != nil {
 		return House{}, false, fmt.Errorf("store: house: %w", err)
 	}
@@ -48,7 +48,7 @@ func (s *Store) House(ctx context.Context) (h House, ok bool, err error) {
 		if err := rows.Scan(&raw); err != nil {
 			return House{}, false, fmt.Errorf("store: house profile: %w", err)
 		}
-		ev, err := nostr.ParseEvent(raw)
+		ev, err := nostr.ParseStored(raw)
 		if err != nil {
 			return House{}, false, fmt.Errorf("store: house profile: %w", err)
 		}

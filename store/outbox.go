@@ -204,7 +204,7 @@ func queryOutbox(ctx context.Context, q querier, where string, args ...any) ([]O
 		if err := rows.Scan(&it.Duty, &raw, &it.CreatedAt, &it.Attempts, &sent, &it.Done, &it.LastError); err != nil {
 			return nil, err
 		}
-		if it.Event, err = nostr.ParseEvent(raw); err != nil {
+		if it.Event, err = nostr.ParseStored(raw); err != nil {
 			return nil, fmt.Errorf("duty %s: %w", it.Duty, err)
 		}
 		if err := json.Unmarshal([]byte(sent), &it.SentTo); err != nil {

@@ -46,7 +46,7 @@ func (s *Store) Profile(ctx context.Context, pubkey string) (*nostr.Event, bool,
 	if err != nil {
 		return nil, false, fmt.Errorf("store: profile of %s: %w", pubkey, err)
 	}
-	ev, err := nostr.ParseEvent(raw)
+	ev, err := nostr.ParseStored(raw)
 	if err != nil {
 		return nil, false, fmt.Errorf("store: profile of %s: %w", pubkey, err)
 	}
@@ -66,7 +66,7 @@ func (s *Store) Profiles(ctx context.Context) ([]*nostr.Event, error) {
 		if err := rows.Scan(&raw); err != nil {
 			return nil, fmt.Errorf("store: profiles: %w", err)
 		}
-		ev, err := nostr.ParseEvent(raw)
+		ev, err := nostr.ParseStored(raw)
 		if err != nil {
 			return nil, fmt.Errorf("store: profiles: %w", err)
 		}

@@ -59,7 +59,7 @@ func (s *Store) MatchEventsSeen(ctx context.Context, match string) ([]*nostr.Eve
 		if err := rows.Scan(&id, &raw, &seenAt); err != nil {
 			return nil, nil, fmt.Errorf("store: match %s: %w", match, err)
 		}
-		ev, err := nostr.ParseEvent(raw)
+		ev, err := nostr.ParseStored(raw)
 		if err != nil {
 			return nil, nil, fmt.Errorf("store: match %s: stored event %s: %w", match, id, err)
 		}
