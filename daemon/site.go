@@ -2,15 +2,16 @@ package daemon
 
 import (
 	"context"
-	"sync"
-	"sync/atomic"
 	"vesper/analysis"
 	"vesper/match"
+	"vesper/ratings"
 	"vesper/site"
 	"vesper/store"
 )
 
-// BuildSite folds every stored match and builds the site. The house
+// BuildSite folds every stored match and builds the site, one match at a
+// time (site.BuildEach): memory follows the matches' cards, not their
+// events. The house
 // (daemon "") is the key of the store's outbox, and its profile the one it
 // published there when no newer one came back from a relay.
 func BuildSite(ctx context.Context, st *store.Store, out, daemon string, listAll bool, now int64) (site.Stats, error) {
@@ -29,12 +30,28 @@ func buildFull(ctx context.Context, st *store.Store, out, daemon string, listAll
 	if err != nil {
 		return site.Stats{}, err
 	}
-	in.States, in.SeenAt, err = foldStored(ctx, st, ids)
-	if err != nil {
+	if in.RatingGames, err = ratingForecast(ctx, st); err != nil {
 		return site.Stats{}, err
 	}
-	in.RatingGames = site.RatingGames(in.States)
-	return site.Build(in, out)
+	return site.BuildEach(in, ids, func(id string) (*match.State, map[string]int64, error) {
+		return foldOne(ctx, st, id)
+	}, out)
+}
+
+// ratingForecast is the rated games as the stored summaries say them, for
+// site.BuildEach, which checks them against its folds.
+func ratingForecast(ctx context.Context, st *store.Store) (map[string][]ratings.Game, error) {
+	results, err := st.FinalResults(ctx)
+	if err != nil {
+		return nil, err
+	}
+	games := map[string][]ratings.Game{}
+	for _, r := range results {
+		games[r.Game] = append(games[r.Game], ratings.Game{
+			Match: r.Match, Kind: r.Game, First: r.First, Second: r.Second, Result: r.Result, At: r.At,
+		})
+	}
+	return games, nil
 }
 
 // SiteInput is what every build shows besides the matches (the profiles,
@@ -92,57 +109,6 @@ func siteInput(ctx context.Context, st *store.Store, daemon string, listAll bool
 		in.Profiles[daemon] = site.ParseProfile(hp.Content)
 	}
 	return in, nil
-}
-
-// foldStored reads and folds the matches ids on every core (reading the
-// events and folding them are most of a full build), in the order of ids;
-// matches that hold no valid match are left out.
-func foldStored(ctx context.Context, st *store.Store, ids []string) ([]*match.State, map[string]int64, error) {
-	states := make([]*match.State, len(ids))
-	seens := make([]map[string]int64, len(ids))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	errs := make(chan error, workers())
-	for range workers() {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= len(ids) {
-					return
-				}
-				s, seen, err := foldOne(ctx, st, ids[i])
-				if err != nil {
-					errs <- err
-					next.Store(int64(len(ids))) // the others stop at their next match
-					return
-				}
-				states[i], seens[i] = s, seen
-			}
-		}()
-	}
-	wg.Wait()
-	select {
-	case err := <-errs:
-		return nil, nil, err
-	default:
-	}
-	total := 0
-	for _, seen := range seens {
-		total += len(seen)
-	}
-	all := make(map[string]int64, total)
-	out := states[:0]
-	for i, s := range states {
-		for id, t := range seens[i] {
-			all[id] = t
-		}
-		if s != nil {
-			out = append(out, s)
-		}
-	}
-	return out, all, nil
 }
 
 // foldOne folds one stored match: its state with every event, and their

@@ -115,8 +115,13 @@ func TestDaemonSiteFromChanges(t *testing.T) {
 			t.Errorf("full build %v, want %v: %s", got, wantFull, built[len(built)-1])
 		}
 		fresh := filepath.Join(t.TempDir(), "site")
-		if _, err := BuildSite(ctx, st, fresh, n.self, o.ListAll, now); err != nil {
+		stats, err := BuildSite(ctx, st, fresh, n.self, o.ListAll, now)
+		if err != nil {
 			t.Fatal(err)
+		}
+		// The stored summaries forecast the ratings right: one pass.
+		if stats.Passes != 1 {
+			t.Errorf("vesper site build folded the store %d times, want once", stats.Passes)
 		}
 		got, want := siteTree(t, o.SiteDir), siteTree(t, fresh)
 		for rel, w := range want {

@@ -117,6 +117,9 @@ type Input struct {
 // second state of the same match.
 type Stats struct {
 	Pages, Written, Unchanged, Skipped int
+	// Passes is how many times BuildEach folded the matches: 2 when its
+	// forecast of the ratings was wrong (0 for Build and Update).
+	Passes int
 }
 
 // Build renders the site into a new directory beside outDir and switches
@@ -178,7 +181,7 @@ type builder struct {
 	defs     *boardDefs
 	renderID string
 
-	mu       sync.Mutex // guards players and states: match pages render in parallel
+	mu       sync.Mutex // guards players, states and (BuildEach) cards and byID: match pages render in parallel
 	players  map[string]*player
 	states   map[string]full // the matches whose files can be rendered without load
 	cards    []*card         // valid ids, newest challenge first
@@ -242,6 +245,12 @@ func (b *builder) index() {
 			b.byPlayer[pk] = append(b.byPlayer[pk], c)
 		}
 	}
+	b.rate()
+}
+
+// rate computes the rating tables (from in.Ratings, else from
+// in.RatingGames).
+func (b *builder) rate() {
 	for _, kind := range kinds {
 		t, ok := b.in.Ratings[kind]
 		if !ok && len(b.in.RatingGames[kind]) > 0 {
@@ -278,14 +287,26 @@ func participants(c *card) []string {
 }
 
 func (b *builder) build(o *output) error {
+	if err := b.mkdirs(o); err != nil {
+		return err
+	}
+	if err := b.allMatchFiles(o); err != nil {
+		return err
+	}
+	return b.otherPages(o)
+}
+
+func (b *builder) mkdirs(o *output) error {
 	for _, dir := range []string{"m", "p", "ratings", "archive"} {
 		if err := o.mkdir(dir); err != nil {
 			return fmt.Errorf("site: %w", err)
 		}
 	}
-	if err := b.allMatchFiles(o); err != nil {
-		return err
-	}
+	return nil
+}
+
+// otherPages writes every file but the matches' own, from the cards.
+func (b *builder) otherPages(o *output) error {
 	for _, pk := range b.playerKeys() {
 		if err := b.put(o, "p/"+pk+".html", "player", b.playerPage(pk)); err != nil {
 			return err

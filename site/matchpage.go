@@ -153,7 +153,9 @@ func sides(kind string) (first, second string) {
 // matchView is the view of a match page; g is the analysis to show, nil
 // for none (matchFiles has checked that it fits the card).
 func (b *builder) matchView(s *match.State, seenAt map[string]int64, g *analysis.Game) *matchPage {
+	b.mu.Lock() // BuildEach adds cards while pages render
 	c := b.byID[s.Match]
+	b.mu.Unlock()
 	v := &matchPage{
 		Root: matchRoot, S: s, Game: gameName(s.Kind), Clock: matchClock(c, b.in.Now),
 		First: b.player(s.First), Second: b.player(s.Second), Invitee: b.player(s.Invitee),
