@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"html/template"
+	"reflect"
 	"runtime"
 	"slices"
 	"strings"
@@ -346,15 +347,13 @@ func (b *builder) put(o *output, rel, name string, data any) error {
 }
 
 // viewKey hashes everything a page template reads: the templates and the
-// binary (renderID) and the page's view, printed in full as Go syntax
-// (%#v quotes every string, so text from a relay cannot make two views
-// print alike). An Update renders
-// again only the player and archive pages whose view changed (fmt costs a
-// fraction of html/template's execution); a pointer inside a view would
-// print as an address and only make the page render every time.
+// binary (renderID) and the page's view, every value in it (hashView), so
+// that an Update renders again only the player and archive pages whose
+// view changed (hashing costs a fraction of html/template's execution).
 func (b *builder) viewKey(name string, data any) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%s\x00%#v", b.renderID, name, data)
+	h.Write([]byte(b.renderID + "\x00" + name + "\x00"))
+	hashView(h, reflect.ValueOf(data))
 	return hex.EncodeToString(h.Sum(nil))
 }
 
