@@ -130,7 +130,13 @@ func (b *chessBoard) svg(label string) template.HTML {
 		if sq < 0 || sq > 63 {
 			return
 		}
-		s.WriteString(`<rect class="` + class + `" x="` + strconv.Itoa(sq%8) + `" y="` + strconv.Itoa(7-sq/8) + `" width="1" height="1"/>`)
+		s.WriteString(`<rect class="`)
+		s.WriteString(class)
+		s.WriteString(`" x="`)
+		s.WriteByte(byte('0' + sq%8))
+		s.WriteString(`" y="`)
+		s.WriteByte(byte('0' + 7 - sq/8))
+		s.WriteString(`" width="1" height="1"/>`)
 	}
 	mark(b.from, "hl")
 	mark(b.to, "hl")
@@ -139,11 +145,20 @@ func (b *chessBoard) svg(label string) template.HTML {
 		if c == 0 {
 			continue
 		}
-		id := "b" + string(c)
+		// Written piece by piece: a board is 32 of these, a page a hundred
+		// boards, and concatenating allocated each one first.
+		side, piece := byte('b'), c
 		if c < 'a' {
-			id = "w" + string(c+'a'-'A')
+			side, piece = 'w', c+'a'-'A'
 		}
-		s.WriteString(`<use href="#` + id + `" x="` + strconv.Itoa(sq%8) + `" y="` + strconv.Itoa(7-sq/8) + `"/>`)
+		s.WriteString(`<use href="#`)
+		s.WriteByte(side)
+		s.WriteByte(piece)
+		s.WriteString(`" x="`)
+		s.WriteByte(byte('0' + sq%8))
+		s.WriteString(`" y="`)
+		s.WriteByte(byte('0' + 7 - sq/8))
+		s.WriteString(`"/>`)
 	}
 	s.WriteString(`</svg>`)
 	return template.HTML(s.String())

@@ -54,6 +54,11 @@ func parseTemplates() (*templates, error) {
 
 func (t *templates) render(name string, data any) ([]byte, error) {
 	var b bytes.Buffer
+	if mp, ok := data.(*matchPage); ok {
+		// A match page is mostly its steps and its events table: sized
+		// once for them rather than doubled up to a few hundred KB.
+		b.Grow(len(mp.Steps) + len(mp.EventsHTML) + len(mp.IgnoredHTML) + 32<<10)
+	}
 	if err := t.set[name].ExecuteTemplate(&b, "layout", data); err != nil {
 		return nil, err
 	}
