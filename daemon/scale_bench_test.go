@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -209,6 +210,51 @@ func legalMove(s *match.State) string {
 		}
 	}
 	return ""
+}
+
+// summarisedStore is a copy of the fixture's store as a daemon leaves it:
+// every match folded and its summary stored (the fixture holds the events
+// only), cached beside the fixture per fold and schema version.
+func summarisedStore(b *testing.B, fx benchfx.Fixture) string {
+	b.Helper()
+	cached := filepath.Join(fx.Dir, fmt.Sprintf("summarised-v%d-schema%d.db", match.FoldVersion, store.SchemaVersion))
+	foldFixture(b, fx, cached, false)
+	dst := filepath.Join(b.TempDir(), "vesper.db")
+	benchfx.CopyFile(b, cached, dst)
+	return dst
+}
+
+// foldFixture makes path once, when it is missing: a copy of the fixture's
+// store with every match folded and its summary stored, and with sync the
+// sync's index too.
+func foldFixture(b *testing.B, fx benchfx.Fixture, path string, sync bool) {
+	b.Helper()
+	if _, err := os.Stat(path); err == nil {
+		return
+	}
+	start := time.Now()
+	tmp := path + ".tmp"
+	benchfx.CopyFile(b, fx.StorePath(), tmp)
+	st, err := store.Open(tmp)
+	if err != nil {
+		b.Fatal(err)
+	}
+	n := newNode(st, nostr.SecretKey{}, nil, arbiter.Config{}, discardLog())
+	if _, err := n.rebuild(context.Background(), nil); err != nil {
+		b.Fatal(err)
+	}
+	if sync {
+		if err := st.PrepareSync(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := st.Close(); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("folded the fixture's store into %s in %v", filepath.Base(path), time.Since(start).Round(time.Second))
 }
 
 func benchSite(b *testing.B, fx benchfx.Fixture) {

@@ -147,25 +147,7 @@ func rebuiltStore(b *testing.B, fx benchfx.Fixture) string {
 		}
 		return path
 	}
-	tmp := path + ".tmp"
-	benchfx.CopyFile(b, fx.StorePath(), tmp)
-	st, err := store.Open(tmp)
-	if err != nil {
-		b.Fatal(err)
-	}
-	n := newNode(st, nostr.SecretKey{}, nil, arbiter.Config{}, discardLog())
-	if _, err := n.rebuild(context.Background(), nil); err != nil {
-		b.Fatal(err)
-	}
-	if err := st.PrepareSync(context.Background()); err != nil {
-		b.Fatal(err)
-	}
-	if err := st.Close(); err != nil {
-		b.Fatal(err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		b.Fatal(err)
-	}
+	foldFixture(b, fx, path, true)
 	return path
 }
 
