@@ -39,6 +39,10 @@ func (n *Daemon) wakeAnalyst() {
 	}
 }
 
+// analyseBatch is how many games the analyser takes from the store's
+// queue at a time.
+const analyseBatch = 64
+
 // analyse grades the store's final games, oldest first, until ctx ends.
 // A game whose analysis fails is stored as failed (the site then shows
 // none): a game that always fails is not retried for ever.
@@ -70,19 +74,29 @@ func (n *Daemon) analyse(ctx context.Context) {
 		}
 		return true
 	}
+	// The queue is read a batch at a time: the query sorts every final
+	// game without an analysis (0.5 s at 100,000 matches), which per game
+	// would cost a seventh of a Stockfish grade. Games that become final
+	// meanwhile are newer than the batch, so oldest-first holds.
+	var queue []string
 	for ctx.Err() == nil {
-		ids, err := n.st.Unanalysed(ctx, 1)
-		if err != nil || len(ids) == 0 {
-			if err != nil && ctx.Err() == nil {
-				n.log.Error("analysis: store", "err", err)
+		if len(queue) == 0 {
+			ids, err := n.st.Unanalysed(ctx, analyseBatch)
+			if err != nil || len(ids) == 0 {
+				if err != nil && ctx.Err() == nil {
+					n.log.Error("analysis: store", "err", err)
+				}
+				if !rest(idle) {
+					return
+				}
+				continue
 			}
-			if !rest(idle) {
-				return
-			}
-			continue
+			queue = ids
 		}
+		id := queue[0]
+		queue = queue[1:]
 		start := time.Now()
-		g, err := analyseStored(ctx, n.st, an, ids[0], n.clock())
+		g, err := analyseStored(ctx, n.st, an, id, n.clock())
 		if ctx.Err() != nil {
 			return // stopped mid-game: nothing stored, the next run redoes it
 		}
