@@ -31,9 +31,16 @@
 // project's VMs but over 10 ms at the 99th percentile, which a new move,
 // stored and summarised, should not wait for (docs/PERFORMANCE.md).
 //
-// A restart resumes from the cursors. Callers advance a cursor only after
-// the events before it are stored; a crash between the two only means
-// fetching some events again, which PutEvent deduplicates.
+// A restart resumes from what the file says. The summaries name the
+// matches that are not final. The dirty marks name the matches whose
+// stored events are newer than their summary: the marks are written in the
+// transaction that stores the events and taken in the one that writes the
+// summary, so a crash between the two leaves them (ResumeSet). The relays
+// are reconciled against the stored ids (NIP-77 in created_at windows,
+// StampWindows), so an event stamped before a cursor is not lost. Callers
+// advance a cursor only after the events before it are stored; a crash
+// between the two only means fetching some events again, which PutEvent
+// deduplicates.
 //
 // # Concurrency
 //
