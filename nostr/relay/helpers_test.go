@@ -20,6 +20,9 @@ func startRelay(t *testing.T, opts relayd.Options) *relayd.Relay {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A NIP-11 document cached for an earlier relay on this port is not
+	// this relay's.
+	infos.forget(r.URL())
 	t.Cleanup(func() { r.Close() })
 	return r
 }

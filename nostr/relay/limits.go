@@ -106,6 +106,18 @@ func (ic *infoCache) get(ctx context.Context, url string, timeout time.Duration)
 	}
 }
 
+// forget drops what the cache holds for url. The cache is the process's,
+// and a relay started on a port another one used a moment ago (every test
+// relay is on an ephemeral loopback port) must not be read by the old
+// relay's document: TestAuthFirst failed in CI when a relay without
+// auth_required had held its port.
+func (ic *infoCache) forget(url string) {
+	ic.mu.Lock()
+	defer ic.mu.Unlock()
+	delete(ic.m, url)
+	delete(ic.m, gn.NormalizeURL(url))
+}
+
 // readInfo fetches and decodes url's NIP-11 document, reading at most
 // MaxInfoSize bytes of it (after any transfer decompression, which Go's
 // transport does as it reads, so a compressed bomb costs no more).

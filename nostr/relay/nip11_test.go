@@ -219,3 +219,24 @@ func TestInspect(t *testing.T) {
 		t.Errorf("dead relay: %+v", d)
 	}
 }
+
+// TestAuthFirstOnAReusedPort: a relay started on the port of one that just
+// closed is read by its own NIP-11 document, not the cached one of the
+// relay before it (the CI failure of TestAuthFirst: a relay without
+// auth_required had held the port, and the publication went out before
+// AUTH).
+func TestAuthFirstOnAReusedPort(t *testing.T) {
+	key := nostr.GenerateKey()
+	open := startRelay(t, relayd.Options{})
+	addr := strings.TrimPrefix(open.URL(), "ws://")
+	if res := PublishWith(t.Context(), []string{open.URL()}, move(t, key, "m", 1, time.Now().Unix()), PublishOptions{Timeout: 5 * time.Second, Key: key}); !res[0].OK {
+		t.Fatalf("publish to the open relay: %+v", res[0])
+	}
+	open.Close()
+	r := startRelay(t, relayd.Options{RequireAuth: true, Listen: addr})
+	ev := move(t, key, "m", 2, time.Now().Unix())
+	res := PublishWith(t.Context(), []string{r.URL()}, ev, PublishOptions{Timeout: 5 * time.Second, Key: key})
+	if !res[0].OK || r.Writes() != 1 {
+		t.Fatalf("publish: %+v with %d EVENTs sent, want accepted at the first", res[0], r.Writes())
+	}
+}
