@@ -337,6 +337,9 @@ func (o *output) abort() {
 // of the builds before the one it replaces (and any left behind by an
 // interrupted run) is done.
 func (o *output) publish(outDir string) error {
+	// The sweep must be over before anything below is made beside outDir:
+	// the link made below has a build's name, and the sweep removes those.
+	<-o.swept
 	outDir = filepath.Clean(outDir)
 	parent := filepath.Dir(outDir)
 	if err := o.writeManifest(); err != nil {
@@ -376,7 +379,6 @@ func (o *output) publish(outDir string) error {
 		os.Remove(tmp)
 		return fmt.Errorf("site: publishing: %w", err)
 	}
-	<-o.swept
 	o.cleanup(outDir) // what the sweep left: a directory moved aside above
 	return nil
 }
