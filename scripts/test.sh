@@ -8,6 +8,11 @@ cd "$(dirname "$0")/.."
 if [ ! -d conformance/chessjs/node_modules/chess.js ]; then
 	npm ci --prefix conformance/chessjs --no-audit --no-fund >/dev/null
 fi
+# The clients agents and hosts run (MCP TypeScript SDK, nostr-tools), for the
+# interoperability tests, pinned by conformance/interop/package-lock.json.
+if [ ! -d conformance/interop/node_modules/nostr-tools ]; then
+	npm ci --prefix conformance/interop --no-audit --no-fund >/dev/null
+fi
 go vet ./...
 go test -timeout 30m "$@" ./...
 # The race detector over the code that runs concurrently: the daemon
