@@ -160,6 +160,15 @@ func Nevent(id, author string, relays []string) string {
 	return s
 }
 
+// Note is an event id's note1 form (the hex id if it is not one).
+func Note(id string) string {
+	s, err := nip19.EncodeNote(id)
+	if err != nil {
+		return id
+	}
+	return s
+}
+
 func quoteShort(s string) string {
 	if len(s) > 80 {
 		s = s[:80] + "..."
