@@ -139,6 +139,13 @@ func isNil(v any) bool {
 	return false
 }
 
+// argsChecker is implemented by arguments that deserve a clearer refusal
+// than the schema validator's message for some values; check sees the
+// arguments before validation, after the defaults.
+type argsChecker interface {
+	check(args map[string]any) *Refusal
+}
+
 // decodeArgs validates the arguments against the input schema (after its
 // defaults) and decodes them.
 func decodeArgs[In any](raw json.RawMessage, schema *jsonschema.Resolved) (In, *Refusal) {
@@ -151,6 +158,11 @@ func decodeArgs[In any](raw json.RawMessage, schema *jsonschema.Resolved) (In, *
 	}
 	if err := schema.ApplyDefaults(&m); err != nil {
 		return zero, refuse(RuleBadArgument, "arguments: %v", err)
+	}
+	if c, ok := any(zero).(argsChecker); ok {
+		if rf := c.check(m); rf != nil {
+			return zero, rf
+		}
 	}
 	if err := schema.Validate(m); err != nil {
 		return zero, refuse(RuleBadArgument, "arguments: %v", err)

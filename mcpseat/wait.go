@@ -25,12 +25,28 @@ const (
 	progressEvery = 5 * time.Second
 )
 
+// zeroWait refuses a wait of 0 s: it once meant the default, and a model
+// that asks for no wait wants game_state.
+func zeroWait() *Refusal {
+	return refuse(RuleBadArgument, "timeout_seconds must be at least 1 (the default is %d); to read the match without waiting, call game_state",
+		int(defaultWait.Seconds()))
+}
+
+// check gives timeout_seconds 0 (or less) zeroWait's refusal instead of the
+// validator's "minimum: 0/1 is less than 1".
+func (WaitArgs) check(args map[string]any) *Refusal {
+	if v, ok := args["timeout_seconds"].(float64); ok && v < 1 {
+		return zeroWait()
+	}
+	return nil
+}
+
 func (t *tools) waitTurn(ctx context.Context, req *mcp.CallToolRequest, in WaitArgs) (*seat.Woke, *Refusal) {
 	// The schema's default and minimum make an absent timeout defaultWait
 	// and refuse 0 (which once meant 300 s); this guards a caller that
 	// skips the schema.
 	if in.TimeoutSeconds < 1 {
-		return nil, refuse(RuleBadArgument, "timeout_seconds must be at least 1 (default %d); to read the match without waiting, call game_state", int(defaultWait.Seconds()))
+		return nil, zeroWait()
 	}
 	d := min(time.Duration(in.TimeoutSeconds)*time.Second, maxWait)
 	opts := seat.WaitOptions{Timeout: d, ProgressEvery: progressEvery}
