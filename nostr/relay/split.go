@@ -61,13 +61,28 @@ type span struct {
 	openLow, openHigh bool
 }
 
+// asked is w with the second before it, as span.filter asks the relay:
+// the local items of a window are read for the same seconds.
+func (w SyncWindow) asked() SyncWindow {
+	if w.Since > 1 {
+		w.Since--
+	}
+	return w
+}
+
 func spanOf(w SyncWindow) span {
 	return span{since: w.Since, until: w.Until, openLow: w.Since == 0, openHigh: w.Until == 0}
 }
 
+// filter is f bounded to the window and the second before it. Windows
+// overlap by that second because eventstore's slicestore (v0.16.2) takes
+// "since" as exclusive: asked for since T, it leaves out the events of T,
+// which would then be in no window. A relay that reads since as NIP-01
+// says lists that second twice, which costs nothing (the local side lists
+// it too, and an event is sent once).
 func (s span) filter(f gn.Filter) gn.Filter {
 	if !s.openLow {
-		t := gn.Timestamp(s.since)
+		t := gn.Timestamp(max(s.since-1, 0))
 		f.Since = &t
 	}
 	if !s.openHigh {
@@ -182,11 +197,14 @@ func (sp *negSplitter) reconcile(ctx context.Context, f gn.Filter, w SyncWindow,
 			continue
 		}
 		sp.st.Splits++
+		// The upper half asks from the lower's last second (span.filter):
+		// its items are in both.
 		var a, b []SyncItem
 		for _, it := range j.items {
 			if it.CreatedAt <= lower.until {
 				a = append(a, it)
-			} else {
+			}
+			if it.CreatedAt >= lower.until {
 				b = append(b, it)
 			}
 		}

@@ -91,19 +91,6 @@ type SyncWindow struct {
 	Since, Until int64
 }
 
-// filter is f bounded to the window.
-func (w SyncWindow) filter(f gn.Filter) gn.Filter {
-	if w.Since > 0 {
-		t := gn.Timestamp(w.Since)
-		f.Since = &t
-	}
-	if w.Until > 0 {
-		t := gn.Timestamp(w.Until)
-		f.Until = &t
-	}
-	return f
-}
-
 // SyncProgress is a step of Sync on one relay.
 type SyncProgress struct {
 	Relay   string
@@ -474,7 +461,7 @@ func (s *syncer) nip77(ctx context.Context, st *SyncStats) bool {
 		}
 		for _, w := range windows {
 			if items == nil {
-				if items, err = s.opts.LocalIn(ctx, f.Kinds, w); err != nil {
+				if items, err = s.opts.LocalIn(ctx, f.Kinds, w.asked()); err != nil {
 					err = fmt.Errorf("relay: sync: local ids: %w", err)
 					s.failLocal(err)
 					st.NegError = err.Error()
