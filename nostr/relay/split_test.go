@@ -67,6 +67,12 @@ func syncStore(t *testing.T, l *memLocal, opts SyncOptions) SyncStats {
 	return stats[0]
 }
 
+// statLine is st without its list of revealed matches.
+func statLine(st SyncStats) string {
+	return fmt.Sprintf("%s: %s, compared %d, fetched %d, refused %d, missing %d, %d splits, %d paged, %d rounds, %d bytes, err %q, nip77 err %q",
+		st.Relay, st.Method, st.Compared, st.Fetched, st.Refused, st.Missing, st.Splits, st.Paged, st.Rounds, st.Bytes, st.Error, st.NegError)
+}
+
 // checkUnion asserts that the store holds exactly the followed events of
 // union and that every match folds to the summary that the fold of union
 // gives (what `vesper verify` computes from the relays' events).
@@ -118,10 +124,16 @@ func TestSyncNIP77CappedKhatru(t *testing.T) {
 			}
 			l := newMemLocal()
 			st := syncStore(t, l, l.options(r.URL))
-			if st.Method != "nip77" || st.Splits == 0 || st.Error != "" || st.Missing != 0 {
-				t.Fatalf("first sync: %+v, want nip77 with splits", st)
+			t.Logf("first sync: %s", statLine(st))
+			// lmdb v0.16.2 answers a REQ that lists ids with those events
+			// whatever the rest of the filter says ("when there are ids we
+			// ignore everything else"): the pager's check for an older page
+			// (until the oldest second) gets the newer ones again, and the
+			// gate refuses them as unrequested (counted, not stored).
+			refusedOK := store == "lmdb" || st.Refused == 0
+			if st.Method != "nip77" || st.Splits == 0 || st.Error != "" || st.Missing != 0 || !refusedOK {
+				t.Fatalf("first sync: %s, want nip77 with splits", statLine(st))
 			}
-			t.Logf("first sync: %d fetched, %d splits, %d paged, %d rounds, %d bytes", st.Fetched, st.Splits, st.Paged, st.Rounds, st.Bytes)
 			checkUnion(t, l, first)
 
 			// Downtime: whole matches stamped inside the season reach the
@@ -131,8 +143,10 @@ func TestSyncNIP77CappedKhatru(t *testing.T) {
 				t.Fatal(err)
 			}
 			st = syncStore(t, l, l.options(r.URL))
-			if st.Method != "nip77" || st.Fetched != len(followed(late)) || st.Error != "" || st.Missing != 0 {
-				t.Fatalf("after downtime: %+v, want nip77 fetching the %d late events", st, len(followed(late)))
+			t.Logf("after downtime: %s", statLine(st))
+			refusedOK = store == "lmdb" || st.Refused == 0
+			if st.Method != "nip77" || st.Fetched != len(followed(late)) || st.Error != "" || st.Missing != 0 || !refusedOK {
+				t.Fatalf("after downtime: %s, want nip77 fetching the %d late events", statLine(st), len(followed(late)))
 			}
 			checkUnion(t, l, append(first, late...))
 		})
@@ -151,7 +165,7 @@ func TestSyncNIP77TooMany(t *testing.T) {
 	l := newMemLocal()
 	st := syncStore(t, l, l.options(r.URL))
 	if st.Method != "nip77" || st.NegError != "" || st.Splits == 0 || st.Paged != 0 || st.Error != "" {
-		t.Fatalf("stats %+v, want nip77 with splits and nothing paged", st)
+		t.Fatalf("stats %s, want nip77 with splits and nothing paged", statLine(st))
 	}
 	if r.TooManyRefusals() == 0 {
 		t.Fatal("the relay never said too many: the test proves nothing")
@@ -162,7 +176,7 @@ func TestSyncNIP77TooMany(t *testing.T) {
 	q := r.Queries()
 	st = syncStore(t, l, l.options(r.URL))
 	if st.Method != "nip77" || st.Fetched != 0 || st.Splits == 0 || r.Queries() != q {
-		t.Fatalf("second sync: %+v, %d REQs, want nip77 with no fetch", st, r.Queries()-q)
+		t.Fatalf("second sync: %s, %d REQs, want nip77 with no fetch", statLine(st), r.Queries()-q)
 	}
 }
 
@@ -189,7 +203,7 @@ func TestSyncNIP77OneSecondPaged(t *testing.T) {
 	// Windows overlap by a second (span.filter), so the crowded second
 	// may be paged from both sides.
 	if st.Method != "nip77" || st.Paged == 0 || st.Paged > 2 || st.Error != "" {
-		t.Fatalf("stats %+v, want nip77 with the crowded second paged", st)
+		t.Fatalf("stats %s, want nip77 with the crowded second paged", statLine(st))
 	}
 	if g, w := evIDs(slices.Collect(func(yield func(*nostr.Event) bool) {
 		for _, ev := range l.evs {
