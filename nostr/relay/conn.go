@@ -632,15 +632,9 @@ func (e *ClosedError) Error() string {
 	return fmt.Sprintf("relay: %s closed the subscription: %s", e.Relay, e.Reason)
 }
 
-func (e *ClosedError) Is(target error) bool {
-	switch target {
-	case ErrAuthRequired:
-		return strings.HasPrefix(e.Reason, "auth-required:")
-	case ErrRateLimited:
-		return strings.HasPrefix(e.Reason, "rate-limited:")
-	}
-	return false
-}
+// Is reads the reason's machine-readable prefix (reasonPrefix):
+// ErrAuthRequired, ErrRestricted or ErrRateLimited.
+func (e *ClosedError) Is(target error) bool { return reasonIs(e.Reason, target) }
 
 func closedError(url, reason string) error { return &ClosedError{Relay: url, Reason: reason} }
 

@@ -36,6 +36,9 @@ func (e *NegError) Error() string {
 	return fmt.Sprintf("relay: %s refused the reconciliation: %s", e.Relay, e.Reason)
 }
 
+// Is reads the reason's machine-readable prefix as ClosedError.Is does.
+func (e *NegError) Is(target error) bool { return reasonIs(e.Reason, target) }
+
 // SyncItem is one stored event as reconciliation sees it: NIP-77 orders
 // and fingerprints (created_at, id) pairs.
 type SyncItem struct {
