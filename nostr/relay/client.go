@@ -764,7 +764,8 @@ func (c *Client) openLive(ctx context.Context, cn *conn, filters []gn.Filter, li
 }
 
 func (c *Client) openLiveREQ(ctx context.Context, cn *conn, filters []gn.Filter, deliver func(*gn.Event)) (*sub, error) {
-	for attempt := 0; ; attempt++ {
+	authTried := false
+	for {
 		s, err := cn.subscribe(filters, deliver)
 		if err != nil {
 			return nil, err
@@ -773,9 +774,9 @@ func (c *Client) openLiveREQ(ctx context.Context, cn *conn, filters []gn.Filter,
 		switch {
 		case err == nil:
 			return s, nil
-		case errors.Is(err, ErrAuthRequired) && attempt == 0:
-			if aerr := cn.auth(ctx, c.cfg.Key); aerr != nil {
-				return nil, errors.Join(err, aerr)
+		case errors.Is(err, ErrAuthRequired):
+			if retry, err := cn.retryAfterAuth(ctx, c.cfg.Key, err, &authTried); !retry {
+				return nil, err
 			}
 		case errors.Is(err, ErrClosed), ctx.Err() != nil:
 			return nil, err

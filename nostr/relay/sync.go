@@ -67,7 +67,7 @@ type SyncOptions struct {
 	// (no NIP-77, no open matches, no challenge scan).
 	FallbackOnly bool
 
-	Key       nostr.SecretKey // answers NIP-42 AUTH on the fallback's queries
+	Key       nostr.SecretKey // answers NIP-42 AUTH on every connection, NIP-77 sessions too
 	PageLimit int             // "limit" per query, lowered by NIP-11 max_limit [500]
 	// RelayTimeout bounds all the work on one relay [10m].
 	RelayTimeout time.Duration
@@ -437,6 +437,7 @@ func (s *syncer) nip77(ctx context.Context, st *SyncStats) bool {
 	log := s.opts.Logger.With("relay", st.Relay)
 	info := syncInfo(ctx, st.Relay, s.opts.DialTimeout)
 	o := negOptions{maxRounds: s.opts.MaxRounds, first: s.opts.QueryTimeout, silence: s.opts.QueryTimeout, dial: s.opts.DialTimeout}
+	o.key = s.opts.Key // NIP-77 sessions authenticate as the REQs do
 	if info == nil || !slices.ContainsFunc(info.SupportedNIPs, func(n any) bool {
 		f, ok := n.(float64) // JSON numbers
 		return ok && f == 77 || n == 77
