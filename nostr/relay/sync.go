@@ -134,6 +134,9 @@ type SyncStats struct {
 	// or the new challenges it sent (fallback): Sync asks the relays
 	// without NIP-77 about the former.
 	Revealed []string `json:"-"`
+	// AuthRequired: the relay refused to be read without NIP-42 AUTH, and
+	// there was no key to authenticate with.
+	AuthRequired bool `json:"auth_required,omitempty"`
 }
 
 func (o SyncOptions) withDefaults() SyncOptions {
@@ -563,13 +566,13 @@ func (s *syncer) fallback(ctx context.Context, st *SyncStats, matches []string) 
 	defer cancel()
 	rs, err := s.open(ctx, st)
 	if err != nil {
-		st.Error = err.Error()
+		st.Error, st.AuthRequired = err.Error(), errors.Is(err, ErrAuthNoKey)
 		s.opts.Logger.Warn("relay: sync failed", "relay", st.Relay, "err", err)
 		return
 	}
 	defer rs.close()
 	if err := rs.runFallback(ctx, matches); err != nil {
-		st.Error = err.Error()
+		st.Error, st.AuthRequired = err.Error(), errors.Is(err, ErrAuthNoKey)
 		rs.log.Warn("relay: sync failed", "err", err)
 	}
 }
