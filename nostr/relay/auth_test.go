@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	gn "github.com/nbd-wtf/go-nostr"
+
 	"vesper/internal/testrelay"
 	"vesper/nostr"
 	"vesper/relayd"
@@ -98,5 +100,36 @@ func TestSyncStrfryTooManyResults(t *testing.T) {
 	}
 	if s.Method == "fallback" && !strings.Contains(s.NegError, "blocked: too many query results") {
 		t.Fatalf("fallback without strfry's reason: %+v", s)
+	}
+}
+
+// TestClientStrfryAuthReads: the client's live REQs and backfill on a
+// strfry with restricted reads, refused "ERROR: auth-required: ...", are
+// answered with AUTH. Without a key, the session fails saying so, and the
+// relay is retried at the put-aside pace, not every MaxBackoff.
+func TestClientStrfryAuthReads(t *testing.T) {
+	m := oldMatch(t, nostr.GenerateKey(), 3)
+	recent := move(t, nostr.GenerateKey(), m[0].ID, 4, time.Now().Unix()-30)
+	u := testrelay.Strfry(t, testrelay.StrfryOptions{AuthReads: true, Seed: append(slices.Clone(m), recent)})
+	cfg := fastConfig(u)
+	cfg.Key = nostr.GenerateKey()
+	_, s := run(t, cfg)
+	waitFor(t, "the recent event behind AUTH", func() bool { return s.has(gn.NormalizeURL(u), recent) })
+
+	cfg = fastConfig(u)
+	cfg.AsideBackoff = time.Hour
+	c, _ := run(t, cfg)
+	var st RelayState
+	waitFor(t, "the session refused for want of a key", func() bool {
+		for _, x := range c.RelayStates() {
+			if strings.Contains(x.LastError, "no key is configured") {
+				st = x
+				return true
+			}
+		}
+		return false
+	})
+	if time.Until(st.RetryAt) < 30*time.Minute {
+		t.Fatalf("retried at %v, want the put-aside pace (an hour)", st.RetryAt)
 	}
 }
