@@ -500,8 +500,11 @@ func (c *conn) negFrames() <-chan []byte {
 	return c.neg
 }
 
-// negQueue is how many NIP-77 messages wait for the reconciliation.
-const negQueue = 16
+// negQueue is how many NIP-77 messages wait for the reconciliation: an
+// honest relay sends one per message of ours, so a stray one or two while
+// an AUTH is answered fit; each may be negReadLimit bytes, held outside
+// the connection's queue.
+const negQueue = 2
 
 func (c *conn) toNeg(msg []byte) {
 	c.mu.Lock()
