@@ -67,13 +67,20 @@ func (e *NotFoundError) Error() string {
 type RelayError struct {
 	What   string            // "read match ..." or "publish event ..."
 	Failed map[string]string // relay URL -> why
+	// NeedAuth are the relays among Failed that read only to clients
+	// authenticated with NIP-42, when the seat has no key to do it with.
+	NeedAuth []string
 }
 
 func (e *RelayError) Error() string {
 	if len(e.Failed) == 0 {
 		return e.What + ": no relays configured"
 	}
-	return e.What + ": no relay answered: " + describe(e.Failed)
+	msg := e.What + ": no relay answered: " + describe(e.Failed)
+	if len(e.NeedAuth) > 0 {
+		msg += "; " + strings.Join(e.NeedAuth, ", ") + " requires NIP-42 authentication, and no key was given"
+	}
+	return msg
 }
 
 // InputError is a bad argument: an id that is no event reference, an

@@ -120,6 +120,7 @@ type fetched struct {
 	failed   map[string]string
 	heldBy   map[string][]string // event id -> relays that sent it
 	at       int64
+	needAuth []string // relays that refused to be read without NIP-42 AUTH, and no key
 }
 
 // fetch asks each relay alone, so that one failing relay is named and the
@@ -148,6 +149,9 @@ func (s *Seat) fetchFrom(ctx context.Context, relays []string, filters []gn.Filt
 			defer mu.Unlock()
 			if err != nil {
 				out.failed[url] = shortErr(err, url)
+				if errors.Is(err, relay.ErrAuthNoKey) {
+					out.needAuth = append(out.needAuth, url)
+				}
 				return
 			}
 			out.answered = append(out.answered, url)
@@ -161,7 +165,8 @@ func (s *Seat) fetchFrom(ctx context.Context, relays []string, filters []gn.Filt
 	}
 	wg.Wait()
 	if len(out.answered) == 0 {
-		return nil, &RelayError{What: what, Failed: out.failed}
+		sortStrings(out.needAuth)
+		return nil, &RelayError{What: what, Failed: out.failed, NeedAuth: out.needAuth}
 	}
 	for _, r := range byID {
 		out.events = append(out.events, r)

@@ -70,6 +70,8 @@ func seatError(err error) error {
 		return &exitError{code: exitRules, msg: rf.Error(), detail: rf}
 	case errors.As(err, &nf):
 		return &exitError{code: exitNotFound, msg: nf.Error()}
+	case errors.As(err, &re) && len(re.NeedAuth) > 0:
+		return &exitError{code: exitAuth, msg: re.Error() + " (give one with --key)"}
 	case errors.As(err, &re):
 		return &exitError{code: exitRelays, msg: re.Error()}
 	case errors.As(err, &ie):

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -105,6 +106,15 @@ func syncOnce(ctx context.Context, n *daemon.Daemon, w io.Writer, f syncFlags) e
 		fmt.Fprintf(w, "stored %d new events, re-folded %d matches in %.1f s\n", rep.Stored, rep.Matches, rep.Seconds)
 	}
 	if failed == len(stats) {
+		var auth []string
+		for _, st := range stats {
+			if st.AuthRequired {
+				auth = append(auth, st.Relay)
+			}
+		}
+		if len(auth) > 0 {
+			return fail(exitAuth, "sync: no relay could be synced; %s requires NIP-42 authentication to be read: give a key with --key", strings.Join(auth, ", "))
+		}
 		return fail(exitRelays, "sync: no relay could be synced")
 	}
 	return nil

@@ -423,11 +423,17 @@ func (c *Client) follow(ctx context.Context, url string, out chan<- Received) {
 		// failing is tried rarely: it may be gone for good, and it must not
 		// cost a dial every few minutes for ever.
 		putAside := !configured && failed >= c.cfg.AsideAfter
-		if putAside {
+		// A relay that reads only to authenticated clients, with no key
+		// to authenticate with, will refuse the next session too: it is
+		// tried as rarely as one put aside, and said so plainly.
+		noKey := errors.Is(err, ErrAuthNoKey)
+		if putAside || noKey {
 			wait = aside.next()
 		}
 		c.noteDown(url, err, failed, putAside, time.Now().Add(wait))
 		switch {
+		case noKey:
+			log.Error("relay: the relay requires NIP-42 authentication to read, and no key is configured to authenticate with", "err", err, "retry_in", wait.Round(time.Second))
 		case errors.Is(err, ErrBudget):
 			log.Info("relay: backfill continues on the next connection", "retry_in", wait.Round(time.Millisecond))
 		case putAside:
@@ -764,7 +770,8 @@ func (c *Client) openLive(ctx context.Context, cn *conn, filters []gn.Filter, li
 }
 
 func (c *Client) openLiveREQ(ctx context.Context, cn *conn, filters []gn.Filter, deliver func(*gn.Event)) (*sub, error) {
-	for attempt := 0; ; attempt++ {
+	authTried := false
+	for {
 		s, err := cn.subscribe(filters, deliver)
 		if err != nil {
 			return nil, err
@@ -773,9 +780,9 @@ func (c *Client) openLiveREQ(ctx context.Context, cn *conn, filters []gn.Filter,
 		switch {
 		case err == nil:
 			return s, nil
-		case errors.Is(err, ErrAuthRequired) && attempt == 0:
-			if aerr := cn.auth(ctx, c.cfg.Key); aerr != nil {
-				return nil, errors.Join(err, aerr)
+		case errors.Is(err, ErrAuthRequired):
+			if retry, err := cn.retryAfterAuth(ctx, c.cfg.Key, err, &authTried); !retry {
+				return nil, err
 			}
 		case errors.Is(err, ErrClosed), ctx.Err() != nil:
 			return nil, err

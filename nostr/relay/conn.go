@@ -35,8 +35,10 @@ const (
 // Errors a session or a publication can end with.
 var (
 	ErrAuthRequired = errors.New("relay: the relay requires NIP-42 AUTH")
-	ErrRateLimited  = errors.New("relay: rate-limited by the relay")
-	ErrClosed       = errors.New("relay: connection closed")
+	// ErrAuthNoKey is ErrAuthRequired when there is no key to answer with.
+	ErrAuthNoKey   = fmt.Errorf("%w, and no key is configured to authenticate with", ErrAuthRequired)
+	ErrRateLimited = errors.New("relay: rate-limited by the relay")
+	ErrClosed      = errors.New("relay: connection closed")
 )
 
 const writeTimeout = 10 * time.Second
@@ -94,6 +96,9 @@ type conn struct {
 	// dispatched is closed when the dispatcher has returned: after it, no
 	// deliver func of this connection runs again.
 	dispatched chan struct{}
+	// neg, when set (negFrames), receives the NIP-77 messages and the
+	// NOTICEs, in order, for a reconciliation on this connection.
+	neg chan []byte
 }
 
 type okReply struct {
@@ -361,6 +366,7 @@ func (c *conn) dispatch(frames <-chan []byte) {
 type envelope struct {
 	label string
 	arr   []json.RawMessage
+	raw   []byte // the whole message
 }
 
 // envelope splits a relay message, which must be a JSON array with a
@@ -379,7 +385,7 @@ func (c *conn) envelope(msg []byte) (envelope, bool) {
 		c.log.Debug("relay: unparseable message", "relay", c.url, "message", clip(string(msg)))
 		return envelope{}, false
 	}
-	return envelope{label: label, arr: arr}, true
+	return envelope{label: label, arr: arr, raw: msg}, true
 }
 
 // restValid checks what neither unquote (the label) nor ParseEvent (an
@@ -473,6 +479,43 @@ func (c *conn) handle(env envelope) {
 				c.log.Info("relay: notice", "relay", c.url, "notice", clip(str(1)))
 			}
 		}
+		c.toNeg(env.raw) // a relay without NIP-77 answers NEG-OPEN with one
+	case "NEG-MSG", "NEG-ERR", "NEG-ERROR":
+		c.toNeg(env.raw)
+	}
+}
+
+// negFrames hands the connection's NIP-77 messages and NOTICEs to the
+// caller, in order, from now on: a reconciliation reads them while AUTH
+// and its OK stay with the connection, so a NIP-77 session authenticates
+// through the same auth as a REQ. The dispatcher waits while negQueue of
+// them are untaken (a few stray ones may come while the caller waits for
+// an AUTH's OK), until the connection ends.
+func (c *conn) negFrames() <-chan []byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.neg == nil {
+		c.neg = make(chan []byte, negQueue)
+	}
+	return c.neg
+}
+
+// negQueue is how many NIP-77 messages wait for the reconciliation: an
+// honest relay sends one per message of ours, so a stray one or two while
+// an AUTH is answered fit; each may be negReadLimit bytes, held outside
+// the connection's queue.
+const negQueue = 2
+
+func (c *conn) toNeg(msg []byte) {
+	c.mu.Lock()
+	ch := c.neg
+	c.mu.Unlock()
+	if ch == nil {
+		return
+	}
+	select {
+	case ch <- msg:
+	case <-c.ctx.Done():
 	}
 }
 
@@ -632,15 +675,9 @@ func (e *ClosedError) Error() string {
 	return fmt.Sprintf("relay: %s closed the subscription: %s", e.Relay, e.Reason)
 }
 
-func (e *ClosedError) Is(target error) bool {
-	switch target {
-	case ErrAuthRequired:
-		return strings.HasPrefix(e.Reason, "auth-required:")
-	case ErrRateLimited:
-		return strings.HasPrefix(e.Reason, "rate-limited:")
-	}
-	return false
-}
+// Is reads the reason's machine-readable prefix (reasonPrefix):
+// ErrAuthRequired, ErrRestricted or ErrRateLimited.
+func (e *ClosedError) Is(target error) bool { return reasonIs(e.Reason, target) }
 
 func closedError(url, reason string) error { return &ClosedError{Relay: url, Reason: reason} }
 
@@ -674,7 +711,7 @@ func (c *conn) send(ctx context.Context, label string, ev *gn.Event) (okReply, e
 // a relay that still refuses after a successful AUTH is not asked again.
 func (c *conn) auth(ctx context.Context, key nostr.SecretKey) error {
 	if key.IsZero() {
-		return ErrAuthRequired
+		return ErrAuthNoKey
 	}
 	c.authMu.Lock()
 	defer c.authMu.Unlock()
@@ -710,6 +747,23 @@ func (c *conn) auth(ctx context.Context, key nostr.SecretKey) error {
 	c.mu.Unlock()
 	c.log.Debug("relay: authenticated", "relay", c.url, "pubkey", key.PublicKey())
 	return nil
+}
+
+// retryAfterAuth is what every read on c does with a refusal, REQ and
+// NEG-OPEN alike: when err is the relay's "auth-required:" (in whatever
+// form reasonPrefix reads) and this read has not authenticated yet
+// (*tried), it answers the challenge with key and reports true: the read
+// is sent again, once. Otherwise err comes back, joined with why AUTH
+// failed (ErrAuthNoKey without a key).
+func (c *conn) retryAfterAuth(ctx context.Context, key nostr.SecretKey, err error, tried *bool) (bool, error) {
+	if *tried || !errors.Is(err, ErrAuthRequired) {
+		return false, err
+	}
+	*tried = true
+	if aerr := c.auth(ctx, key); aerr != nil {
+		return false, fmt.Errorf("%w (%w)", err, aerr)
+	}
+	return true, nil
 }
 
 // authFirst authenticates before the first read or write on a relay whose

@@ -93,11 +93,19 @@
 // after a session that completed or advanced its backfill, stepped twice
 // on "rate-limited:"), and the next backfill covers the gap.
 //
-// NIP-42: when a relay answers a REQ or an EVENT with "auth-required:", the
-// client signs the relay's challenge with the configured key (once per
-// connection) and retries; on a relay whose NIP-11 document says
-// auth_required, the client, Fetch, Sync and Publish authenticate first,
-// before their first query or event. Publish skips relays whose NIP-11
+// NIP-42: when a relay answers a REQ (CLOSED), an EVENT (OK false) or a
+// NIP-77 NEG-OPEN (NEG-ERR) with "auth-required:", the client signs the
+// relay's challenge with the configured key (once per connection) and
+// retries; on a relay whose NIP-11 document says auth_required, the
+// client, Fetch, Sync (NIP-77 sessions too) and Publish authenticate
+// first, before their first query or event. The machine-readable prefix
+// of a reason is read in one place (reasonPrefix), wherever the relay puts
+// it: strfry writes "ERROR: auth-required: ...". "restricted:" is a
+// refusal AUTH does not lift (ErrRestricted). Without a key, the refusal
+// wraps ErrAuthNoKey, and the client retries such a relay only at the
+// put-aside pace. strfry serves a filter that names no restricted kind to
+// anyone and withholds those kinds from it silently, so Fetch reads again
+// what it read before authenticating. Publish skips relays whose NIP-11
 // document rules the event out, and says why in PublishResult.Skipped:
 // restricted_writes or payment_required (unless the caller marks the
 // relay as one whose policy admits its key: Config.MayWrite,

@@ -125,9 +125,23 @@ func fetchOne(ctx context.Context, url string, filters []gn.Filter, opts FetchOp
 		}
 	}
 	p.conn = cn
-	for _, f := range filters {
+	authed := cn.isAuthed()
+	for i, f := range filters {
 		if _, err := p.run(ctx, f, f.Limit, deliver); err != nil {
 			return err
+		}
+		if !authed && cn.isAuthed() {
+			// strfry serves a filter that names no restricted kind (by
+			// ids, say) to anyone, but withholds the events of those kinds
+			// from it without a word; only a filter of restricted kinds
+			// alone makes it ask for AUTH. So what was read before the
+			// connection authenticated is read again.
+			authed = true
+			for _, g := range filters[:i] {
+				if _, err := p.run(ctx, g, g.Limit, deliver); err != nil {
+					return err
+				}
+			}
 		}
 	}
 	return nil

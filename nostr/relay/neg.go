@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -36,6 +37,9 @@ func (e *NegError) Error() string {
 	return fmt.Sprintf("relay: %s refused the reconciliation: %s", e.Relay, e.Reason)
 }
 
+// Is reads the reason's machine-readable prefix as ClosedError.Is does.
+func (e *NegError) Is(target error) bool { return reasonIs(e.Reason, target) }
+
 // SyncItem is one stored event as reconciliation sees it: NIP-77 orders
 // and fingerprints (created_at, id) pairs.
 type SyncItem struct {
@@ -61,6 +65,8 @@ type negOptions struct {
 	// pause is waited before the first NEG-MSG, on a retry after the relay
 	// lost the session (see negRetries).
 	pause time.Duration
+	// key answers NIP-42 AUTH, as on the REQs (zero: none).
+	key nostr.SecretKey
 }
 
 // negResult is what a reconciliation learnt.
@@ -78,14 +84,99 @@ type negResult struct {
 // and those only it holds.
 func (r negResult) relaySize() int { return r.local - r.haves + len(r.need) }
 
-// negReconcile runs one NIP-77 session for filter f on its own websocket,
-// comparing the local items with the relay's, and returns the ids the
-// relay holds that local lacks. It never fetches the events (the caller
-// does, through the strict parser). A relay that never converges is cut
-// off after maxRounds messages or by ctx; a malformed NEG-MSG ends the
-// session with an error instead of reaching the negentropy decoder, whose
-// allocations trust the counts in the message.
+// negReconcile runs one NIP-77 session for filter f on its own
+// connection, comparing the local items with the relay's, and returns the
+// ids the relay holds that local lacks. It never fetches the events (the
+// caller does, through the strict parser). The connection authenticates as
+// a REQ's does: first when the relay's NIP-11 document says
+// auth_required, and when NEG-OPEN is refused "auth-required:" (strfry
+// and khatru send their challenge with that refusal), after which the
+// session is opened again.
 func negReconcile(ctx context.Context, url string, f gn.Filter, local []SyncItem, o negOptions) (res negResult, err error) {
+	wsc, err := negDial(ctx, url, o)
+	if err != nil {
+		return res, err
+	}
+	defer wsc.cn.close(ErrClosed)
+	authTried := false
+	for {
+		r, err := negSession(ctx, wsc, url, f, local, o)
+		res.need, res.rounds, res.bytes = r.need, res.rounds+r.rounds, res.bytes+r.bytes
+		res.local, res.haves = r.local, r.haves
+		if err == nil {
+			return res, nil
+		}
+		actx, cancel := context.WithTimeout(ctx, o.silence)
+		retry, err := wsc.cn.retryAfterAuth(actx, o.key, err, &authTried)
+		cancel()
+		if !retry {
+			return res, err
+		}
+		for len(wsc.frames) > 0 {
+			<-wsc.frames // the refused session's: the new one must not read them
+		}
+	}
+}
+
+// negDial connects for a reconciliation, within o.dial, and authenticates
+// first where the relay's NIP-11 document asks, as sync's REQ connection
+// does.
+func negDial(ctx context.Context, url string, o negOptions) (negConn, error) {
+	info := infos.get(ctx, url, o.dial)
+	dctx, cancel := context.WithTimeout(ctx, o.dial)
+	// A read limit: the relay's frames are then bounded on the wire
+	// (khatru's own answers stay under 2 MB of hex); dial never
+	// negotiates compression.
+	cn, err := dial(dctx, url, slog.New(slog.DiscardHandler), nil, wireLimits{maxMessage: negReadLimit, maxFrame: negReadLimit})
+	cancel()
+	if err != nil {
+		return negConn{}, err
+	}
+	stop := context.AfterFunc(ctx, func() { cn.close(context.Cause(ctx)) })
+	go func() {
+		<-cn.ctx.Done()
+		stop()
+	}()
+	if info.authRequired() {
+		if err := cn.authFirst(ctx, o.key, o.silence); err != nil && cn.ctx.Err() != nil {
+			return negConn{}, err
+		}
+	}
+	return negConn{cn: cn, frames: cn.negFrames()}, nil
+}
+
+// negConn is a connection as a reconciliation reads and writes it: the
+// NIP-77 messages and NOTICEs its dispatcher hands over, in order, while
+// AUTH and OK stay with the connection.
+type negConn struct {
+	cn     *conn
+	frames <-chan []byte
+}
+
+// Read is the next NIP-77 message or NOTICE.
+func (n negConn) Read(ctx context.Context) (ws.MessageType, []byte, error) {
+	select {
+	case msg := <-n.frames:
+		return ws.MessageText, msg, nil
+	case <-n.cn.ctx.Done():
+		return 0, nil, n.cn.err()
+	case <-ctx.Done():
+		return 0, nil, ctx.Err()
+	}
+}
+
+// Write sends msg within the connection's write timeout; ctx ending
+// closes the connection (negDial), which ends the write too.
+func (n negConn) Write(_ context.Context, _ ws.MessageType, msg []byte) error {
+	return n.cn.write(msg)
+}
+
+// negSession is one NEG-OPEN and the exchange that follows on wsc. A
+// relay that never converges is cut off after maxRounds messages or by
+// ctx; a malformed NEG-MSG ends the session with an error instead of
+// reaching the negentropy decoder, whose allocations trust the counts in
+// the message.
+func negSession(ctx context.Context, wsc negConn, url string, f gn.Filter, local []SyncItem, o negOptions) (res negResult, err error) {
 	vec := vector.New()
 	for _, it := range local {
 		// vector.Insert panics on anything but 64 characters.
@@ -96,20 +187,6 @@ func negReconcile(ctx context.Context, url string, f gn.Filter, local []SyncItem
 	vec.Seal()
 	res.local = vec.Size()
 	neg := negentropy.New(vec, negFrameLimit)
-
-	// Uncompressed, and a read limit: the relay's frames are then bounded
-	// on the wire (khatru's own answers stay under 2 MB of hex).
-	dctx, cancel := context.WithTimeout(ctx, o.dial)
-	wsc, resp, err := ws.Dial(dctx, url, &ws.DialOptions{CompressionMode: ws.CompressionDisabled})
-	cancel()
-	if resp != nil && resp.Body != nil {
-		resp.Body.Close()
-	}
-	if err != nil {
-		return res, fmt.Errorf("relay: %s: %w", url, err)
-	}
-	wsc.SetReadLimit(negReadLimit)
-	defer wsc.CloseNow()
 
 	// Reconcile sends on these unbuffered-ish channels as it goes, so they
 	// are drained while it runs; the client closes both when it is done.
@@ -270,7 +347,7 @@ func reconcile(neg *negentropy.Negentropy, msg string) (out string, err error) {
 }
 
 // readFrame reads one relay message within wait and splits its label.
-func readFrame(ctx context.Context, wsc *ws.Conn, wait time.Duration, n *atomic.Int64) (string, []json.RawMessage, error) {
+func readFrame(ctx context.Context, wsc negConn, wait time.Duration, n *atomic.Int64) (string, []json.RawMessage, error) {
 	rctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	_, msg, err := wsc.Read(rctx)

@@ -2,8 +2,6 @@ package relay
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"maps"
 	"sync"
 	"time"
@@ -103,13 +101,9 @@ func (p *pager) runFrom(ctx context.Context, f gn.Filter, max int, deliver func(
 		err = p.conn.waitEOSE(ctx, s, p.timeout)
 		p.conn.unsubscribe(s)
 		if err != nil {
-			if errors.Is(err, ErrAuthRequired) && !authTried {
-				authTried = true
-				aerr := p.conn.auth(ctx, p.key)
-				if aerr == nil {
-					continue // the same page again, now authenticated
-				}
-				return total, fmt.Errorf("%w (%v)", err, aerr)
+			retry, err := p.conn.retryAfterAuth(ctx, p.key, err, &authTried)
+			if retry {
+				continue // the same page again, now authenticated
 			}
 			return total, err
 		}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 	"sync"
 	"time"
 
@@ -157,17 +156,18 @@ func sendEvent(ctx context.Context, cn *conn, ev *nostr.Event, key nostr.SecretK
 			res.Err = err
 			return res
 		}
-		res.OK, res.Message = r.ok || strings.HasPrefix(r.msg, "duplicate:"), r.msg
+		prefix := reasonPrefix(r.msg)
+		res.OK, res.Message = r.ok || prefix == prefixDuplicate, r.msg
 		switch {
 		case res.OK:
 			return res
-		case strings.HasPrefix(r.msg, "auth-required:") && !authTried && !key.IsZero():
+		case prefix == prefixAuthRequired && !authTried && !key.IsZero():
 			authTried = true
 			if err := cn.auth(ctx, key); err != nil && !cn.isAuthed() {
 				log.Debug("relay: AUTH failed", "relay", cn.url, "err", err)
 				return res
 			}
-		case strings.HasPrefix(r.msg, "rate-limited:"):
+		case prefix == prefixRateLimited:
 			t := time.NewTimer(pause)
 			select {
 			case <-ctx.Done():

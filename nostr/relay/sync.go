@@ -67,7 +67,7 @@ type SyncOptions struct {
 	// (no NIP-77, no open matches, no challenge scan).
 	FallbackOnly bool
 
-	Key       nostr.SecretKey // answers NIP-42 AUTH on the fallback's queries
+	Key       nostr.SecretKey // answers NIP-42 AUTH on every connection, NIP-77 sessions too
 	PageLimit int             // "limit" per query, lowered by NIP-11 max_limit [500]
 	// RelayTimeout bounds all the work on one relay [10m].
 	RelayTimeout time.Duration
@@ -126,6 +126,9 @@ type SyncStats struct {
 	// or the new challenges it sent (fallback): Sync asks the relays
 	// without NIP-77 about the former.
 	Revealed []string `json:"-"`
+	// AuthRequired: the relay refused to be read without NIP-42 AUTH, and
+	// there was no key to authenticate with.
+	AuthRequired bool `json:"auth_required,omitempty"`
 }
 
 func (o SyncOptions) withDefaults() SyncOptions {
@@ -429,6 +432,7 @@ func (s *syncer) nip77(ctx context.Context, st *SyncStats) bool {
 	log := s.opts.Logger.With("relay", st.Relay)
 	info := syncInfo(ctx, st.Relay, s.opts.DialTimeout)
 	o := negOptions{maxRounds: s.opts.MaxRounds, first: s.opts.QueryTimeout, silence: s.opts.QueryTimeout, dial: s.opts.DialTimeout}
+	o.key = s.opts.Key // NIP-77 sessions authenticate as the REQs do
 	if info == nil || !slices.ContainsFunc(info.SupportedNIPs, func(n any) bool {
 		f, ok := n.(float64) // JSON numbers
 		return ok && f == 77 || n == 77
@@ -574,13 +578,13 @@ func (s *syncer) fallback(ctx context.Context, st *SyncStats, matches []string) 
 	defer cancel()
 	rs, err := s.open(ctx, st)
 	if err != nil {
-		st.Error = err.Error()
+		st.Error, st.AuthRequired = err.Error(), errors.Is(err, ErrAuthNoKey)
 		s.opts.Logger.Warn("relay: sync failed", "relay", st.Relay, "err", err)
 		return
 	}
 	defer rs.close()
 	if err := rs.runFallback(ctx, matches); err != nil {
-		st.Error = err.Error()
+		st.Error, st.AuthRequired = err.Error(), errors.Is(err, ErrAuthNoKey)
 		rs.log.Warn("relay: sync failed", "err", err)
 	}
 }

@@ -1,0 +1,135 @@
+package relay
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	gn "github.com/nbd-wtf/go-nostr"
+
+	"vesper/internal/testrelay"
+	"vesper/nostr"
+	"vesper/relayd"
+)
+
+// TestSyncNIP77Auth is issue 24, item 3: against relays that read only to
+// NIP-42-authenticated clients, khatru (relayd, whose RejectFilter refuses
+// "auth-required:" and whose NIP-11 document says auth_required) and
+// strfry (restricted reads: no NIP-11 hint, a challenge only with the
+// NEG-ERR), a NIP-77 session authenticates and reconciles instead of
+// falling back to paging. Without a key, the sync says the relay wants
+// AUTH.
+func TestSyncNIP77Auth(t *testing.T) {
+	author := nostr.GenerateKey()
+	a, b := oldMatch(t, author, 12), oldMatch(t, author, 5)
+	all := append(slices.Clone(a), b...)
+	stats := &testrelay.StrfryStats{}
+	relays := map[string]string{
+		"strfry": testrelay.Strfry(t, testrelay.StrfryOptions{AuthReads: true, Seed: all, Stats: stats}),
+	}
+	kh := startRelay(t, relayd.Options{RequireAuth: true})
+	seed(t, kh, all...)
+	relays["khatru"] = kh.URL()
+	for name, u := range relays {
+		t.Run(name, func(t *testing.T) {
+			l := newMemLocal(a[:4]...)
+			opts := l.options(u)
+			opts.Key = nostr.GenerateKey()
+			st, got := syncInto(t, opts)
+			want := evIDs(append(slices.Clone(a[4:]), b...))
+			if s := st[0]; s.Method != "nip77" || s.NegError != "" || s.Error != "" || s.Fetched != len(want) {
+				t.Fatalf("stats %+v, want nip77 fetching %d events", s, len(want))
+			}
+			if g := ids(got[st[0].Relay]); !slices.Equal(g, want) {
+				t.Fatalf("fetched %d events, want the %d missing", len(g), len(want))
+			}
+
+			opts.Key = nostr.SecretKey{}
+			st, got = syncInto(t, opts)
+			if s := st[0]; !s.AuthRequired || len(got[s.Relay]) != 0 || !strings.Contains(s.Error, "no key") {
+				t.Fatalf("without a key: stats %+v, want AuthRequired and an error that says so", s)
+			}
+		})
+	}
+	if stats.Auths.Load() == 0 || stats.NegOpens.Load() == 0 {
+		t.Fatalf("strfry: %d AUTHs, %d NEG-OPENs reconciled", stats.Auths.Load(), stats.NegOpens.Load())
+	}
+}
+
+// TestFetchStrfryRestrictedReads: strfry serves a filter by ids to anyone
+// and withholds the restricted kinds from it without a word; only the
+// match's filter of restricted kinds asks for AUTH. A fetch reads the
+// earlier filters again once it has authenticated, so the challenge
+// (found by id) is not lost.
+func TestFetchStrfryRestrictedReads(t *testing.T) {
+	m := oldMatch(t, nostr.GenerateKey(), 4)
+	u := testrelay.Strfry(t, testrelay.StrfryOptions{AuthReads: true, Seed: m})
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	got, err := FetchWith(ctx, []string{u}, MatchFilters(m[0].ID), FetchOptions{Key: nostr.GenerateKey(), Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gotIDs []string
+	for _, r := range got {
+		gotIDs = append(gotIDs, r.Event.ID)
+	}
+	slices.Sort(gotIDs)
+	if want := evIDs(m); !slices.Equal(gotIDs, want) {
+		t.Fatalf("fetched %d events, want the match's %d with its challenge", len(gotIDs), len(want))
+	}
+}
+
+// TestSyncStrfryTooManyResults: strfry refuses a NEG-OPEN matching more
+// than maxSyncEvents with NEG-ERR "blocked: too many query results"; the
+// sync still gets every event, and when it is by the fallback it reports
+// strfry's reason.
+func TestSyncStrfryTooManyResults(t *testing.T) {
+	m := oldMatch(t, nostr.GenerateKey(), 9)
+	u := testrelay.Strfry(t, testrelay.StrfryOptions{AuthReads: true, MaxSyncEvents: 3, Seed: m})
+	l := newMemLocal()
+	l.open = []string{m[0].ID}
+	opts := l.options(u)
+	opts.Key = nostr.GenerateKey()
+	st, got := syncInto(t, opts)
+	s := st[0]
+	if g := ids(got[s.Relay]); !slices.Equal(g, evIDs(m)) || s.Error != "" {
+		t.Fatalf("stats %+v: fetched %d events, want %d", s, len(g), len(m))
+	}
+	if s.Method == "fallback" && !strings.Contains(s.NegError, "blocked: too many query results") {
+		t.Fatalf("fallback without strfry's reason: %+v", s)
+	}
+}
+
+// TestClientStrfryAuthReads: the client's live REQs and backfill on a
+// strfry with restricted reads, refused "ERROR: auth-required: ...", are
+// answered with AUTH. Without a key, the session fails saying so, and the
+// relay is retried at the put-aside pace, not every MaxBackoff.
+func TestClientStrfryAuthReads(t *testing.T) {
+	m := oldMatch(t, nostr.GenerateKey(), 3)
+	recent := move(t, nostr.GenerateKey(), m[0].ID, 4, time.Now().Unix()-30)
+	u := testrelay.Strfry(t, testrelay.StrfryOptions{AuthReads: true, Seed: append(slices.Clone(m), recent)})
+	cfg := fastConfig(u)
+	cfg.Key = nostr.GenerateKey()
+	_, s := run(t, cfg)
+	waitFor(t, "the recent event behind AUTH", func() bool { return s.has(gn.NormalizeURL(u), recent) })
+
+	cfg = fastConfig(u)
+	cfg.AsideBackoff = time.Hour
+	c, _ := run(t, cfg)
+	var st RelayState
+	waitFor(t, "the session refused for want of a key", func() bool {
+		for _, x := range c.RelayStates() {
+			if strings.Contains(x.LastError, "no key is configured") {
+				st = x
+				return true
+			}
+		}
+		return false
+	})
+	if time.Until(st.RetryAt) < 30*time.Minute {
+		t.Fatalf("retried at %v, want the put-aside pace (an hour)", st.RetryAt)
+	}
+}

@@ -1,0 +1,265 @@
+package relay
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	ws "github.com/coder/websocket"
+	gn "github.com/nbd-wtf/go-nostr"
+	"github.com/nbd-wtf/go-nostr/nip77/negentropy"
+	"github.com/nbd-wtf/go-nostr/nip77/negentropy/storage/vector"
+
+	"vesper/nostr"
+)
+
+// TestReasonPrefix: the machine-readable prefix of NIP-01 wherever relays
+// put it, and nothing that merely looks like one.
+func TestReasonPrefix(t *testing.T) {
+	for _, c := range []struct{ reason, want string }{
+		{"auth-required: this relay only serves authenticated clients", "auth-required"},
+		// strfry's CLOSED, and its NOTICE, put every reason behind "ERROR: ".
+		{"ERROR: auth-required: requested filter requires authentication", "auth-required"},
+		{"error:auth-required: x", "auth-required"},
+		{"  Error: AUTH-REQUIRED: x", "auth-required"},
+		{"ERROR: restricted: members only", "restricted"},
+		{"restricted: not on the list", "restricted"},
+		{"rate-limited: slow down", "rate-limited"},
+		{"duplicate: have this event", "duplicate"},
+		{"blocked: too many query results", "blocked"},
+		// strfry's refused AUTH: "error:" is the prefix when nothing follows it.
+		{"error: challenge string mismatch", "error"},
+		{"ERROR: bad req: auth-required: not a prefix", "error"},
+		{"bad req: arr too small", ""},
+		{"CLOSED", ""},
+		{"", ""},
+		{"see https://example.com: auth-required:", ""},
+	} {
+		if got := reasonPrefix(c.reason); got != c.want {
+			t.Errorf("reasonPrefix(%q) = %q, want %q", c.reason, got, c.want)
+		}
+	}
+}
+
+// TestRefusalErrors: CLOSED and NEG-ERR reasons read through the one
+// prefix function: auth-required is ErrAuthRequired wherever it is put,
+// restricted is ErrRestricted and never ErrAuthRequired.
+func TestRefusalErrors(t *testing.T) {
+	for _, c := range []struct {
+		reason               string
+		auth, restricted, rl bool
+	}{
+		{"auth-required: x", true, false, false},
+		{"ERROR: auth-required: requested filter requires authentication", true, false, false},
+		{"restricted: members only", false, true, false},
+		{"ERROR: restricted: members only", false, true, false},
+		{"rate-limited: slow down", false, false, true},
+		{"blocked: too many query results", false, false, false},
+	} {
+		for _, err := range []error{&ClosedError{Relay: "ws://r", Reason: c.reason}, &NegError{Relay: "ws://r", Reason: c.reason}} {
+			if errors.Is(err, ErrAuthRequired) != c.auth || errors.Is(err, ErrRestricted) != c.restricted || errors.Is(err, ErrRateLimited) != c.rl {
+				t.Errorf("%T %q: auth %v restricted %v rate-limited %v, want %v %v %v", err, c.reason,
+					errors.Is(err, ErrAuthRequired), errors.Is(err, ErrRestricted), errors.Is(err, ErrRateLimited), c.auth, c.restricted, c.rl)
+			}
+		}
+	}
+}
+
+// refusingRelay refuses every REQ (CLOSED), EVENT (OK false) and NEG-OPEN
+// (NEG-ERR) with reason, after an AUTH challenge, until the connection
+// has authenticated; then it serves ev, stores what it is sent and
+// reconciles. It counts the AUTHs it accepted.
+type refusingRelay struct {
+	url    string
+	ev     *gn.Event
+	reason string
+	auths  atomic.Int64
+}
+
+func startRefusing(t *testing.T, reason string, ev *gn.Event) *refusingRelay {
+	t.Helper()
+	rr := &refusingRelay{ev: ev, reason: reason}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if req.Header.Get("Upgrade") == "" {
+			w.Header().Set("Content-Type", "application/nostr+json")
+			w.Write([]byte(`{"supported_nips":[1,11,42,77]}`))
+			return
+		}
+		c, err := ws.Accept(w, req, nil)
+		if err != nil {
+			return
+		}
+		defer c.CloseNow()
+		rr.serve(req.Context(), c)
+	}))
+	t.Cleanup(srv.Close)
+	rr.url = "ws" + strings.TrimPrefix(srv.URL, "http")
+	infos.forget(rr.url)
+	return rr
+}
+
+func (rr *refusingRelay) serve(ctx context.Context, c *ws.Conn) {
+	var (
+		wmu      sync.Mutex
+		authed   bool
+		asked    bool
+		negs     = map[string]*negentropy.Negentropy{}
+		challeng = "challenge-" + rr.reason
+	)
+	send := func(v ...any) {
+		msg, _ := json.Marshal(v)
+		wmu.Lock()
+		defer wmu.Unlock()
+		c.Write(ctx, ws.MessageText, msg)
+	}
+	refuse := func(v ...any) {
+		if !asked {
+			asked = true
+			send("AUTH", challeng)
+		}
+		send(v...)
+	}
+	for {
+		_, msg, err := c.Read(ctx)
+		if err != nil {
+			return
+		}
+		var arr []json.RawMessage
+		if json.Unmarshal(msg, &arr) != nil || len(arr) < 2 {
+			continue
+		}
+		var label, sub string
+		json.Unmarshal(arr[0], &label)
+		json.Unmarshal(arr[1], &sub)
+		switch label {
+		case "AUTH":
+			var ev gn.Event
+			json.Unmarshal(arr[1], &ev)
+			ok := ev.Kind == 22242 && ev.Tags.FindWithValue("challenge", challeng) != nil && ev.CheckID()
+			if ok {
+				authed = true
+				rr.auths.Add(1)
+			}
+			send("OK", ev.ID, ok, "")
+		case "EVENT":
+			var ev gn.Event
+			json.Unmarshal(arr[1], &ev)
+			if !authed {
+				refuse("OK", ev.ID, false, rr.reason)
+				continue
+			}
+			send("OK", ev.ID, true, "")
+		case "REQ":
+			if !authed {
+				refuse("CLOSED", sub, rr.reason)
+				continue
+			}
+			var f gn.Filter
+			if len(arr) > 2 && json.Unmarshal(arr[2], &f) == nil && f.Matches(rr.ev) {
+				send("EVENT", sub, rr.ev)
+			}
+			send("EOSE", sub)
+		case "NEG-OPEN", "NEG-MSG":
+			if label == "NEG-OPEN" && !authed {
+				refuse("NEG-ERR", sub, rr.reason)
+				continue
+			}
+			var m string
+			json.Unmarshal(arr[len(arr)-1], &m)
+			n := negs[sub]
+			if label == "NEG-OPEN" {
+				vec := vector.New()
+				vec.Insert(rr.ev.CreatedAt, rr.ev.ID)
+				vec.Seal()
+				n = negentropy.New(vec, 100_000)
+				negs[sub] = n
+			}
+			if n == nil {
+				send("NEG-ERR", sub, "closed: unknown subscription handle")
+				continue
+			}
+			out, err := n.Reconcile(m)
+			if err != nil {
+				send("NEG-ERR", sub, "PROTOCOL-ERROR")
+				continue
+			}
+			send("NEG-MSG", sub, out)
+		}
+	}
+}
+
+// TestRefusalAnsweredWithAuth: a REQ refused by CLOSED, an EVENT by OK
+// false and a NEG-OPEN by NEG-ERR, each with "auth-required:" at the start
+// or behind strfry's "ERROR: ", are answered with AUTH and sent again; a
+// "restricted:" refusal is not (it is ErrRestricted, or a refused OK); and
+// without a key, the error says so (ErrAuthNoKey).
+func TestRefusalAnsweredWithAuth(t *testing.T) {
+	author := nostr.GenerateKey()
+	ev := move(t, author, strings.Repeat("ab", 32), 1, time.Now().Unix()-60)
+	key := nostr.GenerateKey()
+	for _, c := range []struct {
+		reason string
+		auth   bool // answered with AUTH, and served after it
+	}{
+		{"auth-required: this relay only serves authenticated clients", true},
+		{"ERROR: auth-required: requested filter requires authentication", true},
+		{"restricted: members only", false},
+		{"ERROR: restricted: members only", false},
+	} {
+		t.Run(c.reason, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+			defer cancel()
+			check := func(what string, rr *refusingRelay, err error) {
+				t.Helper()
+				switch {
+				case c.auth && (err != nil || rr.auths.Load() != 1):
+					t.Errorf("%s: %v after %d AUTHs, want served after one AUTH", what, err, rr.auths.Load())
+				case !c.auth && (!errors.Is(err, ErrRestricted) || errors.Is(err, ErrAuthRequired) || rr.auths.Load() != 0):
+					t.Errorf("%s: %v after %d AUTHs, want ErrRestricted and no AUTH", what, err, rr.auths.Load())
+				}
+			}
+
+			rr := startRefusing(t, c.reason, ev)
+			got, err := FetchWith(ctx, []string{rr.url}, []gn.Filter{{Kinds: []int{nostr.KindMove}}}, FetchOptions{Key: key, Timeout: 10 * time.Second})
+			check("REQ", rr, err)
+			if c.auth && (len(got) != 1 || got[0].Event.ID != ev.ID) {
+				t.Errorf("REQ: fetched %d events, want the relay's one", len(got))
+			}
+
+			rr = startRefusing(t, c.reason, ev)
+			res := PublishWith(ctx, []string{rr.url}, ev, PublishOptions{Key: key, Timeout: 10 * time.Second})[0]
+			if res.OK != c.auth || res.Err != nil || rr.auths.Load() != map[bool]int64{true: 1}[c.auth] {
+				t.Errorf("OK: %+v after %d AUTHs, want accepted %v", res, rr.auths.Load(), c.auth)
+			}
+
+			rr = startRefusing(t, c.reason, ev)
+			o := negOptions{maxRounds: 8, first: 10 * time.Second, silence: 10 * time.Second, dial: 10 * time.Second, key: key}
+			nr, err := negReconcile(ctx, rr.url, gn.Filter{Kinds: []int{nostr.KindMove}}, nil, o)
+			check("NEG-OPEN", rr, err)
+			if c.auth && !slices.Equal(nr.need, []string{ev.ID}) {
+				t.Errorf("NEG-OPEN: need %v, want the relay's event", nr.need)
+			}
+
+			if c.auth {
+				// No key: the refusal stands, and the error says why.
+				rr = startRefusing(t, c.reason, ev)
+				_, err := FetchWith(ctx, []string{rr.url}, []gn.Filter{{Kinds: []int{nostr.KindMove}}}, FetchOptions{Timeout: 10 * time.Second})
+				if !errors.Is(err, ErrAuthNoKey) {
+					t.Errorf("REQ without a key: %v, want ErrAuthNoKey", err)
+				}
+				o.key = nostr.SecretKey{}
+				if _, err := negReconcile(ctx, rr.url, gn.Filter{Kinds: []int{nostr.KindMove}}, nil, o); !errors.Is(err, ErrAuthNoKey) {
+					t.Errorf("NEG-OPEN without a key: %v, want ErrAuthNoKey", err)
+				}
+			}
+		})
+	}
+}
