@@ -13,6 +13,14 @@
 // concurrent subscribers and publishers. With it replaced, tests that use
 // this relay run clean under -race.
 //
+// Other clients see a relay that keeps to the NIPs it lists (as others
+// see it, issue 24): NIP-77 errors go out as NEG-ERR (negerr.go: khatru
+// writes go-nostr's NEG-ERROR, which nostr-tools does not know); events
+// PROTOCOL.md section 1 calls malformed, and expired ones (NIP-40), are
+// refused "invalid:" (wellformed.go); the NIP-11 document lists 42 only
+// when AUTH is required, and then the challenge comes on connect; empty
+// and unset fields are left out of it (nip11.go).
+//
 // The relay is meant for fault injection as much as for serving: it can drop
 // every client websocket (DropConnections), go away and come back on the same
 // port (Stop, Restart), cap query results (Options.MaxLimit, to exercise

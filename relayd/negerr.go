@@ -134,7 +134,7 @@ func (c *negErrConn) frameStart(in []byte) (int, bool) {
 	if len(in) < 2 {
 		return 0, false
 	}
-	fin, opcode, masked := in[0]&0x80 != 0, in[0]&0x0f, in[1]&0x80 != 0
+	opcode, masked := in[0]&0x0f, in[1]&0x80 != 0
 	hl, plen := 2, uint64(in[1]&0x7f)
 	switch plen {
 	case 126:
@@ -154,9 +154,11 @@ func (c *negErrConn) frameStart(in []byte) (int, bool) {
 	case 127:
 		plen = binary.BigEndian.Uint64(in[2:10])
 	}
-	// Only a whole unmasked text message can be one khatru wrote as a
-	// NEG-ERROR envelope.
-	if fin && opcode == 1 && !masked && plen >= uint64(len(negErrorPrefix)) {
+	// A message starts in a text frame (opcode 1; the frames that continue
+	// it have opcode 0), so that is where a NEG-ERROR envelope's label is,
+	// whether the message fits one frame or, with a long reason, several:
+	// each frame has its own length, so renaming in the first one is whole.
+	if opcode == 1 && !masked && plen >= uint64(len(negErrorPrefix)) {
 		if len(in) < hl+len(negErrorPrefix) {
 			return 0, false
 		}

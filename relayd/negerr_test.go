@@ -65,6 +65,8 @@ func TestNegErrLabel(t *testing.T) {
 		reason  string
 	}{
 		{"refused", Options{RefuseNegentropy: "blocked: filter too broad"}, nil, false, "blocked: filter too broad"},
+		// Longer than khatru's 1024-byte write buffer: sent in several frames.
+		{"long reason", Options{RefuseNegentropy: "blocked: " + strings.Repeat("too broad ", 300)}, nil, false, "blocked: too broad too broad"},
 		{"rate-limited", Options{Limits: Limits{ReqsPerMinute: 1}}, func(rc *rawClient) { rc.mustQuery(f) }, false, "rate-limited:"},
 		{"auth", Options{RequireAuth: true}, nil, false, "auth-required:"},
 		{"unknown session", Options{}, nil, true, "CLOSED"},
@@ -100,8 +102,8 @@ func frame(b0 byte, payload string) []byte {
 // TestNegErrConn: the rewriting keeps every byte but a NEG-ERROR label's,
 // whatever the writes' boundaries: the handshake passes untouched, frame
 // lengths are re-encoded (a 126-byte payload shrinks to the 7-bit form),
-// and other frames, a fragmented message's first frame included, pass as
-// they are.
+// a message in several frames is renamed in its first, and other frames
+// pass as they are.
 func TestNegErrConn(t *testing.T) {
 	handshake := "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n\r\n"
 	long := `["NEG-ERROR","s","` + strings.Repeat("x", 126-len(`["NEG-ERROR","s",""]`)) + `"]`
@@ -118,8 +120,10 @@ func TestNegErrConn(t *testing.T) {
 		{0x81, `["OK","x",true,""]`, `["OK","x",true,""]`},
 		{0x89, `ping`, `ping`},
 		{0x81, long, strings.Replace(long, "NEG-ERROR", "NEG-ERR", 1)},
-		{0x01, `["NEG-ERROR","s","not fin"]`, `["NEG-ERROR","s","not fin"]`},
-		{0x80, `more`, `more`},
+		{0x01, `["NEG-ERROR","s","first of`, `["NEG-ERR","s","first of`},
+		{0x80, ` two"]`, ` two"]`},
+		{0x80, `["NEG-ERROR","continued"]`, `["NEG-ERROR","continued"]`},
+		{0x82, `["NEG-ERROR","binary"]`, `["NEG-ERROR","binary"]`},
 		{0x81, huge, strings.Replace(huge, "NEG-ERROR", "NEG-ERR", 1)},
 		{0x81, `[]`, `[]`},
 	} {

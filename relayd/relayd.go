@@ -39,8 +39,10 @@ type Options struct {
 	// independent of RejectWrites, so a relay can refuse without saying so
 	// or say so without refusing.
 	RestrictedWrites bool
-	// RequireAuth makes stored-event queries and writes need NIP-42 AUTH
-	// (changeable with SetRequireAuth).
+	// RequireAuth makes stored-event queries (REQ, NEG-OPEN) and writes
+	// need NIP-42 AUTH, sends the challenge as soon as a client connects,
+	// and lists 42 in the NIP-11 document (changeable with SetRequireAuth;
+	// connections open at the change get the challenge on refusal).
 	RequireAuth bool
 	// DuplicateNotOK answers an event the relay already has with
 	// OK false "duplicate: ...", as some relays do; khatru's own answer is

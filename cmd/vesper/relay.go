@@ -28,6 +28,7 @@ func relayCommand() *cli.Command {
 			&cli.IntFlag{Name: "events-per-minute", Value: relayd.PublicLimits().EventsPerMinute, Usage: "EVENTs per connection per minute (0: no limit)"},
 			&cli.IntFlag{Name: "reqs-per-minute", Value: relayd.PublicLimits().ReqsPerMinute, Usage: "REQ/COUNT/NEG-OPEN filters per connection per minute (0: no limit)"},
 			&cli.IntFlag{Name: "max-connections", Value: relayd.PublicLimits().MaxConnections, Usage: "websocket connections open at once (0: no limit)"},
+			&cli.BoolFlag{Name: "no-nip77", Usage: "do not answer NIP-77, as most public relays (77 is not listed in NIP-11; NEG-OPEN gets a NOTICE)"},
 			&cli.BoolFlag{Name: "auth", Usage: "require NIP-42 AUTH: a challenge on connect, and REQ, EVENT and NEG-OPEN refused \"auth-required:\" until the client authenticates (any key)"},
 		},
 		Action: func(c *cli.Context) error {
