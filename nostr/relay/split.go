@@ -34,7 +34,8 @@ import (
 // set; the budget covers some 16 million events, while a relay that
 // answers "too many" to everything (halving never ends in a whole set)
 // costs at most this many small sessions before the fallback takes over.
-const negSessionBudget = 1 << 16
+// A variable for the test of that bound.
+var negSessionBudget = 1 << 16
 
 // openSpan is the width given to a window open above when it is halved
 // (events may be stamped in the future, so the top window stays open):

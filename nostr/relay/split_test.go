@@ -1,11 +1,17 @@
 package relay
 
 import (
+	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"slices"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	ws "github.com/coder/websocket"
 	gn "github.com/nbd-wtf/go-nostr"
 
 	"vesper/internal/sim"
@@ -251,5 +257,65 @@ func TestLooksCut(t *testing.T) {
 		if got := looksCut(c.n, c.max); got != c.want {
 			t.Errorf("looksCut(%d, max_limit %d) = %v, want %v", c.n, c.max, got, c.want)
 		}
+	}
+}
+
+// TestSyncNIP77TooManyAlways: a relay that answers "too many" to every
+// NEG-OPEN, however small the window, cannot keep the sync halving: after
+// negSessionBudget sessions the relay gets the fallback.
+func TestSyncNIP77TooManyAlways(t *testing.T) {
+	old := negSessionBudget
+	negSessionBudget = 40
+	t.Cleanup(func() { negSessionBudget = old })
+	var opens atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if req.Header.Get("Accept") == "application/nostr+json" {
+			w.Header().Set("Content-Type", "application/nostr+json")
+			w.Write([]byte(`{"supported_nips":[1,11,77]}`))
+			return
+		}
+		c, err := ws.Accept(w, req, nil)
+		if err != nil {
+			return
+		}
+		defer c.CloseNow()
+		for {
+			_, msg, err := c.Read(req.Context())
+			if err != nil {
+				return
+			}
+			var arr []json.RawMessage
+			var label, sub string
+			if json.Unmarshal(msg, &arr) != nil || len(arr) < 2 {
+				continue
+			}
+			json.Unmarshal(arr[0], &label)
+			json.Unmarshal(arr[1], &sub)
+			var reply string
+			switch label {
+			case "NEG-OPEN":
+				opens.Add(1)
+				reply = fmt.Sprintf(`["NEG-ERR",%q,"blocked: too many query results"]`, sub)
+			case "REQ":
+				reply = fmt.Sprintf(`["EOSE",%q]`, sub)
+			default:
+				continue
+			}
+			if c.Write(req.Context(), ws.MessageText, []byte(reply)) != nil {
+				return
+			}
+		}
+	}))
+	t.Cleanup(srv.Close)
+	u := "ws" + strings.TrimPrefix(srv.URL, "http")
+	infos.forget(u)
+	l := newMemLocal()
+	stats, _ := syncInto(t, l.options(u))
+	st := stats[0]
+	if st.Method != "fallback" || !strings.Contains(st.NegError, "budget") || st.Error != "" {
+		t.Fatalf("stats %s, want the fallback after the session budget", statLine(st))
+	}
+	if n := opens.Load(); n != int64(negSessionBudget) {
+		t.Fatalf("%d NEG-OPENs, want the budget of %d", n, negSessionBudget)
 	}
 }
