@@ -228,7 +228,7 @@ func TestSpanHalves(t *testing.T) {
 	for _, w := range []SyncWindow{{}, {Since: 1_700_000_000}, {Until: 1_700_000_000}, {Since: 10, Until: 11}, {Since: 1 << 33}} {
 		t.Run(fmt.Sprint(w), func(t *testing.T) {
 			s := spanOf(w)
-			lo, hi, ok := s.halves()
+			lo, hi, ok := s.halves(nil)
 			if !ok {
 				t.Fatal("not halved")
 			}
@@ -240,7 +240,7 @@ func TestSpanHalves(t *testing.T) {
 			}
 		})
 	}
-	if _, _, ok := spanOf(SyncWindow{Since: 5, Until: 5}).halves(); ok {
+	if _, _, ok := spanOf(SyncWindow{Since: 5, Until: 5}).halves(nil); ok {
 		t.Fatal("a one-second window was halved")
 	}
 }
@@ -317,5 +317,28 @@ func TestSyncNIP77TooManyAlways(t *testing.T) {
 	}
 	if n := opens.Load(); n != int64(negSessionBudget) {
 		t.Fatalf("%d NEG-OPENs, want the budget of %d", n, negSessionBudget)
+	}
+}
+
+// TestSpanHalvesByItems: a window with stored items is halved at their
+// median, and the upper half's items include the second it asks from
+// below its own (span.filter).
+func TestSpanHalvesByItems(t *testing.T) {
+	var items []SyncItem
+	for i := int64(1); i <= 10; i++ {
+		items = append(items, SyncItem{ID: fmt.Sprint(i), CreatedAt: i})
+	}
+	lo, hi, ok := spanOf(SyncWindow{Since: 1, Until: 1000}).halves(items)
+	if !ok || lo.until != 5 || hi.since != 6 {
+		t.Fatalf("halves %+v %+v, want split after second 5", lo, hi)
+	}
+	a, b := splitItems(items, lo.until)
+	if len(a) != 5 || a[4].CreatedAt != 5 || len(b) != 6 || b[0].CreatedAt != 5 {
+		t.Fatalf("items split %v / %v, want 1-5 and 5-10", a, b)
+	}
+	// All in the last second: the lower half is what is left.
+	same := []SyncItem{{ID: "a", CreatedAt: 9}, {ID: "b", CreatedAt: 9}}
+	if lo, hi, ok := spanOf(SyncWindow{Since: 1, Until: 9}).halves(same); !ok || lo.until != 8 || hi.since != 9 {
+		t.Fatalf("halves %+v %+v, want the last second alone above", lo, hi)
 	}
 }

@@ -480,6 +480,7 @@ func (s *syncer) nip77(ctx context.Context, st *SyncStats) bool {
 		}
 	}
 	st.Method, st.Compared = "nip77", compared
+	diffs = byFilter(diffs)
 	if st.Splits > 0 {
 		log.Info("relay: NIP-77 windows split where the relay's set looked cut", "splits", st.Splits, "paged", st.Paged)
 	}
