@@ -57,36 +57,62 @@ type negLeaf struct {
 	page bool
 }
 
-// byFilter merges the needs of the leaves of each filter into one leaf
-// without a window, in first-seen order, each id once (windows overlap by
-// a second): a split into hundreds of windows must not cost hundreds of
-// fetches of a few ids each. The ids and the filter's kinds and tags are
-// what the gate checks an event against; the window adds nothing there.
-// Paged leaves stay as they are.
+// fetchBatch is how many needed ids one fetch asks for at most, before
+// the relay's own max_limit (chunkSize*5 in the fetch).
+const fetchBatch = 500
+
+// byFilter merges the needs of consecutive leaves of a filter into one
+// leaf over their joined windows, up to fetchBatch ids, each id once
+// (windows overlap by a second): a split into hundreds of windows must not
+// cost hundreds of fetches of a few ids each. The window stays in the
+// filter, narrowed to the leaves it joins, because a store such as
+// slicestore finds ids by scanning every event in the filter's
+// created_at range. Paged leaves stay as they are.
 func byFilter(leaves []negLeaf) []negLeaf {
 	var out []negLeaf
-	at := map[string]int{} // the base filter's JSON -> its leaf in out
 	seen := map[string]bool{}
+	cur := -1 // the leaf of out being joined, -1 for none
 	for _, l := range leaves {
 		if l.page {
 			out = append(out, l)
+			cur = -1
 			continue
 		}
-		raw, _ := l.base.MarshalJSON()
-		i, ok := at[string(raw)]
-		if !ok {
-			i = len(out)
-			at[string(raw)] = i
-			out = append(out, negLeaf{f: l.base, base: l.base})
-		}
+		var fresh []string
 		for _, id := range l.need {
-			if !seen[string(raw)+id] {
-				seen[string(raw)+id] = true
-				out[i].need = append(out[i].need, id)
+			if !seen[id] {
+				seen[id] = true
+				fresh = append(fresh, id)
 			}
 		}
+		if cur >= 0 && sameFilter(out[cur].base, l.base) && len(out[cur].need)+len(fresh) <= fetchBatch {
+			out[cur].f.Since, out[cur].f.Until = joinBound(out[cur].f.Since, l.f.Since, false), joinBound(out[cur].f.Until, l.f.Until, true)
+			out[cur].need = append(out[cur].need, fresh...)
+			continue
+		}
+		l.need = fresh
+		out = append(out, l)
+		cur = len(out) - 1
 	}
 	return out
+}
+
+// joinBound is the bound of two windows joined: the lower since or the
+// higher until, nil (open) if either is.
+func joinBound(a, b *gn.Timestamp, upper bool) *gn.Timestamp {
+	if a == nil || b == nil {
+		return nil
+	}
+	if (*b > *a) == upper {
+		return b
+	}
+	return a
+}
+
+func sameFilter(a, b gn.Filter) bool {
+	ra, _ := a.MarshalJSON()
+	rb, _ := b.MarshalJSON()
+	return string(ra) == string(rb)
 }
 
 // span is a created_at window with either end possibly open: an open end

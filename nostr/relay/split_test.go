@@ -342,3 +342,35 @@ func TestSpanHalvesByItems(t *testing.T) {
 		t.Fatalf("halves %+v %+v, want the last second alone above", lo, hi)
 	}
 }
+
+// TestByFilter: the needs of consecutive windows of a filter are fetched
+// together over their joined window, up to fetchBatch ids, each id once;
+// a paged window and another filter are kept apart.
+func TestByFilter(t *testing.T) {
+	ts := func(v int64) *gn.Timestamp { x := gn.Timestamp(v); return &x }
+	base := gn.Filter{Kinds: []int{4422}}
+	other := gn.Filter{Kinds: []int{4420}}
+	win := func(b gn.Filter, since, until *gn.Timestamp) gn.Filter { b.Since, b.Until = since, until; return b }
+	big := make([]string, fetchBatch)
+	for i := range big {
+		big[i] = fmt.Sprintf("%064x", i+100)
+	}
+	leaves := []negLeaf{
+		{f: win(base, ts(20), ts(30)), base: base, need: []string{"b", "c"}},
+		{f: win(base, nil, ts(20)), base: base, need: []string{"a", "b"}},
+		{f: win(base, ts(30), nil), base: base, page: true},
+		{f: win(base, ts(40), ts(50)), base: base, need: big},
+		{f: win(base, ts(50), ts(60)), base: base, need: []string{"z"}},
+		{f: win(other, ts(0), ts(9)), base: other, need: []string{"o"}},
+	}
+	got := byFilter(leaves)
+	if len(got) != 5 {
+		t.Fatalf("%d fetches, want 5", len(got))
+	}
+	if g := got[0]; g.f.Since != nil || *g.f.Until != 30 || !slices.Equal(g.need, []string{"b", "c", "a"}) {
+		t.Errorf("first fetch %v %v, want a, b, c once over ..30", g.f, g.need)
+	}
+	if !got[1].page || len(got[2].need) != fetchBatch || !slices.Equal(got[3].need, []string{"z"}) || got[4].base.Kinds[0] != 4420 {
+		t.Errorf("fetches %+v", got[1:])
+	}
+}
