@@ -132,6 +132,17 @@ func (w SyncWindow) asked() SyncWindow {
 	return w
 }
 
+// countFrom is how many items are stamped at since or later.
+func countFrom(items []SyncItem, since int64) int {
+	n := 0
+	for _, it := range items {
+		if it.CreatedAt >= since {
+			n++
+		}
+	}
+	return n
+}
+
 func spanOf(w SyncWindow) span {
 	return span{since: w.Since, until: w.Until, openLow: w.Since == 0, openHigh: w.Until == 0}
 }
