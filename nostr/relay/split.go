@@ -134,6 +134,9 @@ func (w SyncWindow) asked() SyncWindow {
 
 // countFrom is how many items are stamped at since or later.
 func countFrom(items []SyncItem, since int64) int {
+	if since <= 0 {
+		return len(items) // an open window
+	}
 	n := 0
 	for _, it := range items {
 		if it.CreatedAt >= since {
