@@ -1,11 +1,13 @@
 package relay
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"math"
+	"slices"
 	"strings"
 
 	gn "github.com/nbd-wtf/go-nostr"
@@ -34,7 +36,8 @@ import (
 // set; the budget covers some 16 million events, while a relay that
 // answers "too many" to everything (halving never ends in a whole set)
 // costs at most this many small sessions before the fallback takes over.
-const negSessionBudget = 1 << 16
+// A variable for the test of that bound.
+var negSessionBudget = 1 << 16
 
 // openSpan is the width given to a window open above when it is halved
 // (events may be stamped in the future, so the top window stays open):
@@ -49,8 +52,67 @@ var errSplitBudget = errors.New("relay: NIP-77: session budget used splitting ca
 // would not reconcile whole, page set (its events are read by REQ).
 type negLeaf struct {
 	f    gn.Filter
+	base gn.Filter // f without its window
 	need []string
 	page bool
+}
+
+// fetchBatch is how many needed ids one fetch asks for at most, before
+// the relay's own max_limit (chunkSize*5 in the fetch).
+const fetchBatch = 500
+
+// byFilter merges the needs of consecutive leaves of a filter into one
+// leaf over their joined windows, up to fetchBatch ids, each id once
+// (windows overlap by a second): a split into hundreds of windows must not
+// cost hundreds of fetches of a few ids each. The window stays in the
+// filter, narrowed to the leaves it joins, because a store such as
+// slicestore finds ids by scanning every event in the filter's
+// created_at range. Paged leaves stay as they are.
+func byFilter(leaves []negLeaf) []negLeaf {
+	var out []negLeaf
+	seen := map[string]bool{}
+	cur := -1 // the leaf of out being joined, -1 for none
+	for _, l := range leaves {
+		if l.page {
+			out = append(out, l)
+			cur = -1
+			continue
+		}
+		var fresh []string
+		for _, id := range l.need {
+			if !seen[id] {
+				seen[id] = true
+				fresh = append(fresh, id)
+			}
+		}
+		if cur >= 0 && sameFilter(out[cur].base, l.base) && len(out[cur].need)+len(fresh) <= fetchBatch {
+			out[cur].f.Since, out[cur].f.Until = joinBound(out[cur].f.Since, l.f.Since, false), joinBound(out[cur].f.Until, l.f.Until, true)
+			out[cur].need = append(out[cur].need, fresh...)
+			continue
+		}
+		l.need = fresh
+		out = append(out, l)
+		cur = len(out) - 1
+	}
+	return out
+}
+
+// joinBound is the bound of two windows joined: the lower since or the
+// higher until, nil (open) if either is.
+func joinBound(a, b *gn.Timestamp, upper bool) *gn.Timestamp {
+	if a == nil || b == nil {
+		return nil
+	}
+	if (*b > *a) == upper {
+		return b
+	}
+	return a
+}
+
+func sameFilter(a, b gn.Filter) bool {
+	ra, _ := a.MarshalJSON()
+	rb, _ := b.MarshalJSON()
+	return string(ra) == string(rb)
 }
 
 // span is a created_at window with either end possibly open: an open end
@@ -68,6 +130,20 @@ func (w SyncWindow) asked() SyncWindow {
 		w.Since--
 	}
 	return w
+}
+
+// countFrom is how many items are stamped at since or later.
+func countFrom(items []SyncItem, since int64) int {
+	if since <= 0 {
+		return len(items) // an open window
+	}
+	n := 0
+	for _, it := range items {
+		if it.CreatedAt >= since {
+			n++
+		}
+	}
+	return n
 }
 
 func spanOf(w SyncWindow) span {
@@ -92,9 +168,11 @@ func (s span) filter(f gn.Filter) gn.Filter {
 	return f
 }
 
-// halves splits s at the middle of its seconds; false when it is one
-// second (or holds nothing a split could separate).
-func (s span) halves() (lower, upper span, ok bool) {
+// halves splits s in two at mid when items (sorted by created_at) are
+// many, so that each half holds about half of them, else at the middle
+// of its seconds; false when s is one second (or holds nothing a split
+// could separate).
+func (s span) halves(items []SyncItem) (lower, upper span, ok bool) {
 	lo := max(s.since, 0)
 	if s.openLow {
 		lo = 0 // created_at is never negative (PROTOCOL.md section 1)
@@ -113,6 +191,9 @@ func (s span) halves() (lower, upper span, ok bool) {
 		return s, s, false
 	}
 	mid := lo + (hi-lo)/2
+	if len(items) >= 2 {
+		mid = min(max(items[(len(items)-1)/2].CreatedAt, lo), hi-1)
+	}
 	lower = span{since: lo, until: mid, openLow: s.openLow}
 	upper = span{since: mid + 1, until: s.until, openHigh: s.openHigh}
 	return lower, upper, true
@@ -152,6 +233,10 @@ type negSplitter struct {
 	log      *slog.Logger
 	maxLimit int // NIP-11 max_limit, 0 when not announced
 	sessions int
+	// cut is the size of the first set this relay cut: a window holding
+	// that many local items would be cut too (the relay holds what the
+	// store holds, and more), so it is halved without a session.
+	cut int
 }
 
 // reconcile reconciles f within w against the relay and returns the
@@ -162,14 +247,26 @@ func (sp *negSplitter) reconcile(ctx context.Context, f gn.Filter, w SyncWindow,
 		s     span
 		items []SyncItem
 	}
+	// Sorted once, a copy (the caller's may be shared by other relays):
+	// halving keeps the order, so each half's median is at hand.
+	items = slices.Clone(items)
+	slices.SortFunc(items, func(a, b SyncItem) int { return cmp.Compare(a.CreatedAt, b.CreatedAt) })
 	// Depth first, lower half first: at most one pending job per level
-	// of halving, so the stack stays under 64 entries.
+	// of halving, so the stack stays small.
 	stack := []job{{spanOf(w), items}}
 	var out []negLeaf
 	for len(stack) > 0 {
 		j := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		fw := j.s.filter(f)
+		if sp.cut > 0 && len(j.items) >= sp.cut {
+			if lower, upper, ok := j.s.halves(j.items); ok {
+				sp.st.Splits++
+				a, b := splitItems(j.items, lower.until)
+				stack = append(stack, job{upper, b}, job{lower, a})
+				continue
+			}
+		}
 		if sp.sessions <= 0 {
 			sp.st.NegError = fmt.Sprintf("%v (%d splits)", errSplitBudget, sp.st.Splits)
 			sp.log.Warn("relay: NIP-77 split too often, falling back", "splits", sp.st.Splits)
@@ -185,30 +282,32 @@ func (sp *negSplitter) reconcile(ctx context.Context, f gn.Filter, w SyncWindow,
 			return nil, err
 		case looksCut(res.relaySize(), sp.maxLimit):
 			why = fmt.Sprintf("%d ids", res.relaySize())
+			if sp.cut == 0 {
+				sp.cut = res.relaySize()
+			}
 		default:
-			out = append(out, negLeaf{f: fw, need: res.need})
+			out = append(out, negLeaf{f: fw, base: f, need: res.need})
 			continue
 		}
-		lower, upper, ok := j.s.halves()
+		lower, upper, ok := j.s.halves(j.items)
 		if !ok {
 			sp.st.Paged++
 			sp.log.Debug("relay: NIP-77 window of one second cut, paging it", "window", fmt.Sprint(fw.Since, fw.Until), "why", why)
-			out = append(out, negLeaf{f: fw, page: true})
+			out = append(out, negLeaf{f: fw, base: f, page: true})
 			continue
 		}
 		sp.st.Splits++
-		// The upper half asks from the lower's last second (span.filter):
-		// its items are in both.
-		var a, b []SyncItem
-		for _, it := range j.items {
-			if it.CreatedAt <= lower.until {
-				a = append(a, it)
-			}
-			if it.CreatedAt >= lower.until {
-				b = append(b, it)
-			}
-		}
+		a, b := splitItems(j.items, lower.until)
 		stack = append(stack, job{upper, b}, job{lower, a})
 	}
 	return out, nil
+}
+
+// splitItems are the items of the halves split at mid, in order. The
+// upper half asks from the lower's last second (span.filter): its items
+// are in both.
+func splitItems(items []SyncItem, mid int64) (lower, upper []SyncItem) {
+	i, _ := slices.BinarySearchFunc(items, mid+1, func(it SyncItem, t int64) int { return cmp.Compare(it.CreatedAt, t) })
+	j, _ := slices.BinarySearchFunc(items, mid, func(it SyncItem, t int64) int { return cmp.Compare(it.CreatedAt, t) })
+	return items[:i], items[j:]
 }

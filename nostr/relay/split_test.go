@@ -1,11 +1,17 @@
 package relay
 
 import (
+	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"slices"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	ws "github.com/coder/websocket"
 	gn "github.com/nbd-wtf/go-nostr"
 
 	"vesper/internal/sim"
@@ -222,7 +228,7 @@ func TestSpanHalves(t *testing.T) {
 	for _, w := range []SyncWindow{{}, {Since: 1_700_000_000}, {Until: 1_700_000_000}, {Since: 10, Until: 11}, {Since: 1 << 33}} {
 		t.Run(fmt.Sprint(w), func(t *testing.T) {
 			s := spanOf(w)
-			lo, hi, ok := s.halves()
+			lo, hi, ok := s.halves(nil)
 			if !ok {
 				t.Fatal("not halved")
 			}
@@ -234,7 +240,7 @@ func TestSpanHalves(t *testing.T) {
 			}
 		})
 	}
-	if _, _, ok := spanOf(SyncWindow{Since: 5, Until: 5}).halves(); ok {
+	if _, _, ok := spanOf(SyncWindow{Since: 5, Until: 5}).halves(nil); ok {
 		t.Fatal("a one-second window was halved")
 	}
 }
@@ -251,5 +257,120 @@ func TestLooksCut(t *testing.T) {
 		if got := looksCut(c.n, c.max); got != c.want {
 			t.Errorf("looksCut(%d, max_limit %d) = %v, want %v", c.n, c.max, got, c.want)
 		}
+	}
+}
+
+// TestSyncNIP77TooManyAlways: a relay that answers "too many" to every
+// NEG-OPEN, however small the window, cannot keep the sync halving: after
+// negSessionBudget sessions the relay gets the fallback.
+func TestSyncNIP77TooManyAlways(t *testing.T) {
+	old := negSessionBudget
+	negSessionBudget = 40
+	t.Cleanup(func() { negSessionBudget = old })
+	var opens atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if req.Header.Get("Accept") == "application/nostr+json" {
+			w.Header().Set("Content-Type", "application/nostr+json")
+			w.Write([]byte(`{"supported_nips":[1,11,77]}`))
+			return
+		}
+		c, err := ws.Accept(w, req, nil)
+		if err != nil {
+			return
+		}
+		defer c.CloseNow()
+		for {
+			_, msg, err := c.Read(req.Context())
+			if err != nil {
+				return
+			}
+			var arr []json.RawMessage
+			var label, sub string
+			if json.Unmarshal(msg, &arr) != nil || len(arr) < 2 {
+				continue
+			}
+			json.Unmarshal(arr[0], &label)
+			json.Unmarshal(arr[1], &sub)
+			var reply string
+			switch label {
+			case "NEG-OPEN":
+				opens.Add(1)
+				reply = fmt.Sprintf(`["NEG-ERR",%q,"blocked: too many query results"]`, sub)
+			case "REQ":
+				reply = fmt.Sprintf(`["EOSE",%q]`, sub)
+			default:
+				continue
+			}
+			if c.Write(req.Context(), ws.MessageText, []byte(reply)) != nil {
+				return
+			}
+		}
+	}))
+	t.Cleanup(srv.Close)
+	u := "ws" + strings.TrimPrefix(srv.URL, "http")
+	infos.forget(u)
+	l := newMemLocal()
+	stats, _ := syncInto(t, l.options(u))
+	st := stats[0]
+	if st.Method != "fallback" || !strings.Contains(st.NegError, "budget") || st.Error != "" {
+		t.Fatalf("stats %s, want the fallback after the session budget", statLine(st))
+	}
+	if n := opens.Load(); n != int64(negSessionBudget) {
+		t.Fatalf("%d NEG-OPENs, want the budget of %d", n, negSessionBudget)
+	}
+}
+
+// TestSpanHalvesByItems: a window with stored items is halved at their
+// median, and the upper half's items include the second it asks from
+// below its own (span.filter).
+func TestSpanHalvesByItems(t *testing.T) {
+	var items []SyncItem
+	for i := int64(1); i <= 10; i++ {
+		items = append(items, SyncItem{ID: fmt.Sprint(i), CreatedAt: i})
+	}
+	lo, hi, ok := spanOf(SyncWindow{Since: 1, Until: 1000}).halves(items)
+	if !ok || lo.until != 5 || hi.since != 6 {
+		t.Fatalf("halves %+v %+v, want split after second 5", lo, hi)
+	}
+	a, b := splitItems(items, lo.until)
+	if len(a) != 5 || a[4].CreatedAt != 5 || len(b) != 6 || b[0].CreatedAt != 5 {
+		t.Fatalf("items split %v / %v, want 1-5 and 5-10", a, b)
+	}
+	// All in the last second: the lower half is what is left.
+	same := []SyncItem{{ID: "a", CreatedAt: 9}, {ID: "b", CreatedAt: 9}}
+	if lo, hi, ok := spanOf(SyncWindow{Since: 1, Until: 9}).halves(same); !ok || lo.until != 8 || hi.since != 9 {
+		t.Fatalf("halves %+v %+v, want the last second alone above", lo, hi)
+	}
+}
+
+// TestByFilter: the needs of consecutive windows of a filter are fetched
+// together over their joined window, up to fetchBatch ids, each id once;
+// a paged window and another filter are kept apart.
+func TestByFilter(t *testing.T) {
+	ts := func(v int64) *gn.Timestamp { x := gn.Timestamp(v); return &x }
+	base := gn.Filter{Kinds: []int{4422}}
+	other := gn.Filter{Kinds: []int{4420}}
+	win := func(b gn.Filter, since, until *gn.Timestamp) gn.Filter { b.Since, b.Until = since, until; return b }
+	big := make([]string, fetchBatch)
+	for i := range big {
+		big[i] = fmt.Sprintf("%064x", i+100)
+	}
+	leaves := []negLeaf{
+		{f: win(base, ts(20), ts(30)), base: base, need: []string{"b", "c"}},
+		{f: win(base, nil, ts(20)), base: base, need: []string{"a", "b"}},
+		{f: win(base, ts(30), nil), base: base, page: true},
+		{f: win(base, ts(40), ts(50)), base: base, need: big},
+		{f: win(base, ts(50), ts(60)), base: base, need: []string{"z"}},
+		{f: win(other, ts(0), ts(9)), base: other, need: []string{"o"}},
+	}
+	got := byFilter(leaves)
+	if len(got) != 5 {
+		t.Fatalf("%d fetches, want 5", len(got))
+	}
+	if g := got[0]; g.f.Since != nil || *g.f.Until != 30 || !slices.Equal(g.need, []string{"b", "c", "a"}) {
+		t.Errorf("first fetch %v %v, want a, b, c once over ..30", g.f, g.need)
+	}
+	if !got[1].page || len(got[2].need) != fetchBatch || !slices.Equal(got[3].need, []string{"z"}) || got[4].base.Kinds[0] != 4420 {
+		t.Errorf("fetches %+v", got[1:])
 	}
 }

@@ -24,7 +24,9 @@ import (
 //
 // Relays that speak NIP-77 are reconciled first: the store's (created_at,
 // id) set for each game filter against the relay's, and exactly the
-// missing events are fetched by id. Every other relay gets the fallback,
+// missing events are fetched by id. A relay's set that looks cut at a cap,
+// or that the relay refuses as too many, is reconciled again in halves of
+// its created_at window (split.go). Every other relay gets the fallback,
 // whose cost follows the open matches and the downtime rather than
 // history: every event of each match that is not final or that a relay
 // has just revealed (by "#g", paged), the challenges since
@@ -476,7 +478,7 @@ func (s *syncer) nip77(ctx context.Context, st *SyncStats) bool {
 			if err != nil {
 				return false
 			}
-			compared += len(items)
+			compared += countFrom(items, w.Since) // not the second before (asked)
 			diffs = append(diffs, leaves...)
 			if s.opts.Windows != nil {
 				items = nil // the next window's are read next
@@ -484,6 +486,7 @@ func (s *syncer) nip77(ctx context.Context, st *SyncStats) bool {
 		}
 	}
 	st.Method, st.Compared = "nip77", compared
+	diffs = byFilter(diffs)
 	if st.Splits > 0 {
 		log.Info("relay: NIP-77 windows split where the relay's set looked cut", "splits", st.Splits, "paged", st.Paged)
 	}
