@@ -45,6 +45,25 @@ var hostileNames = []string{
 	strings.Repeat("long name ", 30),
 }
 
+// checkExportFormat: the PGN standard's export format is ASCII (a subset
+// of Latin-1, which readers assume to be ASCII) with lines under 80
+// columns; names come from profiles in any script and any length, and the
+// site shortens npubs with "…" (issue 24).
+func checkExportFormat(t *testing.T, name, text string) {
+	t.Helper()
+	for i, line := range strings.Split(text, "\n") {
+		if len(line) >= 80 {
+			t.Errorf("%s: line %d has %d columns: %q", name, i+1, len(line), line)
+		}
+		for _, c := range []byte(line) {
+			if c < 0x20 || c > 0x7e {
+				t.Errorf("%s: line %d holds byte %#x, not printable ASCII: %q", name, i+1, c, line)
+				break
+			}
+		}
+	}
+}
+
 // sampleGame has a capture, a promotion, check and both castlings: UCI
 // moves and chess.js's SAN of each, with the final FEN.
 func sampleGame(t *testing.T) (uci, sans []string, fen string) {
@@ -119,8 +138,12 @@ func TestPGNHostileTagValues(t *testing.T) {
 			}
 		})
 	}
+	for name, text := range pgns {
+		checkExportFormat(t, name, text)
+	}
 	// The documented replacements, end to end.
-	for in, want := range map[string]string{`Bob "the rook"`: `Bob 'the rook'`, `¯\_(ツ)_/¯`: `¯/_(ツ)_/¯`, "two\nlines": "two lines"} {
+	for in, want := range map[string]string{`Bob "the rook"`: `Bob 'the rook'`, `¯\_(ツ)_/¯`: `?/_(?)_/?`, "two\nlines": "two lines",
+		"Żółć 🐴 الفيل 象棋": "Zolc ? ????? ??"} {
 		i := slices.Index(hostileNames, in)
 		if h := got[strings.Repeat("n", i+1)].Headers["White"]; h != want {
 			t.Errorf("White %q loads as %q, want %q", in, h, want)
@@ -196,6 +219,7 @@ func TestPGNSeason(t *testing.T) {
 		if h := sha256.Sum256([]byte("chess:" + l.FEN)); hex.EncodeToString(h[:]) != s.FinalHash() {
 			t.Errorf("match %s: chess.js ends at %s, which is not the fold's final_hash", s.Match, l.FEN)
 		}
+		checkExportFormat(t, "match "+s.Match, text)
 		std, err := standardTags(text)
 		if err != nil {
 			t.Errorf("match %s: %v", s.Match, err)

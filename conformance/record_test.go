@@ -73,10 +73,30 @@ func TestGameRecord(t *testing.T) {
 			t.Errorf("the PGN lacks %s:\n%s", want, text)
 		}
 	}
+	checkExportFormat(t, "record", ev.Content)
 	l := loadPGNs(t, map[string]string{"record": ev.Content})["record"]
 	if !l.OK || !slices.Equal(l.Moves, final.Moves) || l.Headers["White"] != "Alice 'the' /o/" {
 		t.Fatalf("chess.js made %+v of the record", l)
 	}
+
+	// Players without a profile are named by their short npub, which the
+	// site writes with "…": the record spells it "..." (issue 24).
+	t.Run("no profiles", func(t *testing.T) {
+		exp, err := site.NewExporter(site.Input{RatingGames: in.RatingGames})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ev, err := exp.GameRecord(final, end+100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkExportFormat(t, "record without profiles", ev.Content)
+		l := loadPGNs(t, map[string]string{"record": ev.Content})["record"]
+		npub := nostr.Npub(alice.PublicKey())
+		if white := l.Headers["White"]; !l.OK || !strings.HasPrefix(white, npub[:8]) || !strings.Contains(white, "...") {
+			t.Errorf("chess.js read White %q (%+v), want the short npub %s... spelt in ASCII", white, l, npub[:8])
+		}
+	})
 
 	t.Run("not final", func(t *testing.T) {
 		if _, err := exp.GameRecord(over, end+100); err == nil {

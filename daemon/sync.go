@@ -127,6 +127,10 @@ func (n *Daemon) sync(ctx context.Context, opts relay.SyncOptions, out chan<- re
 		if st.Missing > 0 {
 			args = append(args, "missing", st.Missing)
 		}
+		if st.Splits > 0 || st.Paged > 0 {
+			// The relay cut its NIP-77 set: how many windows it took.
+			args = append(args, "nip77_splits", st.Splits, "nip77_paged", st.Paged)
+		}
 		if st.NegError != "" && st.Method == "fallback" {
 			args = append(args, "nip77", st.NegError)
 		}

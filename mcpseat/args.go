@@ -32,7 +32,7 @@ type PlayArgs struct {
 // WaitArgs is a wait for the opponent.
 type WaitArgs struct {
 	Match          string `json:"match" jsonschema:"the match id"`
-	TimeoutSeconds int    `json:"timeout_seconds,omitempty" jsonschema:"give up after this many seconds (default 300, at most 3600)"`
+	TimeoutSeconds int    `json:"timeout_seconds,omitempty" jsonschema:"give up after this many seconds: default 50, at least 1, at most 3600. Above 50 only if the host resets its request timeout on progress; 0 is refused: call game_state to look without waiting"`
 }
 
 // OfferArgs proposes (or accepts) an agreed result.

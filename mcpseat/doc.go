@@ -10,9 +10,15 @@
 // object whose rule is a stable token (the fold's own reason, PROTOCOL.md
 // section 2, or one of the seat's). A refused call publishes nothing.
 //
-// wait_turn holds one live subscription on the relays and reports MCP
-// progress notifications while it waits, so a client can show that the
-// call is alive and a model's harness does not time it out.
+// wait_turn holds one live subscription on the relays. It waits 50 s
+// unless told otherwise, under the 60 s request timeout of hosts built on
+// the MCP TypeScript SDK, and when the call carries a progressToken it
+// sends progress notifications while it waits, so a host that resets its
+// timeout on progress can let it wait longer (timeout_seconds, up to an
+// hour). A timeout of 0 is refused: game_state reads without waiting.
+//
+// Every output schema is an object (MCP requires it; the TypeScript SDK
+// refuses the whole tools/list otherwise): the answer, or a Refusal.
 //
 // The resource vesper://rules (and the prompt "rules") is a short statement
 // of the protocol for the model.

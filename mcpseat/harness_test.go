@@ -71,6 +71,7 @@ type agent struct {
 	progress atomic.Int64 // progress notifications received
 	mu       sync.Mutex
 	messages []string // their messages
+	hook     func(*mcp.ProgressNotificationParams)
 	stderr   *lockedBuffer
 	outputs  map[string]*jsonschema.Resolved // output schemas by tool
 }
@@ -109,7 +110,11 @@ func startAgent(t *testing.T, relayURL, name string, extra ...string) *agent {
 			a.progress.Add(1)
 			a.mu.Lock()
 			a.messages = append(a.messages, req.Params.Message)
+			hook := a.hook
 			a.mu.Unlock()
+			if hook != nil {
+				hook(req.Params)
+			}
 		},
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -234,6 +239,13 @@ func decodeAny[T any](res *mcp.CallToolResult) T {
 	b, _ := json.Marshal(res.StructuredContent)
 	_ = json.Unmarshal(b, &out)
 	return out
+}
+
+// onProgress sees every progress notification from now on.
+func (a *agent) onProgress(f func(*mcp.ProgressNotificationParams)) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.hook = f
 }
 
 // countMessages counts the progress messages received that contain sub.

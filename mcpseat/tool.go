@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -63,7 +64,7 @@ func addTool[In, Out any](s *mcp.Server, t *mcp.Tool, tweak func(*jsonschema.Sch
 	if tweak != nil {
 		tweak(in)
 	}
-	out, err := jsonschema.For[Out](nil)
+	out, err := outputSchema[Out]()
 	if err != nil {
 		panic(fmt.Sprintf("mcpseat: tool %s: output schema: %v", t.Name, err))
 	}
@@ -78,6 +79,11 @@ func addTool[In, Out any](s *mcp.Server, t *mcp.Tool, tweak func(*jsonschema.Sch
 			return refusalResult(rf), nil
 		}
 		res, rf := h(ctx, req, args)
+		if rf == nil && isNil(res) {
+			// The schema promises an object; null would fail every
+			// validating client, so a handler's slip is a refusal.
+			rf = refuse(RuleInternal, "vesper: tool %s answered nothing", t.Name)
+		}
 		if rf != nil {
 			return refusalResult(rf), nil
 		}
@@ -87,6 +93,57 @@ func addTool[In, Out any](s *mcp.Server, t *mcp.Tool, tweak func(*jsonschema.Sch
 			StructuredContent: json.RawMessage(b),
 		}, nil
 	})
+}
+
+// outputSchema is the schema of a tool's structured content, an object in
+// every case: MCP requires "type": "object" at the root, and the official
+// TypeScript SDK (what most hosts are built on) rejects the whole tools/list
+// when one tool's output schema says otherwise. jsonschema.For gives a
+// pointer type ["null", "object"], but an answer is never null, so the
+// answer's schema is derived from what Out points to. The same SDK also
+// validates the structured content of an isError result against the output
+// schema, so a Refusal is the schema's other branch: without it every
+// refused move would reach the host as a protocol error instead of a
+// refusal the model can read and retry.
+func outputSchema[Out any]() (*jsonschema.Schema, error) {
+	typ := reflect.TypeFor[Out]()
+	if typ.Kind() == reflect.Pointer {
+		typ = typ.Elem()
+	}
+	answer, err := jsonschema.ForType(typ, nil)
+	if err != nil {
+		return nil, err
+	}
+	refusal, err := jsonschema.For[Refusal](nil)
+	if err != nil {
+		return nil, err
+	}
+	if answer.Type != "object" || refusal.Type != "object" {
+		return nil, fmt.Errorf("%v is not a JSON object", typ)
+	}
+	answer.Description = "the answer (isError false)"
+	refusal.Description = "a refusal (isError true): nothing was published"
+	return &jsonschema.Schema{Type: "object", AnyOf: []*jsonschema.Schema{answer, refusal}}, nil
+}
+
+// isNil says v is a nil pointer, map or slice: an answer the output schema
+// does not allow.
+func isNil(v any) bool {
+	if v == nil {
+		return true
+	}
+	switch rv := reflect.ValueOf(v); rv.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Interface:
+		return rv.IsNil()
+	}
+	return false
+}
+
+// argsChecker is implemented by arguments that deserve a clearer refusal
+// than the schema validator's message for some values; check sees the
+// arguments before validation, after the defaults.
+type argsChecker interface {
+	check(args map[string]any) *Refusal
 }
 
 // decodeArgs validates the arguments against the input schema (after its
@@ -101,6 +158,11 @@ func decodeArgs[In any](raw json.RawMessage, schema *jsonschema.Resolved) (In, *
 	}
 	if err := schema.ApplyDefaults(&m); err != nil {
 		return zero, refuse(RuleBadArgument, "arguments: %v", err)
+	}
+	if c, ok := any(zero).(argsChecker); ok {
+		if rf := c.check(m); rf != nil {
+			return zero, rf
+		}
 	}
 	if err := schema.Validate(m); err != nil {
 		return zero, refuse(RuleBadArgument, "arguments: %v", err)

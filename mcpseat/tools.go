@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -92,11 +93,11 @@ func (t *tools) register(s *mcp.Server) {
 
 	addTool(s, &mcp.Tool{
 		Name: "wait_turn",
-		Description: "Wait, on a live relay subscription, until it is this key's turn, the game ends, the other player offers a result or asks for arbitration, the challenge expires, or timeout_seconds pass (default 300, at most 3600). " +
-			"Returns at once if one of these already holds (an offer or request already pending when the wait starts does not wake it: it is in the status). Reports progress notifications while it waits. The answer is why it returned (reason: my_turn, game_over, final, offer, request, expired or timeout) and the status, as game_state gives it. " +
+		Description: "Wait, on a live relay subscription, until it is this key's turn, the game ends, the other player offers a result or asks for arbitration, the challenge expires, or timeout_seconds pass (default 50, under the 60 s a host commonly allows a call; at most 3600, for hosts that reset their timeout on progress; 0 is refused: game_state reads the match without waiting). " +
+			"Returns at once if one of these already holds (an offer or request already pending when the wait starts does not wake it: it is in the status). While it waits it sends progress notifications when the call carries a progressToken. The answer is why it returned (reason: my_turn, game_over, final, offer, request, expired or timeout) and the status, as game_state gives it. " +
 			"On a timeout, call it again: the opponent has 24 hours per move.",
 		Annotations: readOnly("Wait for my turn"),
-	}, all(bounds("timeout_seconds", 0, 3600), defaultTo("timeout_seconds", "300")), t.waitTurn)
+	}, all(bounds("timeout_seconds", 1, maxWait.Seconds()), defaultTo("timeout_seconds", strconv.Itoa(int(defaultWait.Seconds())))), t.waitTurn)
 
 	addTool(s, &mcp.Tool{
 		Name:        "resign",

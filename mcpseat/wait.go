@@ -11,7 +11,13 @@ import (
 )
 
 const (
-	defaultWait = 300 * time.Second
+	// defaultWait is wait_turn's timeout when the call gives none. It is
+	// under the 60 s a host built on the MCP TypeScript SDK gives a request
+	// by default (with a margin for the answer's way back), so a plain call
+	// returns "timeout" and the model calls again, instead of the host
+	// failing the call. Hosts that reset their timeout on progress
+	// (resetTimeoutOnProgress) can ask for up to maxWait.
+	defaultWait = 50 * time.Second
 	maxWait     = 3600 * time.Second
 	// progressEvery is how often a waiting call tells the client it is
 	// alive: clients commonly cancel a request that stays silent for a
@@ -19,11 +25,30 @@ const (
 	progressEvery = 5 * time.Second
 )
 
-func (t *tools) waitTurn(ctx context.Context, req *mcp.CallToolRequest, in WaitArgs) (*seat.Woke, *Refusal) {
-	d := defaultWait
-	if in.TimeoutSeconds > 0 {
-		d = min(time.Duration(in.TimeoutSeconds)*time.Second, maxWait)
+// zeroWait refuses a wait of 0 s: it once meant the default, and a model
+// that asks for no wait wants game_state.
+func zeroWait() *Refusal {
+	return refuse(RuleBadArgument, "timeout_seconds must be at least 1 (the default is %d); to read the match without waiting, call game_state",
+		int(defaultWait.Seconds()))
+}
+
+// check gives timeout_seconds 0 (or less) zeroWait's refusal instead of the
+// validator's "minimum: 0/1 is less than 1".
+func (WaitArgs) check(args map[string]any) *Refusal {
+	if v, ok := args["timeout_seconds"].(float64); ok && v < 1 {
+		return zeroWait()
 	}
+	return nil
+}
+
+func (t *tools) waitTurn(ctx context.Context, req *mcp.CallToolRequest, in WaitArgs) (*seat.Woke, *Refusal) {
+	// The schema's default and minimum make an absent timeout defaultWait
+	// and refuse 0 (which once meant 300 s); this guards a caller that
+	// skips the schema.
+	if in.TimeoutSeconds < 1 {
+		return nil, zeroWait()
+	}
+	d := min(time.Duration(in.TimeoutSeconds)*time.Second, maxWait)
 	opts := seat.WaitOptions{Timeout: d, ProgressEvery: progressEvery}
 	if token := req.Params.GetProgressToken(); token != nil && req.Session != nil {
 		// The first notification goes out at once, so a client knows the

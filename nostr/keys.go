@@ -19,9 +19,31 @@ func (SecretKey) GoString() string { return "[secret key]" }
 // ErrBadKey is returned for any malformed key; it never quotes the key.
 var ErrBadKey = errors.New("nostr: not a secret key (expected nsec1... or 64 hex digits)")
 
+// bech32Prefixes are the NIP-19 forms vesper reads, with their separator.
+var bech32Prefixes = []string{"npub1", "nsec1", "note1", "nevent1", "nprofile1"}
+
+// FoldBech32 returns an all-upper-case NIP-19 string (NEVENT1..., as QR
+// codes carry it: their alphanumeric mode holds upper case only) in lower
+// case, the form the prefix checks and NIP-19's examples use. BIP-173
+// allows either case but not both, so anything else is returned as it is:
+// a mixed-case string is then refused by the bech32 decoder, and hex is
+// never folded (an upper-case hex id or key stays malformed).
+func FoldBech32(s string) string {
+	if s != strings.ToUpper(s) {
+		return s
+	}
+	lower := strings.ToLower(s)
+	for _, p := range bech32Prefixes {
+		if strings.HasPrefix(lower, p) {
+			return lower
+		}
+	}
+	return s
+}
+
 // ParseSecretKey reads nsec1... or 64 hex digits (surrounding space ignored).
 func ParseSecretKey(s string) (SecretKey, error) {
-	s = strings.TrimSpace(s)
+	s = FoldBech32(strings.TrimSpace(s))
 	if strings.HasPrefix(s, "nsec1") {
 		prefix, v, err := nip19.Decode(s)
 		if err != nil || prefix != "nsec" {
@@ -91,7 +113,7 @@ func Npub(pubkey string) string {
 
 // ParsePubkey reads npub1... or 64 hex digits.
 func ParsePubkey(s string) (string, error) {
-	s = strings.TrimSpace(s)
+	s = FoldBech32(strings.TrimSpace(s))
 	if strings.HasPrefix(s, "npub1") {
 		prefix, v, err := nip19.Decode(s)
 		if err != nil || prefix != "npub" {
@@ -107,7 +129,7 @@ func ParsePubkey(s string) (string, error) {
 
 // ParseEventRef reads an event id given as hex, note1... or nevent1...
 func ParseEventRef(s string) (string, error) {
-	s = strings.TrimSpace(s)
+	s = FoldBech32(strings.TrimSpace(s))
 	switch {
 	case strings.HasPrefix(s, "note1"), strings.HasPrefix(s, "nevent1"):
 		prefix, v, err := nip19.Decode(s)
@@ -132,6 +154,15 @@ func ParseEventRef(s string) (string, error) {
 // Nevent encodes an event id (with its author) as nevent1...
 func Nevent(id, author string, relays []string) string {
 	s, err := nip19.EncodeEvent(id, relays, author)
+	if err != nil {
+		return id
+	}
+	return s
+}
+
+// Note is an event id's note1 form (the hex id if it is not one).
+func Note(id string) string {
+	s, err := nip19.EncodeNote(id)
 	if err != nil {
 		return id
 	}

@@ -1,5 +1,6 @@
 // Package pgn writes Portable Game Notation: tag pairs, then the SAN
-// movetext wrapped at 79 columns and the result token. It is the one PGN
+// movetext wrapped at 79 columns and the result token, every line under 80
+// columns and in ASCII, as the standard's export format has them. It is the one PGN
 // writer of the project: the agent's seat (status objects) and the site
 // (the .pgn file of every chess match, which `vesper pgn` prints and the
 // NIP-64 game record carries) choose the tags, this package spells them.
@@ -13,8 +14,12 @@ package pgn
 import (
 	"strconv"
 	"strings"
-	"unicode"
 )
+
+// MaxLine is the longest line Write writes, in columns (bytes: every line
+// is ASCII): the PGN standard's export format keeps movetext lines under 80
+// columns, and tag lines are held to the same here.
+const MaxLine = 79
 
 // Tag is one tag pair.
 type Tag struct{ Name, Value string }
@@ -48,12 +53,12 @@ func Write(tags []Tag, sans []string, result string) string {
 		if name == "" {
 			continue
 		}
-		b.WriteString("[" + name + " " + Quote(t.Value) + "]\n")
+		b.WriteString(tagLine(name, t.Value) + "\n")
 	}
 	b.WriteByte('\n')
 	line := 0
 	word := func(w string) {
-		if line > 0 && line+1+len(w) > 79 {
+		if line > 0 && line+1+len(w) > MaxLine {
 			b.WriteByte('\n')
 			line = 0
 		} else if line > 0 {
@@ -84,7 +89,7 @@ func tagName(s string) string {
 }
 
 // Quote quotes a tag value so that chess.js 1.4.0 and a reader of the PGN
-// standard both load it and read the same value.
+// standard both load it and read the same value, in printable ASCII.
 //
 // chess.js 1.4.0 (its grammar, src/pgn.peggy) reads a tag value as
 // '"' [^"]* '"': it knows no escapes. The standard's \" ends the value
@@ -93,18 +98,31 @@ func tagName(s string) string {
 // a quote becomes an apostrophe (') and a backslash a slash (/), which
 // every reader reads as written. Control characters (C0, DEL, C1) and the
 // Unicode line and paragraph separators become spaces, so that a value
-// stays on its tag line and cannot forge another tag; bytes that are not
-// UTF-8 become U+FFFD. Everything else is kept as it is.
+// stays on its tag line and cannot forge another tag. Everything else is
+// spelt in ASCII (ASCII, ascii.go): the export format is ASCII/Latin-1.
 func Quote(s string) string {
 	return `"` + strings.Map(func(r rune) rune {
-		switch {
-		case r == '"':
+		switch r {
+		case '"':
 			return '\''
-		case r == '\\':
+		case '\\':
 			return '/'
-		case unicode.IsControl(r), r == '\u2028', r == '\u2029':
-			return ' '
 		}
 		return r
-	}, s) + `"`
+	}, ASCII(s)) + `"`
+}
+
+// tagLine is one tag pair's line, the value cut (ending "...") where the
+// line would reach MaxLine columns: a long name must not make the record's
+// lines longer than the export format's.
+func tagLine(name, value string) string {
+	q := Quote(value)
+	if over := len(name) + len(q) + 3 - MaxLine; over > 0 {
+		keep := len(q) - 2 - over - len("...")
+		if keep < 0 {
+			keep = 0
+		}
+		q = `"` + q[1:1+keep] + `..."`
+	}
+	return "[" + name + " " + q + "]"
 }

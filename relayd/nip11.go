@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -13,13 +15,15 @@ import (
 	"github.com/fiatjaf/eventstore"
 	"github.com/fiatjaf/khatru"
 	gn "github.com/nbd-wtf/go-nostr"
+	"github.com/nbd-wtf/go-nostr/nip11"
 )
 
 // The limitations a client is expected to read from the NIP-11 document and
 // obey, beyond max_limit: Options.MaxFilters (enforced),
 // Options.MaxSubscriptions (advertised only) and the created_at limits
-// (enforced). go-nostr's document type has no max_filters, so the document
-// khatru writes is amended on its way out.
+// (enforced). go-nostr's document type has no max_filters and writes every
+// field whether set or not, so the document khatru writes is amended on its
+// way out (withNIP11).
 
 // nothingID is an id no event has: a filter refused after khatru has
 // started on it is narrowed to it.
@@ -87,11 +91,45 @@ func (r *Relay) checkCreatedAt(ev *gn.Event) (bool, string) {
 // Options.MaxFilters filters.
 func (r *Relay) FilterRefusals() int64 { return r.filterRefusals.Load() }
 
-// withNIP11 serves khatru's NIP-11 document with max_filters added.
-func (r *Relay) withNIP11(next http.Handler) http.Handler {
-	if r.opts.MaxFilters <= 0 {
-		return next
+// SoftwareURL and SoftwareVersion fill NIP-11's software and version.
+// The NIP wants a URL for the software; vesper has no public home of its
+// own yet, so the relay names what serves the websocket, khatru.
+const (
+	SoftwareURL     = "https://github.com/fiatjaf/khatru"
+	SoftwareVersion = "v0.19.1 (vesper relayd)"
+)
+
+// nip11 fills in the document khatru starts from. supported_nips lists
+// what this relay does: khatru's list names 42 although a client is only
+// ever asked to AUTH when the relay requires it (Options.RequireAuth), and
+// 86 although no management method is set up, so both go unless they hold.
+// 40 stays: expired events are refused and not served (wellformed.go).
+func (r *Relay) nip11(_ context.Context, _ *http.Request, info nip11.RelayInformationDocument) nip11.RelayInformationDocument {
+	auth := r.requireAuth.Load()
+	info.SupportedNIPs = slices.DeleteFunc(slices.Clone(info.SupportedNIPs), func(n any) bool {
+		return n == 86 || n == 42 && !auth
+	})
+	lim := &nip11.RelayLimitationDocument{
+		AuthRequired:        auth,
+		RestrictedWrites:    r.opts.RestrictedWrites,
+		MaxSubscriptions:    r.opts.MaxSubscriptions,
+		CreatedAtLowerLimit: r.opts.CreatedAtLowerLimit,
+		CreatedAtUpperLimit: r.opts.CreatedAtUpperLimit,
 	}
+	if !r.opts.HideLimits {
+		lim.MaxLimit = r.opts.MaxLimit
+		lim.DefaultLimit = r.opts.MaxLimit
+	}
+	info.Limitation = lim
+	return info
+}
+
+// withNIP11 amends the document khatru writes where go-nostr's type cannot
+// say it right: max_filters (not a field of it) is added; empty optional
+// strings (pubkey, contact, ...) are left out, since an empty pubkey is no
+// key; and created_at limits that are not set are left out, since a limit
+// of 0 read literally would allow only events stamped this very second.
+func (r *Relay) withNIP11(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		if req.Header.Get("Accept") != "application/nostr+json" || strings.EqualFold(req.Header.Get("Upgrade"), "websocket") {
 			next.ServeHTTP(w, req)
@@ -100,17 +138,8 @@ func (r *Relay) withNIP11(next http.Handler) http.Handler {
 		rec := &recorder{header: http.Header{}, code: http.StatusOK}
 		next.ServeHTTP(rec, req)
 		body := rec.body.Bytes()
-		var doc map[string]json.RawMessage
-		if rec.code == http.StatusOK && json.Unmarshal(body, &doc) == nil {
-			var lim map[string]any
-			if json.Unmarshal(doc["limitation"], &lim) != nil || lim == nil {
-				lim = map[string]any{}
-			}
-			lim["max_filters"] = r.opts.MaxFilters
-			if b, err := json.Marshal(lim); err == nil {
-				doc["limitation"] = b
-			}
-			if b, err := json.Marshal(doc); err == nil {
+		if rec.code == http.StatusOK {
+			if b, err := r.amendNIP11(body); err == nil {
 				body = b
 			}
 		}
@@ -121,6 +150,39 @@ func (r *Relay) withNIP11(next http.Handler) http.Handler {
 		w.WriteHeader(rec.code)
 		w.Write(body)
 	})
+}
+
+// optionalStrings are the NIP-11 fields left out when empty.
+var optionalStrings = []string{"description", "pubkey", "contact", "icon", "banner"}
+
+func (r *Relay) amendNIP11(body []byte) ([]byte, error) {
+	var doc map[string]json.RawMessage
+	if err := json.Unmarshal(body, &doc); err != nil {
+		return nil, err
+	}
+	for _, k := range optionalStrings {
+		if string(doc[k]) == `""` {
+			delete(doc, k)
+		}
+	}
+	var lim map[string]json.RawMessage
+	if json.Unmarshal(doc["limitation"], &lim) != nil || lim == nil {
+		lim = map[string]json.RawMessage{}
+	}
+	for _, k := range []string{"created_at_lower_limit", "created_at_upper_limit"} {
+		if string(lim[k]) == "0" {
+			delete(lim, k)
+		}
+	}
+	if r.opts.MaxFilters > 0 {
+		lim["max_filters"] = json.RawMessage(strconv.Itoa(r.opts.MaxFilters))
+	}
+	b, err := json.Marshal(lim)
+	if err != nil {
+		return nil, err
+	}
+	doc["limitation"] = b
+	return json.Marshal(doc)
 }
 
 // recorder keeps a handler's answer to amend it.

@@ -16,7 +16,6 @@ import (
 	"github.com/fiatjaf/eventstore"
 	"github.com/fiatjaf/khatru"
 	gn "github.com/nbd-wtf/go-nostr"
-	"github.com/nbd-wtf/go-nostr/nip11"
 )
 
 // Options configure a relay. The zero value is an in-memory relay on a
@@ -153,10 +152,11 @@ func (r *Relay) newKhatru() *khatru.Relay {
 		kh.Log = slog.NewLogLogger(r.opts.Logger.Handler(), slog.LevelDebug)
 	}
 	kh.Info.Name = r.opts.Name
-	kh.Info.Software = "vesper relayd (khatru)"
+	kh.Info.Software = SoftwareURL
+	kh.Info.Version = SoftwareVersion
 	kh.Negentropy = !r.opts.NoNegentropy
 	kh.StoreEvent = append(kh.StoreEvent, r.storeEvent)
-	kh.QueryEvents = append(kh.QueryEvents, r.store.QueryEvents)
+	kh.QueryEvents = append(kh.QueryEvents, r.queryUnexpired)
 	kh.DeleteEvent = append(kh.DeleteEvent, r.store.DeleteEvent)
 	kh.ReplaceEvent = append(kh.ReplaceEvent, r.replaceEvent)
 	kh.OverwriteFilter = append(kh.OverwriteFilter, r.countFilter, r.live.add)
@@ -168,6 +168,11 @@ func (r *Relay) newKhatru() *khatru.Relay {
 		r.wsMu.Lock()
 		r.websockets[khatru.GetConnection(ctx)] = struct{}{}
 		r.wsMu.Unlock()
+		// NIP-42: a relay that requires AUTH says so first, so a client
+		// can authenticate before its first REQ instead of after a refusal.
+		if r.requireAuth.Load() {
+			khatru.RequestAuth(ctx)
+		}
 	})
 	kh.OnDisconnect = append(kh.OnDisconnect, func(ctx context.Context) {
 		r.wsMu.Lock()
@@ -197,6 +202,12 @@ func (r *Relay) rejectEvent(ctx context.Context, ev *gn.Event) (bool, string) {
 	if reason := *r.rejectWrites.Load(); reason != "" {
 		return true, reason
 	}
+	if reject, reason := wellFormed(ev); reject {
+		return true, reason
+	}
+	if reject, reason := expired(ev, time.Now()); reject {
+		return true, reason
+	}
 	if reject, reason := r.checkCreatedAt(ev); reject {
 		return true, reason
 	}
@@ -221,26 +232,10 @@ func (r *Relay) rejectFilter(ctx context.Context, _ gn.Filter) (bool, string) {
 	return false, ""
 }
 
-func (r *Relay) nip11(_ context.Context, _ *http.Request, info nip11.RelayInformationDocument) nip11.RelayInformationDocument {
-	lim := &nip11.RelayLimitationDocument{
-		AuthRequired:        r.requireAuth.Load(),
-		RestrictedWrites:    r.opts.RestrictedWrites,
-		MaxSubscriptions:    r.opts.MaxSubscriptions,
-		CreatedAtLowerLimit: r.opts.CreatedAtLowerLimit,
-		CreatedAtUpperLimit: r.opts.CreatedAtUpperLimit,
-	}
-	if !r.opts.HideLimits {
-		lim.MaxLimit = r.opts.MaxLimit
-		lim.DefaultLimit = r.opts.MaxLimit
-	}
-	info.Limitation = lim
-	return info
-}
-
 func (r *Relay) serve(ln net.Listener) {
 	tl := newTrackingListener(ln, &r.traffic)
 	srv := &http.Server{
-		Handler:           r.withNIP11(r.kh),
+		Handler:           withNegErr(r.withNIP11(r.kh)),
 		ReadHeaderTimeout: 5 * time.Second,
 	}
 	r.mu.Lock()

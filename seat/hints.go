@@ -25,7 +25,7 @@ func matchRef(ref string) (id string, hints []string, err error) {
 	if err != nil {
 		return "", nil, err
 	}
-	if s := strings.TrimSpace(ref); strings.HasPrefix(s, "nevent1") {
+	if s := nostr.FoldBech32(strings.TrimSpace(ref)); strings.HasPrefix(s, "nevent1") {
 		if _, v, err := nip19.Decode(s); err == nil {
 			if p, ok := v.(gn.EventPointer); ok {
 				hints = cleanHints(p.Relays)
@@ -38,7 +38,7 @@ func matchRef(ref string) (id string, hints []string, err error) {
 // pubkeyRef reads a public key (hex, npub1 or nprofile1) and the relay
 // hints of an nprofile.
 func pubkeyRef(s string) (pubkey string, hints []string, err error) {
-	s = strings.TrimSpace(s)
+	s = nostr.FoldBech32(strings.TrimSpace(s))
 	if strings.HasPrefix(s, "nprofile1") {
 		prefix, v, err := nip19.Decode(s)
 		p, ok := v.(gn.ProfilePointer)

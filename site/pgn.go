@@ -167,7 +167,8 @@ func pgnElo(r gameRating) string {
 // Date, Round, White, Black, Result), then the match id, the players'
 // npubs and ratings, the result's reason, the PGN Termination and how the
 // result became final, then the movetext in SAN wrapped at 79 columns.
-// Every tag name is letters only, as chess.js reads them (pgn.Write).
+// Every tag name is letters only, as chess.js reads them, and every line
+// is ASCII and under 80 columns (pgn.Write).
 func matchPGN(s *match.State, sans []string, white, black player, whiteElo, blackElo gameRating) string {
 	var tags []pgn.Tag
 	tag := func(name, value string) {
@@ -176,7 +177,10 @@ func matchPGN(s *match.State, sans []string, white, black player, whiteElo, blac
 	}
 	result := pgn.Result(s.Over, s.Result)
 	tag("Event", "vesper "+s.Kind+" match")
-	tag("Site", "nostr, kind "+strconv.Itoa(nostr.KindChallenge)+" challenge "+s.Match)
+	// Where the game was played, as a NIP-21 URI of its challenge: a
+	// clickable place in clients that know it, and 78 columns as a tag line
+	// (the Match tag has the id in hex).
+	tag("Site", "nostr:"+nostr.Note(s.Match))
 	tag("Date", pgnDate(s))
 	tag("Round", "-")
 	tag("White", white.pgnName())

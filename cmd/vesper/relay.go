@@ -28,6 +28,7 @@ func relayCommand() *cli.Command {
 			&cli.IntFlag{Name: "events-per-minute", Value: relayd.PublicLimits().EventsPerMinute, Usage: "EVENTs per connection per minute (0: no limit)"},
 			&cli.IntFlag{Name: "reqs-per-minute", Value: relayd.PublicLimits().ReqsPerMinute, Usage: "REQ/COUNT/NEG-OPEN filters per connection per minute (0: no limit)"},
 			&cli.IntFlag{Name: "max-connections", Value: relayd.PublicLimits().MaxConnections, Usage: "websocket connections open at once (0: no limit)"},
+			&cli.BoolFlag{Name: "auth", Usage: "require NIP-42 AUTH: a challenge on connect, and REQ, EVENT and NEG-OPEN refused \"auth-required:\" until the client authenticates (any key)"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
@@ -36,13 +37,18 @@ func relayCommand() *cli.Command {
 			ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			if !relayd.IsLoopback(c.String("listen")) {
-				fmt.Fprintf(c.App.ErrWriter, "vesper relay: warning: %s accepts connections from other machines; this relay is meant for local use (no auth, no spam filter, only the per-connection limits below)\n", c.String("listen"))
+				auth := "no auth"
+				if c.Bool("auth") {
+					auth = "AUTH by any key"
+				}
+				fmt.Fprintf(c.App.ErrWriter, "vesper relay: warning: %s accepts connections from other machines; this relay is meant for local use (%s, no spam filter, only the per-connection limits below)\n", c.String("listen"), auth)
 			}
 			r, err := relayd.Start(ctx, relayd.Options{
 				Listen:       c.String("listen"),
 				DBPath:       c.String("db"),
 				MaxLimit:     c.Int("max-limit"),
 				NoNegentropy: c.Bool("no-nip77"),
+				RequireAuth:  c.Bool("auth"),
 				Name:         "vesper relay",
 				Limits: relayd.Limits{MaxMessageBytes: c.Int64("max-message"), EventsPerMinute: c.Int("events-per-minute"),
 					ReqsPerMinute: c.Int("reqs-per-minute"), MaxConnections: c.Int("max-connections")},

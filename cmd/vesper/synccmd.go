@@ -126,6 +126,9 @@ func syncLine(st relay.SyncStats) string {
 	if st.Missing > 0 {
 		s += fmt.Sprintf(", %d listed but not sent", st.Missing)
 	}
+	if st.Splits > 0 || st.Paged > 0 {
+		s += fmt.Sprintf(", %d windows split (set cut by the relay), %d paged", st.Splits, st.Paged)
+	}
 	if st.NegError != "" && st.Method == "fallback" {
 		s += " (NIP-77: " + st.NegError + ")"
 	}

@@ -74,7 +74,15 @@ type negResult struct {
 	need   []string // ids the relay has and the local set lacks, lowercase hex, each once
 	rounds int
 	bytes  int64 // websocket payload bytes sent and received
+	// local is the ids reconciled from our side and haves those of them
+	// the relay lacks: with need they give the size of the relay's set,
+	// which tells a set the relay cut at its cap (split.go).
+	local, haves int
 }
+
+// relaySize is how many ids the relay reconciled: those both sides hold
+// and those only it holds.
+func (r negResult) relaySize() int { return r.local - r.haves + len(r.need) }
 
 // negReconcile runs one NIP-77 session for filter f on its own
 // connection, comparing the local items with the relay's, and returns the
@@ -94,6 +102,7 @@ func negReconcile(ctx context.Context, url string, f gn.Filter, local []SyncItem
 	for {
 		r, err := negSession(ctx, wsc, url, f, local, o)
 		res.need, res.rounds, res.bytes = r.need, res.rounds+r.rounds, res.bytes+r.bytes
+		res.local, res.haves = r.local, r.haves
 		if err == nil {
 			return res, nil
 		}
@@ -176,6 +185,7 @@ func negSession(ctx context.Context, wsc negConn, url string, f gn.Filter, local
 		}
 	}
 	vec.Seal()
+	res.local = vec.Size()
 	neg := negentropy.New(vec, negFrameLimit)
 
 	// Reconcile sends on these unbuffered-ish channels as it goes, so they
@@ -184,6 +194,7 @@ func negSession(ctx context.Context, wsc negConn, url string, f gn.Filter, local
 		mu   sync.Mutex
 		need []string
 		seen = map[string]bool{}
+		had  = map[string]bool{} // ids the relay lacks, counted once
 		wg   sync.WaitGroup
 		stop = make(chan struct{})
 	)
@@ -195,14 +206,17 @@ func negSession(ctx context.Context, wsc negConn, url string, f gn.Filter, local
 					return
 				}
 				id = strings.ToLower(id)
-				if keep && nostr.IsLowerHex(id, 64) {
-					mu.Lock()
-					if !seen[id] {
-						seen[id] = true
-						need = append(need, id)
-					}
-					mu.Unlock()
+				if !nostr.IsLowerHex(id, 64) {
+					continue
 				}
+				mu.Lock()
+				if keep && !seen[id] {
+					seen[id] = true
+					need = append(need, id)
+				} else if !keep {
+					had[id] = true
+				}
+				mu.Unlock()
 			case <-stop:
 				return
 			}
@@ -300,7 +314,7 @@ func negSession(ctx context.Context, wsc negConn, url string, f gn.Filter, local
 			cl, _ := nip77.CloseEnvelope{SubscriptionID: subID}.MarshalJSON()
 			_ = write(cl)
 			mu.Lock()
-			res.need = need
+			res.need, res.haves = need, len(had)
 			mu.Unlock()
 			return res, nil
 		}

@@ -91,19 +91,6 @@ type SyncWindow struct {
 	Since, Until int64
 }
 
-// filter is f bounded to the window.
-func (w SyncWindow) filter(f gn.Filter) gn.Filter {
-	if w.Since > 0 {
-		t := gn.Timestamp(w.Since)
-		f.Since = &t
-	}
-	if w.Until > 0 {
-		t := gn.Timestamp(w.Until)
-		f.Until = &t
-	}
-	return f
-}
-
 // SyncProgress is a step of Sync on one relay.
 type SyncProgress struct {
 	Relay   string
@@ -127,6 +114,11 @@ type SyncStats struct {
 	Rounds  int    `json:"rounds"`
 	Bytes   int64  `json:"nip77_bytes"` // NIP-77 messages, both ways
 	Error   string `json:"error,omitempty"`
+	// Splits counts the NIP-77 windows halved because the relay's set in
+	// them looked cut at a cap or the relay answered "too many" (split.go);
+	// Paged, the one-second windows still cut, read by REQ instead.
+	Splits int `json:"nip77_splits,omitempty"`
+	Paged  int `json:"nip77_paged,omitempty"`
 	// NegError is why NIP-77 was not used on a relay that may offer it.
 	NegError string        `json:"nip77_error,omitempty"`
 	Elapsed  time.Duration `json:"-"`
@@ -457,11 +449,13 @@ func (s *syncer) nip77(ctx context.Context, st *SyncStats) bool {
 			return false
 		}
 	}
-	type diff struct {
-		f    gn.Filter
-		need []string
+	// The windows a relay cut are halved (split.go): diffs are the
+	// windows reconciled whole, and those paged instead.
+	sp := &negSplitter{s: s, st: st, o: o, log: log, sessions: negSessionBudget}
+	if info != nil && info.Limitation != nil {
+		sp.maxLimit = info.Limitation.MaxLimit
 	}
-	var diffs []diff
+	var diffs []negLeaf
 	compared := 0
 	for _, f := range syncFilters() {
 		windows, items, err := s.windows(ctx, f.Kinds)
@@ -471,27 +465,29 @@ func (s *syncer) nip77(ctx context.Context, st *SyncStats) bool {
 		}
 		for _, w := range windows {
 			if items == nil {
-				if items, err = s.opts.LocalIn(ctx, f.Kinds, w); err != nil {
+				if items, err = s.opts.LocalIn(ctx, f.Kinds, w.asked()); err != nil {
 					err = fmt.Errorf("relay: sync: local ids: %w", err)
 					s.failLocal(err)
 					st.NegError = err.Error()
 					return false
 				}
 			}
-			fw := w.filter(f)
-			need, err := s.negWindow(ctx, st, fw, items, o, log)
+			leaves, err := sp.reconcile(ctx, f, w, items)
 			if err != nil {
 				return false
 			}
 			compared += len(items)
-			diffs = append(diffs, diff{fw, need})
+			diffs = append(diffs, leaves...)
 			if s.opts.Windows != nil {
 				items = nil // the next window's are read next
 			}
 		}
 	}
 	st.Method, st.Compared = "nip77", compared
-	if !slices.ContainsFunc(diffs, func(d diff) bool { return len(d.need) > 0 }) {
+	if st.Splits > 0 {
+		log.Info("relay: NIP-77 windows split where the relay's set looked cut", "splits", st.Splits, "paged", st.Paged)
+	}
+	if !slices.ContainsFunc(diffs, func(d negLeaf) bool { return len(d.need) > 0 || d.page }) {
 		return true // in step: nothing to fetch
 	}
 	rs, err := s.open(ctx, st)
@@ -504,7 +500,29 @@ func (s *syncer) nip77(ctx context.Context, st *SyncStats) bool {
 	rs.progress("nip77")
 	sentIDs := map[string]bool{}
 	var revealed []string
+	note := func(sent []*gn.Event) {
+		for _, ev := range sent {
+			sentIDs[ev.ID] = true
+			if ev.Kind == nostr.KindChallenge {
+				revealed = append(revealed, ev.ID)
+			}
+			revealed = append(revealed, matchRefs(ev)...)
+		}
+	}
 	for _, d := range diffs {
+		if d.page {
+			// A second the relay would not reconcile whole: every event
+			// of it, as far as its REQs reach.
+			sent, err := rs.query(ctx, d.f)
+			note(sent)
+			rs.progress("fetch")
+			if err != nil {
+				st.Error = err.Error()
+				log.Warn("relay: sync fetch failed", "err", err)
+				return true
+			}
+			continue
+		}
 		for chunk := range slices.Chunk(d.need, min(chunkSize*5, rs.p.limit)) {
 			// The ids and the filter together: an id the relay listed for
 			// this filter must be an event this filter matches, or the
@@ -512,13 +530,7 @@ func (s *syncer) nip77(ctx context.Context, st *SyncStats) bool {
 			f := d.f
 			f.IDs = slices.Clone(chunk)
 			sent, err := rs.query(ctx, f)
-			for _, ev := range sent {
-				sentIDs[ev.ID] = true
-				if ev.Kind == nostr.KindChallenge {
-					revealed = append(revealed, ev.ID)
-				}
-				revealed = append(revealed, matchRefs(ev)...)
-			}
+			note(sent)
 			rs.progress("fetch")
 			if err != nil {
 				st.Error = err.Error()
@@ -704,9 +716,11 @@ func (s *syncer) windows(ctx context.Context, kinds []int) ([]SyncWindow, []Sync
 	return ws, nil, nil
 }
 
-// negWindow reconciles one filter (one window of it) and returns the ids
-// the relay has and the store lacks; an error is recorded in st.
-func (s *syncer) negWindow(ctx context.Context, st *SyncStats, f gn.Filter, items []SyncItem, o negOptions, log *slog.Logger) ([]string, error) {
+// negWindow reconciles one filter (one window of it) and returns what the
+// session learnt: the ids the relay has and the store lacks, and the size
+// of the relay's set. An error is recorded in st, except a "too many"
+// refusal, which negSplitter answers by splitting the window.
+func (s *syncer) negWindow(ctx context.Context, st *SyncStats, f gn.Filter, items []SyncItem, o negOptions, log *slog.Logger) (negResult, error) {
 	var res negResult
 	var err error
 	for try := 0; ; try++ {
@@ -727,11 +741,14 @@ func (s *syncer) negWindow(ctx context.Context, st *SyncStats, f gn.Filter, item
 		break
 	}
 	if err != nil {
+		if tooMany(err) {
+			return res, err
+		}
 		if !errors.Is(err, ErrNegUnsupported) {
 			log.Warn("relay: NIP-77 reconciliation failed, falling back", "err", err)
 		}
 		st.NegError = err.Error()
-		return nil, err
+		return res, err
 	}
-	return res.need, nil
+	return res, nil
 }
