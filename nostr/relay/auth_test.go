@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -69,7 +70,9 @@ func TestFetchStrfryRestrictedReads(t *testing.T) {
 	u := startStrfry(t, testrelay.StrfryOptions{AuthReads: true, Seed: m})
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
-	got, err := FetchWith(ctx, []string{u}, MatchFilters(m[0].ID), FetchOptions{Key: nostr.GenerateKey(), Timeout: 10 * time.Second})
+	// The filters `vesper games` asks with: the challenges by id alone.
+	filters := []gn.Filter{{IDs: []string{m[0].ID}}, {Kinds: matchKinds(), Tags: gn.TagMap{nostr.MatchTag: {m[0].ID}}}}
+	got, err := FetchWith(ctx, []string{u}, filters, FetchOptions{Key: nostr.GenerateKey(), Timeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,4 +175,41 @@ func startStrfry(t *testing.T, opts testrelay.StrfryOptions) string {
 	u := testrelay.Strfry(t, opts)
 	infos.forget(u)
 	return u
+}
+
+// TestWatchStrfryAuthReads: on a strfry with restricted reads (no NIP-11
+// hint), Watch's subscription to a match is refused "ERROR:
+// auth-required: ..."; it answers the challenge and subscribes again,
+// then gets the challenge, the moves, and a new move live.
+func TestWatchStrfryAuthReads(t *testing.T) {
+	author := nostr.GenerateKey()
+	m := oldMatch(t, author, 2)
+	u := startStrfry(t, testrelay.StrfryOptions{AuthReads: true, Seed: m})
+	s := newSink()
+	var mu sync.Mutex
+	up := false
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		Watch(ctx, []string{u}, MatchFilters(m[0].ID), WatchOptions{Timeout: 10 * time.Second, Key: nostr.GenerateKey(),
+			OnStatus: func(_ string, ok bool, _ error) {
+				mu.Lock()
+				up = up || ok
+				mu.Unlock()
+			}}, s.add)
+	}()
+	waitFor(t, "the match behind AUTH, and a live subscription", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return up && s.has(gn.NormalizeURL(u), m...)
+	})
+	live := move(t, author, m[0].ID, 3, time.Now().Unix())
+	res := PublishWith(t.Context(), []string{u}, live, PublishOptions{Timeout: 10 * time.Second})
+	if !res[0].OK {
+		t.Fatalf("publish: %+v", res[0])
+	}
+	waitFor(t, "the live move", func() bool { return s.has(gn.NormalizeURL(u), live) })
+	cancel()
+	<-done
 }
