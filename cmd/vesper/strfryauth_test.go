@@ -2,10 +2,15 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	gn "github.com/nbd-wtf/go-nostr"
 
 	"vesper/internal/testkit"
 	"vesper/internal/testrelay"
@@ -35,10 +40,21 @@ func TestStrfryAuthReads(t *testing.T) {
 	}
 
 	t.Run("daemon", func(t *testing.T) {
-		data := t.TempDir()
-		startDaemon(t, data, u, "--key", keyFile)
+		data, addr := t.TempDir(), freeAddr(t)
+		startDaemon(t, data, u, "--key", keyFile, "--metrics", addr)
 		waitFor(t, "every match from the strfry relay", 60*time.Second, func() bool { return allExpected(t, data, ms) })
 		checkStore(t, data, ms)
+		// The daemon's sync on connect reconciled by NIP-77, authenticated.
+		want := fmt.Sprintf(`vesper_sync_total{method="nip77",outcome="ok",relay=%q} 1`, gn.NormalizeURL(u))
+		waitFor(t, "the daemon's NIP-77 sync", 60*time.Second, func() bool {
+			resp, err := http.Get("http://" + addr + "/metrics")
+			if err != nil {
+				return false
+			}
+			defer resp.Body.Close()
+			raw, _ := io.ReadAll(resp.Body)
+			return strings.Contains(string(raw), want)
+		})
 	})
 
 	t.Run("sync", func(t *testing.T) {

@@ -2,8 +2,10 @@ package relay
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -27,7 +29,7 @@ func TestSyncNIP77Auth(t *testing.T) {
 	all := append(slices.Clone(a), b...)
 	stats := &testrelay.StrfryStats{}
 	relays := map[string]string{
-		"strfry": testrelay.Strfry(t, testrelay.StrfryOptions{AuthReads: true, Seed: all, Stats: stats}),
+		"strfry": startStrfry(t, testrelay.StrfryOptions{AuthReads: true, Seed: all, Stats: stats}),
 	}
 	kh := startRelay(t, relayd.Options{RequireAuth: true})
 	seed(t, kh, all...)
@@ -65,10 +67,12 @@ func TestSyncNIP77Auth(t *testing.T) {
 // (found by id) is not lost.
 func TestFetchStrfryRestrictedReads(t *testing.T) {
 	m := oldMatch(t, nostr.GenerateKey(), 4)
-	u := testrelay.Strfry(t, testrelay.StrfryOptions{AuthReads: true, Seed: m})
+	u := startStrfry(t, testrelay.StrfryOptions{AuthReads: true, Seed: m})
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
-	got, err := FetchWith(ctx, []string{u}, MatchFilters(m[0].ID), FetchOptions{Key: nostr.GenerateKey(), Timeout: 10 * time.Second})
+	// The filters `vesper games` asks with: the challenges by id alone.
+	filters := []gn.Filter{{IDs: []string{m[0].ID}}, {Kinds: matchKinds(), Tags: gn.TagMap{nostr.MatchTag: {m[0].ID}}}}
+	got, err := FetchWith(ctx, []string{u}, filters, FetchOptions{Key: nostr.GenerateKey(), Timeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +92,7 @@ func TestFetchStrfryRestrictedReads(t *testing.T) {
 // strfry's reason.
 func TestSyncStrfryTooManyResults(t *testing.T) {
 	m := oldMatch(t, nostr.GenerateKey(), 9)
-	u := testrelay.Strfry(t, testrelay.StrfryOptions{AuthReads: true, MaxSyncEvents: 3, Seed: m})
+	u := startStrfry(t, testrelay.StrfryOptions{AuthReads: true, MaxSyncEvents: 3, Seed: m})
 	l := newMemLocal()
 	l.open = []string{m[0].ID}
 	opts := l.options(u)
@@ -110,7 +114,7 @@ func TestSyncStrfryTooManyResults(t *testing.T) {
 func TestClientStrfryAuthReads(t *testing.T) {
 	m := oldMatch(t, nostr.GenerateKey(), 3)
 	recent := move(t, nostr.GenerateKey(), m[0].ID, 4, time.Now().Unix()-30)
-	u := testrelay.Strfry(t, testrelay.StrfryOptions{AuthReads: true, Seed: append(slices.Clone(m), recent)})
+	u := startStrfry(t, testrelay.StrfryOptions{AuthReads: true, Seed: append(slices.Clone(m), recent)})
 	cfg := fastConfig(u)
 	cfg.Key = nostr.GenerateKey()
 	_, s := run(t, cfg)
@@ -132,4 +136,80 @@ func TestClientStrfryAuthReads(t *testing.T) {
 	if time.Until(st.RetryAt) < 30*time.Minute {
 		t.Fatalf("retried at %v, want the put-aside pace (an hour)", st.RetryAt)
 	}
+}
+
+// TestSyncStrfryMessageLimit: strfry announces max_message_length 131,072
+// and drops a connection that sends more; a reconciliation of two large,
+// different sets makes NEG-MSGs of negFrameLimit (200,000 bytes of hex)
+// unless it keeps under the relay's announced limit. The sets here are
+// ids only (the relay's events are never fetched whole: the sync sends
+// them on, refused for their signatures, which is not what is tested).
+func TestSyncStrfryMessageLimit(t *testing.T) {
+	const n = 10007 // no cap-like size (split.go)
+	base := time.Now().Add(-24 * time.Hour).Unix()
+	var seedEvs []*nostr.Event
+	var local []SyncItem
+	for i := range n {
+		seedEvs = append(seedEvs, &nostr.Event{ID: fmt.Sprintf("%064x", 2*i+1), Kind: nostr.KindMove, CreatedAt: nostr.Timestamp(base + int64(i)),
+			PubKey: strings.Repeat("1", 64), Sig: strings.Repeat("2", 128), Tags: nostr.Tags{}})
+		local = append(local, SyncItem{ID: fmt.Sprintf("%064x", 2*i+2), CreatedAt: base + int64(i)})
+	}
+	u := startStrfry(t, testrelay.StrfryOptions{Seed: seedEvs})
+	opts := newMemLocal().options(u)
+	opts.Local = func(_ context.Context, kinds []int) ([]SyncItem, error) {
+		if slices.Contains(kinds, nostr.KindMove) {
+			return local, nil
+		}
+		return nil, nil
+	}
+	st, _ := syncInto(t, opts)
+	if s := st[0]; s.Method != "nip77" || s.NegError != "" || s.Compared != n {
+		t.Fatalf("stats %+v, want nip77 over %d ids", s, n)
+	}
+}
+
+// startStrfry is testrelay.Strfry with no NIP-11 document cached for its
+// address (an earlier relay on the same port had another).
+func startStrfry(t *testing.T, opts testrelay.StrfryOptions) string {
+	t.Helper()
+	u := testrelay.Strfry(t, opts)
+	infos.forget(u)
+	return u
+}
+
+// TestWatchStrfryAuthReads: on a strfry with restricted reads (no NIP-11
+// hint), Watch's subscription to a match is refused "ERROR:
+// auth-required: ..."; it answers the challenge and subscribes again,
+// then gets the challenge, the moves, and a new move live.
+func TestWatchStrfryAuthReads(t *testing.T) {
+	author := nostr.GenerateKey()
+	m := oldMatch(t, author, 2)
+	u := startStrfry(t, testrelay.StrfryOptions{AuthReads: true, Seed: m})
+	s := newSink()
+	var mu sync.Mutex
+	up := false
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		Watch(ctx, []string{u}, MatchFilters(m[0].ID), WatchOptions{Timeout: 10 * time.Second, Key: nostr.GenerateKey(),
+			OnStatus: func(_ string, ok bool, _ error) {
+				mu.Lock()
+				up = up || ok
+				mu.Unlock()
+			}}, s.add)
+	}()
+	waitFor(t, "the match behind AUTH, and a live subscription", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return up && s.has(gn.NormalizeURL(u), m...)
+	})
+	live := move(t, author, m[0].ID, 3, time.Now().Unix())
+	res := PublishWith(t.Context(), []string{u}, live, PublishOptions{Timeout: 10 * time.Second})
+	if !res[0].OK {
+		t.Fatalf("publish: %+v", res[0])
+	}
+	waitFor(t, "the live move", func() bool { return s.has(gn.NormalizeURL(u), live) })
+	cancel()
+	<-done
 }

@@ -234,8 +234,14 @@ func (c *conn) readLoop() {
 	for {
 		msg, err := c.readMessage()
 		if err != nil {
-			if ws.CloseStatus(err) == ws.StatusMessageTooBig || strings.Contains(err.Error(), "read limited at") {
+			switch {
+			case strings.Contains(err.Error(), "read limited at"):
 				err = fmt.Errorf("a message over %d bytes", c.lim.maxFrame)
+			case ws.CloseStatus(err) == ws.StatusMessageTooBig:
+				// The relay's close frame: a message of ours was over its
+				// limit (strfry's maxWebsocketPayloadSize), not one of its
+				// over ours.
+				err = fmt.Errorf("the relay closed the connection: a message we sent was too big for it (%v)", err)
 			}
 			c.close(fmt.Errorf("%w: %v", ErrClosed, err))
 			return

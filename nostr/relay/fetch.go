@@ -45,10 +45,14 @@ func FetchMatch(ctx context.Context, relays []string, matchID string, timeout ti
 	return FetchWith(ctx, relays, MatchFilters(matchID), FetchOptions{Timeout: timeout})
 }
 
-// MatchFilters are the filters of FetchMatch.
+// MatchFilters are the filters of FetchMatch. The challenge is asked by
+// id and kind: a relay that reads some kinds only to authenticated
+// clients (strfry's restricted reads) asks for AUTH only when every
+// filter names kinds, and serves a filter by id alone with those kinds
+// silently left out.
 func MatchFilters(matchID string) []gn.Filter {
 	return []gn.Filter{
-		{IDs: []string{matchID}},
+		{IDs: []string{matchID}, Kinds: []int{nostr.KindChallenge}},
 		{Kinds: matchKinds(), Tags: gn.TagMap{nostr.MatchTag: {matchID}}},
 	}
 }

@@ -142,8 +142,26 @@ func negDial(ctx context.Context, url string, o negOptions) (negConn, error) {
 			return negConn{}, err
 		}
 	}
-	return negConn{cn: cn, frames: cn.negFrames()}, nil
+	return negConn{cn: cn, frames: cn.negFrames(), frame: negFrame(info)}, nil
 }
+
+// negFrame is the frame limit of our reconciliation messages to a relay:
+// negFrameLimit, or less where the relay's NIP-11 max_message_length
+// would not take a NEG-MSG that large (hex doubles it). strfry announces
+// and enforces 131,072 bytes and drops the connection of a client that
+// sends more.
+func negFrame(info relayInfo) int {
+	d := info.doc
+	if d == nil || d.Limitation == nil || d.Limitation.MaxMessageLength <= 0 {
+		return negFrameLimit
+	}
+	// The envelope, the subscription id and the filter of a NEG-OPEN fit
+	// in negEnvelope; negentropy's floor is 4096.
+	return max(4096, min(negFrameLimit, (d.Limitation.MaxMessageLength-negEnvelope)/2))
+}
+
+// negEnvelope is room for what surrounds the hex in a NEG-OPEN or NEG-MSG.
+const negEnvelope = 2048
 
 // negConn is a connection as a reconciliation reads and writes it: the
 // NIP-77 messages and NOTICEs its dispatcher hands over, in order, while
@@ -151,6 +169,7 @@ func negDial(ctx context.Context, url string, o negOptions) (negConn, error) {
 type negConn struct {
 	cn     *conn
 	frames <-chan []byte
+	frame  int // negentropy's frame limit for this relay (negFrame)
 }
 
 // Read is the next NIP-77 message or NOTICE.
@@ -186,7 +205,7 @@ func negSession(ctx context.Context, wsc negConn, url string, f gn.Filter, local
 	}
 	vec.Seal()
 	res.local = vec.Size()
-	neg := negentropy.New(vec, negFrameLimit)
+	neg := negentropy.New(vec, wsc.frame)
 
 	// Reconcile sends on these unbuffered-ish channels as it goes, so they
 	// are drained while it runs; the client closes both when it is done.

@@ -26,7 +26,8 @@ type WatchOptions struct {
 	// from several goroutines at once.
 	OnStatus func(relay string, up bool, err error)
 	// Key answers NIP-42 AUTH, before the subscription on a relay whose
-	// NIP-11 document says auth_required (zero: no AUTH).
+	// NIP-11 document says auth_required, and when the subscription is
+	// refused "auth-required:" (zero: no AUTH).
 	Key    nostr.SecretKey
 	Logger *slog.Logger
 }
@@ -113,14 +114,23 @@ func watchOnce(ctx context.Context, url string, filters []gn.Filter, opts WatchO
 			return false, err
 		}
 	}
-	s, err := cn.subscribe(filters, func(ev *gn.Event) {
-		deliver(Received{Event: ev, Relay: url})
-	})
-	if err != nil {
-		return false, err
-	}
-	if err := cn.waitEOSE(ctx, s, opts.Timeout); err != nil {
-		return false, err
+	var s *sub
+	authTried := false
+	for {
+		s, err = cn.subscribe(filters, func(ev *gn.Event) {
+			deliver(Received{Event: ev, Relay: url})
+		})
+		if err != nil {
+			return false, err
+		}
+		err = cn.waitEOSE(ctx, s, opts.Timeout)
+		if err == nil {
+			break
+		}
+		retry, err := cn.retryAfterAuth(ctx, opts.Key, err, &authTried)
+		if !retry {
+			return false, err
+		}
 	}
 	status(url, true, nil)
 	ping := time.NewTicker(opts.PingInterval)
