@@ -61,7 +61,7 @@ func (s *Seat) sign(ctx context.Context, snap *Snapshot, action string, legal bo
 // fold has counted it, it also goes to that player's read relays.
 func (s *Seat) signTagging(ctx context.Context, snap *Snapshot, action string, legal bool, tagged string, build func(t int64) (*nostr.Event, error)) (*Reply, error) {
 	st, me := snap.State, s.Me()
-	t, err := s.stamp(ctx, st)
+	t, err := s.stamp(st)
 	if err != nil {
 		if r, ok := err.(*Refusal); ok {
 			return nil, snap.withContext(r, me, s.now().Unix(), legal)
@@ -79,11 +79,18 @@ func (s *Seat) signTagging(ctx context.Context, snap *Snapshot, action string, l
 	if err := s.Key.Sign(ev); err != nil {
 		return nil, fmt.Errorf("seat: cannot sign: %w", err)
 	}
+	// The fold is asked before the clock is waited for: a refusal is
+	// answered at once, and waiting cannot change the answer (the event's
+	// stamp is fixed, and a later receipt only loosens rule 5).
 	now := s.now().Unix()
 	after, ig := st.Try(ev, now)
 	if ig != nil {
 		return nil, snap.withContext(&Refusal{Rule: ig.Token, Reason: ig.Detail}, me, now, legal)
 	}
+	if err := s.waitFor(ctx, t); err != nil {
+		return nil, err
+	}
+	now = s.now().Unix()
 	inbox := s.inbox(ctx, tagged, nil)
 	accepted, failed, err := s.publish(ctx, ev, inbox...)
 	if err != nil {

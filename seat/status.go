@@ -283,12 +283,18 @@ func statusPGN(st *match.State, san []string) string {
 }
 
 // withContext fills a refusal with the retry context of this snapshot: whose
-// move, which ply, the deadline and, when legal is set, the legal moves.
+// move, which ply, the deadline and, when legal is set, the legal moves,
+// but only when they are me's own: a player refused for moving out of turn
+// (wrong_player, not_accepted) must not be handed the other side's moves to
+// pick from.
 func (snap *Snapshot) withContext(r *Refusal, me string, now int64, legal bool) *Refusal {
-	stt := snap.Status(me, now)
-	r.Match = snap.State.Match
+	st, stt := snap.State, snap.Status(me, now)
+	r.Match = st.Match
 	r.ToMove, r.Ply, r.Deadline = stt.ToMove, stt.Ply, stt.Deadline
-	if legal {
+	// Before the accept the listed moves are the challenger's ply-1 moves,
+	// its own while none is held.
+	mine := stt.MyTurn || !st.Accepted && stt.MyRole == match.First && st.HeldMove() == nil
+	if legal && mine {
 		r.LegalMoves = stt.LegalMoves
 	}
 	return r

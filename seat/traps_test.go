@@ -1,0 +1,114 @@
+package seat
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"vesper/match"
+)
+
+// The seat's traps of issue 25, found by playing as an agent would; each
+// test names its trap.
+
+// testClock is a clock the test moves by hand.
+type testClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func newTestClock(unix int64) *testClock { return &testClock{t: time.Unix(unix, 0)} }
+
+func (c *testClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *testClock) Set(unix int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = time.Unix(unix, 0)
+}
+
+func (c *testClock) Add(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+// TestTrapRefusalsListOnlyMyMoves is trap 6: a move out of turn, or before
+// the accept by the second player, is refused without the other side's
+// legal moves; an illegal move on the key's own turn lists its own.
+func TestTrapRefusalsListOnlyMyMoves(t *testing.T) {
+	ctx := context.Background()
+	r := startRelay(t)
+	a, b := fastSeats([]string{r.URL()}, 5*time.Second)
+	ch, err := a.Challenge(ctx, "chess", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := ch.Match
+	rf := refusal(t, func() error { _, err := b.Move(ctx, id, "e7e5"); return err }(), match.IgnNotAccepted)
+	if len(rf.LegalMoves) != 0 {
+		t.Fatalf("not_accepted lists %d legal moves of the challenger", len(rf.LegalMoves))
+	}
+	if _, err := b.Accept(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	rf = refusal(t, func() error { _, err := b.Move(ctx, id, "e7e5"); return err }(), match.IgnWrongPlayer)
+	if len(rf.LegalMoves) != 0 {
+		t.Fatalf("wrong_player lists %d legal moves of the other side", len(rf.LegalMoves))
+	}
+	rf = refusal(t, func() error { _, err := a.Move(ctx, id, "e2e5"); return err }(), match.IgnIllegal)
+	if len(rf.LegalMoves) != 20 {
+		t.Fatalf("illegal_move on my turn lists %d legal moves, want 20", len(rf.LegalMoves))
+	}
+}
+
+// TestTrapRefusalDoesNotWait is trap 6: the fold is asked before the seat
+// waits for its clock to reach the stamp (one second after the match's
+// latest event), so a refusal answers at once; a counted move still waits.
+func TestTrapRefusalDoesNotWait(t *testing.T) {
+	ctx := context.Background()
+	r := startRelay(t)
+	clock := newTestClock(time.Now().Unix())
+	a, b := seats([]string{r.URL()}, 5*time.Second)
+	a.Now, b.Now = clock.Now, clock.Now
+	var slept []time.Duration
+	sleep := func(_ context.Context, d time.Duration) error {
+		slept = append(slept, d)
+		clock.Add(d)
+		return nil
+	}
+	a.sleep, b.sleep = sleep, sleep
+	ch, err := a.Challenge(ctx, "chess", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock.Add(time.Second)
+	if _, err := b.Accept(ctx, ch.Match); err != nil {
+		t.Fatal(err)
+	}
+	clock.Add(time.Second)
+	rep, err := a.Move(ctx, ch.Match, "e4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The clock stands in the second of the latest event: any event now is
+	// stamped one second ahead.
+	clock.Set(rep.Status.LastUsed)
+	slept = nil
+	refusal(t, func() error { _, err := a.Move(ctx, ch.Match, "d4"); return err }(), match.IgnWrongPlayer)
+	refusal(t, func() error { _, err := b.Move(ctx, ch.Match, "e2e4"); return err }(), match.IgnIllegal)
+	if len(slept) != 0 {
+		t.Fatalf("a refusal waited for the clock: %v", slept)
+	}
+	if _, err := b.Move(ctx, ch.Match, "e5"); err != nil {
+		t.Fatal(err)
+	}
+	if len(slept) != 1 || slept[0] != time.Second {
+		t.Fatalf("a counted move stamped a second ahead waited %v, want [1s]", slept)
+	}
+}
