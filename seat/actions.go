@@ -91,8 +91,12 @@ func (s *Seat) signTagging(ctx context.Context, snap *Snapshot, action string, l
 		return nil, err
 	}
 	now = s.now().Unix()
-	inbox := s.inbox(ctx, tagged, nil)
-	accepted, failed, err := s.publish(ctx, ev, inbox...)
+	// The match's relay hints take the event as well as the inbox: an
+	// accept that only reached the seat's own relays would leave the
+	// challenger, who reads the hinted ones, waiting for an accept that
+	// never comes, while a second player's accept there counts instead.
+	inbox := s.inbox(ctx, tagged, snap.hints)
+	accepted, failed, err := s.publish(ctx, ev, withRelays(snap.hints, inbox)...)
 	if err != nil {
 		return nil, err
 	}
@@ -102,7 +106,7 @@ func (s *Seat) signTagging(ctx context.Context, snap *Snapshot, action string, l
 		heldBy = map[string][]string{}
 	}
 	heldBy[ev.ID] = accepted
-	next := &Snapshot{State: after, SeenAt: snap.SeenAt, Answered: snap.Answered, Failed: snap.Failed, At: now, HeldBy: heldBy}
+	next := &Snapshot{State: after, SeenAt: snap.SeenAt, Answered: snap.Answered, Failed: snap.Failed, At: now, HeldBy: heldBy, hints: snap.hints}
 	// Try's copy lists no events; the status needs them for contents.
 	after.Events = append(append([]*nostr.Event(nil), st.Events...), ev)
 	rep := &Reply{OK: true, Action: action, Match: st.Match, Event: ev.ID, Kind: ev.Kind,

@@ -73,6 +73,11 @@ type Snapshot struct {
 	HeldBy map[string][]string
 	// At is when the read started (unix seconds).
 	At int64
+
+	// hints are the relays the match reference named (an nevent's): the
+	// read asked them, and every event the seat signs in the match goes to
+	// them too, since that is where the other player looks (NIP-19).
+	hints []string
 }
 
 // Read fetches a match (an id, nevent or note) from every relay in
@@ -90,7 +95,7 @@ func (s *Seat) Read(ctx context.Context, ref string) (*Snapshot, error) {
 		return nil, err
 	}
 	snap := &Snapshot{Answered: res.answered, Failed: res.failed, At: res.at, SeenAt: map[string]int64{}, Events: res.events,
-		HeldBy: res.heldBy}
+		HeldBy: res.heldBy, hints: hints}
 	for _, r := range res.events {
 		snap.SeenAt[r.Event.ID] = res.at
 	}

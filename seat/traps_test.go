@@ -2,9 +2,12 @@ package seat
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"testing"
 	"time"
+
+	"vesper/internal/testkit"
 
 	"vesper/match"
 )
@@ -111,4 +114,35 @@ func TestTrapRefusalDoesNotWait(t *testing.T) {
 	if len(slept) != 1 || slept[0] != time.Second {
 		t.Fatalf("a counted move stamped a second ahead waited %v, want [1s]", slept)
 	}
+}
+
+// TestTrapAcceptGoesToTheHints is trap 4: an accept given the challenge as
+// nevent reaches the relays the nevent names, so the challenger (who reads
+// only those) sees it, and a third key accepting there later is refused
+// instead of splitting the match between two second players.
+func TestTrapAcceptGoesToTheHints(t *testing.T) {
+	ctx := context.Background()
+	ra, rb := startRelay(t), startRelay(t)
+	alice := &Seat{Relays: []string{ra.URL()}, Key: testkit.Key("trap4-alice"), Timeout: 5 * time.Second}
+	bob := &Seat{Relays: []string{rb.URL()}, Key: testkit.Key("trap4-bob"), Timeout: 5 * time.Second}
+	carol := &Seat{Relays: []string{ra.URL()}, Key: testkit.Key("trap4-carol"), Timeout: 5 * time.Second}
+	ch, err := alice.Challenge(ctx, "chess", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := bob.Accept(ctx, ch.Nevent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(rep.Accepted, ra.URL()) {
+		t.Fatalf("the accept went to %v, not to the nevent's relay %s", rep.Accepted, ra.URL())
+	}
+	snap, err := alice.Read(ctx, ch.Match)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := snap.State; !st.Accepted || st.Second != bob.Me() {
+		t.Fatalf("the challenger's relay does not have bob's accept: accepted %v, second %q", st.Accepted, st.Second)
+	}
+	refusal(t, func() error { _, err := carol.Accept(ctx, ch.Match); return err }(), match.IgnAcceptExtra)
 }
