@@ -205,7 +205,8 @@ func (s *Seat) Challenge(ctx context.Context, game, invitee string) (*Reply, err
 // Accept accepts the challenge ref. The accept also goes to the
 // challenger's read relays (NIP-65).
 func (s *Seat) Accept(ctx context.Context, ref string) (*Reply, error) {
-	snap, st, err := s.readAsPlayer(ctx, ref)
+	snap, st, unlock, err := s.readAsPlayer(ctx, ref)
+	defer unlock()
 	if err != nil {
 		return nil, err
 	}
@@ -223,7 +224,8 @@ func (s *Seat) Accept(ctx context.Context, ref string) (*Reply, error) {
 // whatever its spelling. Playing again a move that was this key's last
 // counted move answers Already.
 func (s *Seat) Move(ctx context.Context, ref, move string) (*Reply, error) {
-	snap, st, err := s.readAsPlayer(ctx, ref)
+	snap, st, unlock, err := s.readAsPlayer(ctx, ref)
+	defer unlock()
 	if err != nil {
 		return nil, err
 	}
@@ -323,7 +325,8 @@ func roleOfPly(ply int) string {
 
 // Resign resigns the game (either player, at any turn).
 func (s *Seat) Resign(ctx context.Context, ref string) (*Reply, error) {
-	snap, st, err := s.readAsPlayer(ctx, ref)
+	snap, st, unlock, err := s.readAsPlayer(ctx, ref)
+	defer unlock()
 	if err != nil {
 		return nil, err
 	}
@@ -354,9 +357,6 @@ func author(st *match.State, id string) string {
 // chess). Once both players' signatures match, the result is final. On a
 // game already over, only the computed result is accepted by the fold.
 func (s *Seat) Agree(ctx context.Context, ref, result string) (*Reply, error) {
-	if err := s.needKey(); err != nil {
-		return nil, err
-	}
 	switch result {
 	case "white":
 		result = match.First
@@ -366,11 +366,11 @@ func (s *Seat) Agree(ctx context.Context, ref, result string) (*Reply, error) {
 	default:
 		return nil, inputf("result must be draw, first or second (white/black in chess), not %q", result)
 	}
-	snap, err := s.Read(ctx, ref)
+	snap, st, unlock, err := s.readAsPlayer(ctx, ref)
+	defer unlock()
 	if err != nil {
 		return nil, err
 	}
-	st := snap.State
 	reason := string(match.ReasonAgreement)
 	if st.Over {
 		reason = string(st.Reason)
@@ -382,7 +382,8 @@ func (s *Seat) Agree(ctx context.Context, ref, result string) (*Reply, error) {
 // SignResult signs the result the fold computed for a game over by rule or
 // resignation.
 func (s *Seat) SignResult(ctx context.Context, ref string) (*Reply, error) {
-	snap, st, err := s.readAsPlayer(ctx, ref)
+	snap, st, unlock, err := s.readAsPlayer(ctx, ref)
+	defer unlock()
 	if err != nil {
 		return nil, err
 	}
@@ -416,7 +417,8 @@ func (s *Seat) signResult(ctx context.Context, snap *Snapshot, action string, r 
 
 // ClaimTimeout claims the win once the opponent's 24-hour clock has run out.
 func (s *Seat) ClaimTimeout(ctx context.Context, ref string) (*Reply, error) {
-	snap, st, err := s.readAsPlayer(ctx, ref)
+	snap, st, unlock, err := s.readAsPlayer(ctx, ref)
+	defer unlock()
 	if err != nil {
 		return nil, err
 	}
@@ -440,7 +442,8 @@ func (s *Seat) ClaimTimeout(ctx context.Context, ref string) (*Reply, error) {
 // RequestArbitration asks for a ruling: valid when the players' signatures
 // disagree or the deadline has passed.
 func (s *Seat) RequestArbitration(ctx context.Context, ref, note string) (*Reply, error) {
-	snap, st, err := s.readAsPlayer(ctx, ref)
+	snap, st, unlock, err := s.readAsPlayer(ctx, ref)
+	defer unlock()
 	if err != nil {
 		return nil, err
 	}
@@ -459,7 +462,8 @@ func (s *Seat) RequestArbitration(ctx context.Context, ref, note string) (*Reply
 
 // Rule publishes, as arbiter, the ruling that is correct now, if one is.
 func (s *Seat) Rule(ctx context.Context, ref string) (*Reply, error) {
-	snap, st, err := s.readAsPlayer(ctx, ref)
+	snap, st, unlock, err := s.readAsPlayer(ctx, ref)
+	defer unlock()
 	if err != nil {
 		return nil, err
 	}
@@ -481,14 +485,27 @@ func (s *Seat) Rule(ctx context.Context, ref string) (*Reply, error) {
 }
 
 // readAsPlayer is the start of every action on a match: a key to sign
-// with, and the match as the relays that answered hold it now.
-func (s *Seat) readAsPlayer(ctx context.Context, ref string) (*Snapshot, *match.State, error) {
+// with, the key's lock on the match (released by the returned func, which
+// is never nil), and the match as the relays that answered hold it once
+// the lock is held, so that an action that waited for another one of the
+// same key answers from what that one did.
+func (s *Seat) readAsPlayer(ctx context.Context, ref string) (*Snapshot, *match.State, func(), error) {
+	none := func() {}
 	if err := s.needKey(); err != nil {
-		return nil, nil, err
+		return nil, nil, none, err
+	}
+	id, _, err := matchRef(ref)
+	if err != nil {
+		return nil, nil, none, inputf("MATCH: %v", err)
+	}
+	unlock, err := s.lock(ctx, id)
+	if err != nil {
+		return nil, nil, none, err
 	}
 	snap, err := s.Read(ctx, ref)
 	if err != nil {
-		return nil, nil, err
+		unlock()
+		return nil, nil, none, err
 	}
-	return snap, snap.State, nil
+	return snap, snap.State, unlock, nil
 }

@@ -29,6 +29,9 @@ type Seat struct {
 	MaxAhead time.Duration
 	// Now is the clock [time.Now].
 	Now func() time.Time
+	// LockDir holds the lock files that serialise this key's actions in a
+	// match across processes [vesper/locks in the user's cache directory].
+	LockDir string
 
 	// sleep, when set (tests), replaces the timer waitFor waits on.
 	sleep func(ctx context.Context, d time.Duration) error

@@ -146,3 +146,53 @@ func TestTrapAcceptGoesToTheHints(t *testing.T) {
 	}
 	refusal(t, func() error { _, err := carol.Accept(ctx, ch.Match); return err }(), match.IgnAcceptExtra)
 }
+
+// TestTrapOneActionAtATime is trap 3: four seats of one key (four
+// processes, or parallel MCP calls) play four different first moves at
+// once. Each action holds the key's lock on the match from its read to its
+// answer, so one counts and answers ok and the others, reading after it,
+// are refused wrong_player; nothing else is published.
+func TestTrapOneActionAtATime(t *testing.T) {
+	ctx := context.Background()
+	r := startRelay(t)
+	dir := t.TempDir()
+	a, b := seats([]string{r.URL()}, 5*time.Second)
+	ch, err := a.Challenge(ctx, "chess", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// With the real clock, every move now waits for the second after the
+	// accept: without the lock, each would read the match before any of
+	// them published.
+	if _, err := b.Accept(ctx, ch.Match); err != nil {
+		t.Fatal(err)
+	}
+	n := r.Count()
+	moves := []string{"e4", "d4", "c4", "Nf3"}
+	errs := make([]error, len(moves))
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for i, mv := range moves {
+		s := &Seat{Relays: a.Relays, Key: a.Key, Timeout: a.Timeout, LockDir: dir}
+		wg.Go(func() {
+			<-start
+			_, errs[i] = s.Move(ctx, ch.Match, mv)
+		})
+	}
+	close(start)
+	wg.Wait()
+	ok := 0
+	for _, err := range errs {
+		if err == nil {
+			ok++
+			continue
+		}
+		refusal(t, err, match.IgnWrongPlayer)
+	}
+	if ok != 1 {
+		t.Fatalf("%d of %d simultaneous moves answered ok: %v", ok, len(moves), errs)
+	}
+	if got := r.Count() - n; got != 1 {
+		t.Fatalf("%d events published, want the one move", got)
+	}
+}
