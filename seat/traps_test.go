@@ -10,6 +10,7 @@ import (
 	"vesper/internal/testkit"
 
 	"vesper/match"
+	"vesper/nostr"
 )
 
 // The seat's traps of issue 25, found by playing as an agent would; each
@@ -194,5 +195,132 @@ func TestTrapOneActionAtATime(t *testing.T) {
 	}
 	if got := r.Count() - n; got != 1 {
 		t.Fatalf("%d events published, want the one move", got)
+	}
+}
+
+// publishAll puts a testkit match's events on the relay.
+func publishAll(t *testing.T, r interface {
+	Publish(context.Context, *nostr.Event) error
+}, m *testkit.Match) {
+	t.Helper()
+	for _, ev := range m.Events {
+		if err := r.Publish(context.Background(), ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// clockFrom is a clock that reads unix now and runs on with the wall
+// clock: a seat that believes it is later (or earlier) than it is, so that
+// a clock or a stamp runs out a second or two after Wait starts.
+func clockFrom(unix int64) func() time.Time {
+	d := time.Until(time.Unix(unix, 0))
+	return func() time.Time { return time.Now().Add(d) }
+}
+
+// TestTrapWaitWakesForWhatCanBeDone is trap 5: Wait wakes for what the key
+// can act on, as the fold judges it, and says when nothing is left to do.
+// The other player's clock ran out: claim_timeout (at once, or when it
+// runs out during the wait). The key's own clock ran out: lost_on_time,
+// not my_turn (a move would be late). The other player's move is stamped
+// a minute ahead: not my_turn until a move after it can be stamped.
+func TestTrapWaitWakesForWhatCanBeDone(t *testing.T) {
+	ctx := context.Background()
+	r := startRelay(t)
+	a, b := testkit.Key("trap5-a"), testkit.Key("trap5-b")
+	seat := func(k nostr.SecretKey, clock func() time.Time) *Seat {
+		return &Seat{Relays: []string{r.URL()}, Key: k, Timeout: 5 * time.Second, Now: clock, LockDir: t.TempDir()}
+	}
+	wait := func(s *Seat, id string) *Woke {
+		t.Helper()
+		woke, err := s.Wait(ctx, id, WaitOptions{Timeout: time.Minute})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return woke
+	}
+	real := time.Now().Unix()
+
+	// Second's clock ran out two days ago.
+	old := testkit.NewMatch(a, b, "chess", "", real-2*86400)
+	old.Accept(real - 2*86400 + 1)
+	old.Move(a, 1, "e2e4", real-2*86400+2)
+	publishAll(t, r, old)
+	if w := wait(seat(a, nil), old.ID); w.Reason != WakeClaimTimeout || !w.Status.CanClaimTimeout {
+		t.Errorf("opponent out of time: woke %s, want %s", w.Reason, WakeClaimTimeout)
+	}
+	if w := wait(seat(b, nil), old.ID); w.Reason != WakeLostOnTime || !Terminal(w.Reason) {
+		t.Errorf("own clock out: woke %s, want %s", w.Reason, WakeLostOnTime)
+	}
+
+	// Second's clock runs out two seconds into the wait.
+	soon := testkit.NewMatch(a, b, "chess", "", real-86400-100)
+	acc := soon.Accept(real - 86400 - 99)
+	soon.Move(a, 1, "e2e4", real-86400-98)
+	publishAll(t, r, soon)
+	// Ply 2's clock started at the accept (section 2, rule 6).
+	deadline := int64(acc.CreatedAt) + match.MoveClock
+	if w := wait(seat(a, clockFrom(deadline-1)), soon.ID); w.Reason != WakeClaimTimeout || w.Status.Now <= deadline {
+		t.Errorf("clock running out during the wait: woke %s at %d, want %s after %d", w.Reason, w.Status.Now, WakeClaimTimeout, deadline)
+	}
+
+	// First's move is stamped a minute ahead of the wall clock; second's
+	// clock is six seconds short of the second its answer may be stamped
+	// within MaxAhead (5 s).
+	ahead := testkit.NewMatch(a, b, "chess", "", real-100)
+	ahead.Accept(real - 99)
+	mv := ahead.Move(a, 1, "e2e4", real+60)
+	publishAll(t, r, ahead)
+	valid := int64(mv.CreatedAt) + 1 - 5
+	w := wait(seat(b, clockFrom(valid-2)), ahead.ID)
+	if w.Reason != WakeMyTurn || w.Status.Now < valid {
+		t.Errorf("stamp ahead: woke %s at %d, want %s from %d on", w.Reason, w.Status.Now, WakeMyTurn, valid)
+	}
+
+	// An expired challenge: nothing left to do.
+	gone := testkit.NewMatch(a, b, "chess", "", real-match.ChallengeExpiry-10)
+	publishAll(t, r, gone)
+	if w := wait(seat(a, nil), gone.ID); w.Reason != WakeExpired || !Terminal(w.Reason) {
+		t.Errorf("expired challenge: woke %s", w.Reason)
+	}
+}
+
+// TestTrapStaleOffer is trap 2: an offer names a position; once the game
+// has moved on from it, it is no offer any more (the same signature would
+// not count), so Status shows none and Wait does not wake for it.
+func TestTrapStaleOffer(t *testing.T) {
+	ctx := context.Background()
+	r := startRelay(t)
+	a, b := fastSeats([]string{r.URL()}, 5*time.Second)
+	ch, _ := a.Challenge(ctx, "chess", "")
+	id := ch.Match
+	if _, err := b.Accept(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	offer, err := a.Agree(ctx, id, "draw")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := b.Wait(ctx, id, WaitOptions{Timeout: time.Minute})
+	if err != nil || w.Reason != WakeOffer || w.Status.Offer == nil || w.Status.Offer.Event != offer.Event {
+		t.Fatalf("offer: %v %+v", err, w)
+	}
+	if _, err := a.Move(ctx, id, "e4"); err != nil {
+		t.Fatal(err)
+	}
+	w, err = b.Wait(ctx, id, WaitOptions{Timeout: time.Minute})
+	if err != nil || w.Reason != WakeMyTurn || w.Status.Offer != nil {
+		t.Fatalf("after the move: %v, woke %s with offer %+v", err, w.Reason, w.Status.Offer)
+	}
+	// Two plies on, the draw offer still shows nowhere.
+	if _, err := b.Move(ctx, id, "e5"); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := b.Read(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stt := snap.Status(b.Me(), snap.At); stt.Offer != nil || len(stt.Signatures) != 1 {
+		t.Fatalf("two plies on: offer %+v, signatures %+v", stt.Offer, stt.Signatures)
 	}
 }
