@@ -33,6 +33,8 @@ type PlayArgs struct {
 type WaitArgs struct {
 	Match          string `json:"match" jsonschema:"the match id"`
 	TimeoutSeconds int    `json:"timeout_seconds,omitempty" jsonschema:"give up after this many seconds (default 300, at most 3600)"`
+	// Seen is seat.WaitOptions.Seen: offers and requests to leave.
+	Seen []string `json:"seen,omitempty" jsonschema:"event ids of offers or arbitration requests you have seen and leave unanswered: they do not wake this wait"`
 }
 
 // OfferArgs proposes (or accepts) an agreed result.

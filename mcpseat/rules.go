@@ -51,8 +51,11 @@ publishes nothing and says why (the "rule" token) so you can retry.
   of the end, ask for arbitration (tool "request_arbitration").
 
 ## How to play a turn
-Call "wait_turn" (it returns when it is your turn, the game ends, or an offer
-or arbitration request arrives), read the state it returns (or call
-"game_state"), choose one of "legal_moves", and call "play". Repeat. When
-"game_over" is true and "final" is false, call "sign_result".
+Call "wait_turn" (it returns when it is your turn, the game ends, an offer
+or arbitration request arrives, or the opponent's clock runs out: then call
+"claim_timeout"), read the state it returns (or call "game_state"), choose
+one of "legal_moves", and call "play". Repeat. When "game_over" is true and
+"final" is false, call "sign_result". Accept an offer only if you want its
+result: the other player may offer itself the win. Stop when wait_turn says
+final, expired or lost_on_time: nothing is left to do.
 `
