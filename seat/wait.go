@@ -191,6 +191,30 @@ func (s *Seat) Wait(ctx context.Context, ref string, opts WaitOptions) (*Woke, e
 	}
 }
 
+// Look reads the match once and answers what Wait would wake for now, or
+// WakeTimeout when Wait would wait: a look that never blocks (`vesper wait
+// --timeout 0`).
+func (s *Seat) Look(ctx context.Context, ref string, seen []string) (*Woke, error) {
+	if err := s.needKey(); err != nil {
+		return nil, err
+	}
+	snap, err := s.Read(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	base := map[string]bool{}
+	for _, id := range seen {
+		base[id] = true
+	}
+	now := s.now()
+	stt := snap.Status(s.Me(), now.Unix())
+	reason, _ := s.wakeReason(snap.State, stt, base, now)
+	if reason == "" {
+		reason = WakeTimeout
+	}
+	return &Woke{Reason: reason, Status: stt}, nil
+}
+
 type waiter struct {
 	mu     sync.Mutex
 	events map[string]relay.Received

@@ -49,6 +49,11 @@ func newSeat(c *cli.Context, needKey bool) (*seat.Seat, error) {
 	if c.IsSet("relay-timeout") {
 		t = c.Duration("relay-timeout")
 	}
+	// The seat reads 0 as its default; a user who asked for 0 meant
+	// something else, so say so instead of waiting 10 s per relay.
+	if t <= 0 {
+		return nil, fail(exitUsage, "%s: a relay timeout must be positive, not %s", c.Command.Name, t)
+	}
 	return &seat.Seat{Relays: relayList(c), Key: key, Timeout: t, LockDir: lockDir(c)}, nil
 }
 
