@@ -24,8 +24,6 @@ const (
 // tools holds the seat every tool acts through.
 type tools struct {
 	seat *seat.Seat
-	// reported are the offers and requests wait_turn has already woken for.
-	reported reported
 }
 
 func yes() *bool { b := true; return &b }

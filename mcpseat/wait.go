@@ -3,8 +3,6 @@ package mcpseat
 import (
 	"context"
 	"fmt"
-	"slices"
-	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -26,9 +24,7 @@ func (t *tools) waitTurn(ctx context.Context, req *mcp.CallToolRequest, in WaitA
 	if in.TimeoutSeconds > 0 {
 		d = min(time.Duration(in.TimeoutSeconds)*time.Second, maxWait)
 	}
-	// An offer or request wakes one wait_turn only: a model that leaves it
-	// unanswered would otherwise be woken by it at once on every call.
-	opts := seat.WaitOptions{Timeout: d, ProgressEvery: progressEvery, Seen: slices.Concat(in.Seen, t.reported.list())}
+	opts := seat.WaitOptions{Timeout: d, ProgressEvery: progressEvery, Seen: in.Seen}
 	if token := req.Params.GetProgressToken(); token != nil && req.Session != nil {
 		// The first notification goes out at once, so a client knows the
 		// wait began; the others follow the seat's progress (new events,
@@ -51,34 +47,5 @@ func (t *tools) waitTurn(ctx context.Context, req *mcp.CallToolRequest, in WaitA
 	if err != nil {
 		return nil, refusalOf(err)
 	}
-	switch {
-	case woke.Reason == seat.WakeOffer && woke.Status.Offer != nil:
-		t.reported.add(woke.Status.Offer.Event)
-	case woke.Reason == seat.WakeRequest:
-		for _, r := range woke.Status.Requests {
-			t.reported.add(r.Event)
-		}
-	}
 	return woke, nil
-}
-
-// reported remembers the offers and requests (event ids, unique across
-// matches) a wait_turn has returned.
-type reported struct {
-	mu  sync.Mutex
-	ids []string
-}
-
-func (r *reported) add(event string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if !slices.Contains(r.ids, event) {
-		r.ids = append(r.ids, event)
-	}
-}
-
-func (r *reported) list() []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return slices.Clone(r.ids)
 }

@@ -324,3 +324,50 @@ func TestTrapStaleOffer(t *testing.T) {
 		t.Fatalf("two plies on: offer %+v, signatures %+v", stt.Offer, stt.Signatures)
 	}
 }
+
+// TestTrapOfferWakesOnce is trap 2: an offer left unanswered wakes one
+// wait of the key, in this process or the next one (the memory is beside
+// the lock), not every wait for the rest of the game; a new offer wakes
+// again.
+func TestTrapOfferWakesOnce(t *testing.T) {
+	ctx := context.Background()
+	r := startRelay(t)
+	dir := t.TempDir()
+	a, b := fastSeats([]string{r.URL()}, 5*time.Second)
+	b.LockDir = dir
+	ch, _ := a.Challenge(ctx, "gomoku", "")
+	id := ch.Match
+	if _, err := b.Accept(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Move(ctx, id, "h8"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Move(ctx, id, "a1"); err != nil {
+		t.Fatal(err)
+	}
+	// On its own turn, a offers itself the win.
+	win, err := a.Agree(ctx, id, match.First)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := b.Wait(ctx, id, WaitOptions{Timeout: time.Minute})
+	if err != nil || w.Reason != WakeOffer || w.Status.Offer.Event != win.Event {
+		t.Fatalf("first wait: %v %+v", err, w)
+	}
+	// Another process of b's key: same lock directory, its own memory.
+	again := &Seat{Relays: b.Relays, Key: b.Key, Timeout: b.Timeout, Now: b.Now, LockDir: dir}
+	if w, err := again.Wait(ctx, id, WaitOptions{Timeout: time.Second}); err != nil || w.Reason != WakeTimeout {
+		t.Fatalf("second wait: %v, woke %s; the offer already woke one", err, w.Reason)
+	}
+	if w, err := again.Look(ctx, id, nil); err != nil || w.Reason != WakeTimeout || w.Status.Offer == nil {
+		t.Fatalf("look: %v, %s; want timeout with the offer still in the status", err, w.Reason)
+	}
+	draw, err := a.Agree(ctx, id, match.Draw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w, err := again.Wait(ctx, id, WaitOptions{Timeout: time.Minute}); err != nil || w.Reason != WakeOffer || w.Status.Offer.Event != draw.Event {
+		t.Fatalf("a new offer: %v %+v", err, w)
+	}
+}

@@ -51,10 +51,11 @@ type WaitOptions struct {
 	ProgressEvery time.Duration
 	// Seen lists offers and arbitration requests (their event ids) the
 	// caller already knows of and has chosen to leave: they do not wake
-	// Wait. Any other pending offer or request by the other player does,
-	// even one that arrived before Wait started, so an agent that only
-	// waits cannot miss it. An offer stops being pending by itself once
-	// the position it names has moved on.
+	// Wait. Any other pending offer or request by the other player wakes
+	// one Wait of the key (it is remembered, beside the lock), even one
+	// that arrived before Wait started, so an agent that only waits cannot
+	// miss it and is not woken by it again. An offer stops being pending
+	// by itself once the position it names has moved on.
 	Seen []string
 }
 
@@ -140,8 +141,8 @@ func (s *Seat) Wait(ctx context.Context, ref string, opts WaitOptions) (*Woke, e
 	again.Stop()
 	defer again.Stop()
 	base := map[string]bool{}
-	for _, id := range opts.Seen {
-		base[id] = true
+	for _, ev := range slices.Concat(opts.Seen, s.woken(id)) {
+		base[ev] = true
 	}
 	var last *Snapshot
 	for {
@@ -181,6 +182,7 @@ func (s *Seat) Wait(ctx context.Context, ref string, opts WaitOptions) (*Woke, e
 		stt := snap.Status(s.Me(), now.Unix())
 		reason, at := s.wakeReason(snap.State, stt, base, now)
 		if reason != "" {
+			s.remember(id, wokeFor(reason, stt, s.Me())...)
 			return &Woke{Reason: reason, Status: stt}, nil
 		}
 		again.Stop()
@@ -202,9 +204,10 @@ func (s *Seat) Look(ctx context.Context, ref string, seen []string) (*Woke, erro
 	if err != nil {
 		return nil, err
 	}
+	id := snap.State.Match
 	base := map[string]bool{}
-	for _, id := range seen {
-		base[id] = true
+	for _, ev := range slices.Concat(seen, s.woken(id)) {
+		base[ev] = true
 	}
 	now := s.now()
 	stt := snap.Status(s.Me(), now.Unix())
@@ -212,6 +215,7 @@ func (s *Seat) Look(ctx context.Context, ref string, seen []string) (*Woke, erro
 	if reason == "" {
 		reason = WakeTimeout
 	}
+	s.remember(id, wokeFor(reason, stt, s.Me())...)
 	return &Woke{Reason: reason, Status: stt}, nil
 }
 

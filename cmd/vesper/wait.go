@@ -21,7 +21,7 @@ func waitCommand() *cli.Command {
 			"  my_turn        move (vesper move)\n" +
 			"  game_over      the game ended: sign the result (vesper result)\n" +
 			"  offer          the other player offers status.offer.result on the current position: accept it\n" +
-			"                 (result --agree R) only if you want that result, or pass its event to --seen\n" +
+			"                 (result --agree R) only if you want that result, or leave it\n" +
 			"  request        the other player asked for arbitration (status.requests)\n" +
 			"  claim_timeout  the other player's clock ran out: claim the win (vesper claim-timeout)\n" +
 			"  timeout        nothing yet: wait again\n" +
@@ -29,10 +29,11 @@ func waitCommand() *cli.Command {
 			"  final          the result is final\n" +
 			"  expired        the challenge expired unaccepted\n" +
 			"  lost_on_time   your own clock ran out: no move of yours counts; the other player may claim\n" +
-			"An offer or request wakes wait until answered or passed to --seen; an offer on a position the\n" +
-			"game has moved on from is no offer. While the other player's last event is stamped ahead of\n" +
-			"this clock, wait waits until an answer can be stamped. --timeout 0 looks once and answers at\n" +
-			"once (timeout when there is nothing to do yet). Exit status 0 for every reason.",
+			"An offer or request wakes one wait of the key (remembered beside the key file), or none when\n" +
+			"passed to --seen; an offer on a position the game has moved on from is no offer (status.offer is\n" +
+			"null). While the other player's last event is stamped ahead of this clock, wait waits until an\n" +
+			"answer can be stamped. --timeout 0 looks once and answers at once (timeout when there is\n" +
+			"nothing to do yet). Exit status 0 for every reason.",
 		ArgsUsage: "MATCH",
 		Flags: []cli.Flag{relaysFlag(), keyFlag(), jsonFlag(),
 			&cli.DurationFlag{Name: "timeout", Value: 5 * time.Minute, Usage: "give up waiting after this long (0: look once, do not wait)"},
