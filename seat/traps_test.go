@@ -357,17 +357,37 @@ func TestTrapOfferWakesOnce(t *testing.T) {
 	}
 	// Another process of b's key: same lock directory, its own memory.
 	again := &Seat{Relays: b.Relays, Key: b.Key, Timeout: b.Timeout, Now: b.Now, LockDir: dir}
-	if w, err := again.Wait(ctx, id, WaitOptions{Timeout: time.Second}); err != nil || w.Reason != WakeTimeout {
-		t.Fatalf("second wait: %v, woke %s; the offer already woke one", err, w.Reason)
-	}
 	if w, err := again.Look(ctx, id, nil); err != nil || w.Reason != WakeTimeout || w.Status.Offer == nil {
 		t.Fatalf("look: %v, %s; want timeout with the offer still in the status", err, w.Reason)
+	}
+	// Its wait has read the match (and would have woken for the old offer
+	// then) before a replaces the offer with a draw: only the new one
+	// wakes it.
+	read := make(chan struct{})
+	var once sync.Once
+	woke := make(chan *Woke, 1)
+	go func() {
+		w, err := again.Wait(ctx, id, WaitOptions{Timeout: time.Minute, ProgressEvery: 50 * time.Millisecond,
+			Progress: func(p Progress) {
+				if p.Events > 0 {
+					once.Do(func() { close(read) })
+				}
+			}})
+		if err != nil {
+			t.Error(err)
+		}
+		woke <- w
+	}()
+	select {
+	case <-read:
+	case w := <-woke:
+		t.Fatalf("second wait woke for %+v before the new offer; the old one already woke one", w)
 	}
 	draw, err := a.Agree(ctx, id, match.Draw)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w, err := again.Wait(ctx, id, WaitOptions{Timeout: time.Minute}); err != nil || w.Reason != WakeOffer || w.Status.Offer.Event != draw.Event {
-		t.Fatalf("a new offer: %v %+v", err, w)
+	if w := <-woke; w == nil || w.Reason != WakeOffer || w.Status.Offer.Event != draw.Event {
+		t.Fatalf("second wait: %+v, want the new offer %s (the old one, %s, already woke one)", w, draw.Event, win.Event)
 	}
 }
