@@ -33,6 +33,8 @@ type PlayArgs struct {
 type WaitArgs struct {
 	Match          string `json:"match" jsonschema:"the match id"`
 	TimeoutSeconds int    `json:"timeout_seconds,omitempty" jsonschema:"give up after this many seconds: default 50, at least 1, at most 3600. Above 50 only if the host resets its request timeout on progress; 0 is refused: call game_state to look without waiting"`
+	// Seen is seat.WaitOptions.Seen: offers and requests to leave.
+	Seen []string `json:"seen,omitempty" jsonschema:"event ids of offers or arbitration requests you have seen and leave unanswered: they do not wake this wait"`
 }
 
 // OfferArgs proposes (or accepts) an agreed result.

@@ -31,9 +31,9 @@ func TestOfferDraw(t *testing.T) {
 	}
 	ok[seat.Reply](b, "play", map[string]any{"match": ch.Match, "move": "a1"})
 
-	// b now waits for a. An offer already pending when a wait starts does
-	// not wake it, so a offers only once b's wait reports its subscription
-	// live (a progress notification), that is once it has its baseline.
+	// b now waits for a; a offers only once b's wait reports its
+	// subscription live (a progress notification), so that the offer
+	// arrives on the live subscription, not in the first read.
 	live := b.countMessages("1 relay(s) live")
 	done := make(chan *seat.Woke, 1)
 	go func() {

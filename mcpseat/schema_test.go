@@ -25,7 +25,7 @@ var wantTools = map[string][]string{
 	"my_games":            {},
 	"game_state":          {"match"},
 	"play":                {"match", "move"},
-	"wait_turn":           {"match", "timeout_seconds"},
+	"wait_turn":           {"match", "seen", "timeout_seconds"},
 	"resign":              {"match"},
 	"offer_result":        {"match", "result"},
 	"sign_result":         {"match"},

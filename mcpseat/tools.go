@@ -93,9 +93,10 @@ func (t *tools) register(s *mcp.Server) {
 
 	addTool(s, &mcp.Tool{
 		Name: "wait_turn",
-		Description: "Wait, on a live relay subscription, until it is this key's turn, the game ends, the other player offers a result or asks for arbitration, the challenge expires, or timeout_seconds pass (default 50, under the 60 s a host commonly allows a call; at most 3600, for hosts that reset their timeout on progress; 0 is refused: game_state reads the match without waiting). " +
-			"Returns at once if one of these already holds (an offer or request already pending when the wait starts does not wake it: it is in the status). While it waits it sends progress notifications when the call carries a progressToken. The answer is why it returned (reason: my_turn, game_over, final, offer, request, expired or timeout) and the status, as game_state gives it. " +
-			"On a timeout, call it again: the opponent has 24 hours per move.",
+		Description: "Wait, on a live relay subscription, until it is this key's turn, the game ends, the other player offers a result or asks for arbitration, the opponent's clock runs out, nothing is left to do, or timeout_seconds pass (default 50, under the 60 s a host commonly allows a call; at most 3600, for hosts that reset their timeout on progress; 0 is refused: game_state reads the match without waiting). " +
+			"Returns at once if one of these already holds. An offer or request wakes it once: later calls do not wake for it again (nor for those listed in seen), and an offer whose position has moved on is no offer. While it waits it sends progress notifications when the call carries a progressToken. " +
+			"The answer is why it returned and the status, as game_state gives it. reason: my_turn, game_over (sign the result), offer (status.offer: accept with offer_result, or leave it), request, claim_timeout (the opponent's clock ran out: claim_timeout wins), timeout (call it again: the opponent has 24 hours per move), " +
+			"or, with nothing left to do, final, expired or lost_on_time (your own clock ran out; no move of yours counts).",
 		Annotations: readOnly("Wait for my turn"),
 	}, all(bounds("timeout_seconds", 1, maxWait.Seconds()), defaultTo("timeout_seconds", strconv.Itoa(int(defaultWait.Seconds())))), t.waitTurn)
 

@@ -49,7 +49,7 @@ func (t *tools) waitTurn(ctx context.Context, req *mcp.CallToolRequest, in WaitA
 		return nil, zeroWait()
 	}
 	d := min(time.Duration(in.TimeoutSeconds)*time.Second, maxWait)
-	opts := seat.WaitOptions{Timeout: d, ProgressEvery: progressEvery}
+	opts := seat.WaitOptions{Timeout: d, ProgressEvery: progressEvery, Seen: in.Seen}
 	if token := req.Params.GetProgressToken(); token != nil && req.Session != nil {
 		// The first notification goes out at once, so a client knows the
 		// wait began; the others follow the seat's progress (new events,

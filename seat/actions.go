@@ -61,7 +61,7 @@ func (s *Seat) sign(ctx context.Context, snap *Snapshot, action string, legal bo
 // fold has counted it, it also goes to that player's read relays.
 func (s *Seat) signTagging(ctx context.Context, snap *Snapshot, action string, legal bool, tagged string, build func(t int64) (*nostr.Event, error)) (*Reply, error) {
 	st, me := snap.State, s.Me()
-	t, err := s.stamp(ctx, st)
+	t, err := s.stamp(st)
 	if err != nil {
 		if r, ok := err.(*Refusal); ok {
 			return nil, snap.withContext(r, me, s.now().Unix(), legal)
@@ -79,13 +79,24 @@ func (s *Seat) signTagging(ctx context.Context, snap *Snapshot, action string, l
 	if err := s.Key.Sign(ev); err != nil {
 		return nil, fmt.Errorf("seat: cannot sign: %w", err)
 	}
+	// The fold is asked before the clock is waited for: a refusal is
+	// answered at once, and waiting cannot change the answer (the event's
+	// stamp is fixed, and a later receipt only loosens rule 5).
 	now := s.now().Unix()
 	after, ig := st.Try(ev, now)
 	if ig != nil {
 		return nil, snap.withContext(&Refusal{Rule: ig.Token, Reason: ig.Detail}, me, now, legal)
 	}
-	inbox := s.inbox(ctx, tagged, nil)
-	accepted, failed, err := s.publish(ctx, ev, inbox...)
+	if err := s.waitFor(ctx, t); err != nil {
+		return nil, err
+	}
+	now = s.now().Unix()
+	// The match's relay hints take the event as well as the inbox: an
+	// accept that only reached the seat's own relays would leave the
+	// challenger, who reads the hinted ones, waiting for an accept that
+	// never comes, while a second player's accept there counts instead.
+	inbox := s.inbox(ctx, tagged, snap.hints)
+	accepted, failed, err := s.publish(ctx, ev, withRelays(snap.hints, inbox)...)
 	if err != nil {
 		return nil, err
 	}
@@ -95,7 +106,7 @@ func (s *Seat) signTagging(ctx context.Context, snap *Snapshot, action string, l
 		heldBy = map[string][]string{}
 	}
 	heldBy[ev.ID] = accepted
-	next := &Snapshot{State: after, SeenAt: snap.SeenAt, Answered: snap.Answered, Failed: snap.Failed, At: now, HeldBy: heldBy}
+	next := &Snapshot{State: after, SeenAt: snap.SeenAt, Answered: snap.Answered, Failed: snap.Failed, At: now, HeldBy: heldBy, hints: snap.hints}
 	// Try's copy lists no events; the status needs them for contents.
 	after.Events = append(append([]*nostr.Event(nil), st.Events...), ev)
 	rep := &Reply{OK: true, Action: action, Match: st.Match, Event: ev.ID, Kind: ev.Kind,
@@ -194,7 +205,8 @@ func (s *Seat) Challenge(ctx context.Context, game, invitee string) (*Reply, err
 // Accept accepts the challenge ref. The accept also goes to the
 // challenger's read relays (NIP-65).
 func (s *Seat) Accept(ctx context.Context, ref string) (*Reply, error) {
-	snap, st, err := s.readAsPlayer(ctx, ref)
+	snap, st, unlock, err := s.readAsPlayer(ctx, ref)
+	defer unlock()
 	if err != nil {
 		return nil, err
 	}
@@ -212,7 +224,8 @@ func (s *Seat) Accept(ctx context.Context, ref string) (*Reply, error) {
 // whatever its spelling. Playing again a move that was this key's last
 // counted move answers Already.
 func (s *Seat) Move(ctx context.Context, ref, move string) (*Reply, error) {
-	snap, st, err := s.readAsPlayer(ctx, ref)
+	snap, st, unlock, err := s.readAsPlayer(ctx, ref)
+	defer unlock()
 	if err != nil {
 		return nil, err
 	}
@@ -312,7 +325,8 @@ func roleOfPly(ply int) string {
 
 // Resign resigns the game (either player, at any turn).
 func (s *Seat) Resign(ctx context.Context, ref string) (*Reply, error) {
-	snap, st, err := s.readAsPlayer(ctx, ref)
+	snap, st, unlock, err := s.readAsPlayer(ctx, ref)
+	defer unlock()
 	if err != nil {
 		return nil, err
 	}
@@ -343,9 +357,6 @@ func author(st *match.State, id string) string {
 // chess). Once both players' signatures match, the result is final. On a
 // game already over, only the computed result is accepted by the fold.
 func (s *Seat) Agree(ctx context.Context, ref, result string) (*Reply, error) {
-	if err := s.needKey(); err != nil {
-		return nil, err
-	}
 	switch result {
 	case "white":
 		result = match.First
@@ -355,11 +366,11 @@ func (s *Seat) Agree(ctx context.Context, ref, result string) (*Reply, error) {
 	default:
 		return nil, inputf("result must be draw, first or second (white/black in chess), not %q", result)
 	}
-	snap, err := s.Read(ctx, ref)
+	snap, st, unlock, err := s.readAsPlayer(ctx, ref)
+	defer unlock()
 	if err != nil {
 		return nil, err
 	}
-	st := snap.State
 	reason := string(match.ReasonAgreement)
 	if st.Over {
 		reason = string(st.Reason)
@@ -371,7 +382,8 @@ func (s *Seat) Agree(ctx context.Context, ref, result string) (*Reply, error) {
 // SignResult signs the result the fold computed for a game over by rule or
 // resignation.
 func (s *Seat) SignResult(ctx context.Context, ref string) (*Reply, error) {
-	snap, st, err := s.readAsPlayer(ctx, ref)
+	snap, st, unlock, err := s.readAsPlayer(ctx, ref)
+	defer unlock()
 	if err != nil {
 		return nil, err
 	}
@@ -405,7 +417,8 @@ func (s *Seat) signResult(ctx context.Context, snap *Snapshot, action string, r 
 
 // ClaimTimeout claims the win once the opponent's 24-hour clock has run out.
 func (s *Seat) ClaimTimeout(ctx context.Context, ref string) (*Reply, error) {
-	snap, st, err := s.readAsPlayer(ctx, ref)
+	snap, st, unlock, err := s.readAsPlayer(ctx, ref)
+	defer unlock()
 	if err != nil {
 		return nil, err
 	}
@@ -429,7 +442,8 @@ func (s *Seat) ClaimTimeout(ctx context.Context, ref string) (*Reply, error) {
 // RequestArbitration asks for a ruling: valid when the players' signatures
 // disagree or the deadline has passed.
 func (s *Seat) RequestArbitration(ctx context.Context, ref, note string) (*Reply, error) {
-	snap, st, err := s.readAsPlayer(ctx, ref)
+	snap, st, unlock, err := s.readAsPlayer(ctx, ref)
+	defer unlock()
 	if err != nil {
 		return nil, err
 	}
@@ -448,7 +462,8 @@ func (s *Seat) RequestArbitration(ctx context.Context, ref, note string) (*Reply
 
 // Rule publishes, as arbiter, the ruling that is correct now, if one is.
 func (s *Seat) Rule(ctx context.Context, ref string) (*Reply, error) {
-	snap, st, err := s.readAsPlayer(ctx, ref)
+	snap, st, unlock, err := s.readAsPlayer(ctx, ref)
+	defer unlock()
 	if err != nil {
 		return nil, err
 	}
@@ -470,14 +485,27 @@ func (s *Seat) Rule(ctx context.Context, ref string) (*Reply, error) {
 }
 
 // readAsPlayer is the start of every action on a match: a key to sign
-// with, and the match as the relays that answered hold it now.
-func (s *Seat) readAsPlayer(ctx context.Context, ref string) (*Snapshot, *match.State, error) {
+// with, the key's lock on the match (released by the returned func, which
+// is never nil), and the match as the relays that answered hold it once
+// the lock is held, so that an action that waited for another one of the
+// same key answers from what that one did.
+func (s *Seat) readAsPlayer(ctx context.Context, ref string) (*Snapshot, *match.State, func(), error) {
+	none := func() {}
 	if err := s.needKey(); err != nil {
-		return nil, nil, err
+		return nil, nil, none, err
+	}
+	id, _, err := matchRef(ref)
+	if err != nil {
+		return nil, nil, none, inputf("MATCH: %v", err)
+	}
+	unlock, err := s.lock(ctx, id)
+	if err != nil {
+		return nil, nil, none, err
 	}
 	snap, err := s.Read(ctx, ref)
 	if err != nil {
-		return nil, nil, err
+		unlock()
+		return nil, nil, none, err
 	}
-	return snap, snap.State, nil
+	return snap, snap.State, unlock, nil
 }

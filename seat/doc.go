@@ -48,19 +48,28 @@
 // (promotion_piece, stamp_ahead, not_over, invalid_challenge). A Refusal carries
 // to_move, ply, deadline and, for moves, legal_moves.
 //
+// An action takes the key's lock on the match (in the process, and an
+// flock in LockDir across processes) before it reads the match, and holds
+// it until it answers: two actions of one key in one match run one after
+// the other, and the second answers from what the first did.
+//
 // A retried action that already took effect (the same move as this key's
 // last counted ply, an accept by this key, the same signature) answers OK
 // with Already set and publishes nothing.
 //
 // Events are stamped max(now, last used + 1) and never ahead of the clock:
 // when the match's latest event is up to MaxAhead (5 s) in the future the
-// seat waits for it; beyond that it refuses with stamp_ahead. Challenges
+// seat waits for it, after the fold has said the event would count (a
+// refusal costs no wait); beyond that it refuses with stamp_ahead. A
+// refusal lists legal moves only when they are the key's own. Challenges
 // carry a random nonce in their content, so each is a new match.
 //
 // # Relays beyond the seat's own (NIP-65, NIP-19)
 //
 // A match reference given as nevent1 has its relay hints asked too, for
-// that read (Read, Wait and every action on the match); an invitee given
+// that read (Read, Wait and every action on the match), and every event an
+// action signs in the match goes to them as well (the challenger reads
+// there; an accept it never sees splits the match); an invitee given
 // as nprofile1 has its hints asked for its relay list. An event that tags
 // someone (an accept tags the challenger, an invitation the invitee) also
 // goes to that person's read relays, a few at most (MaxInbox): those of
@@ -81,13 +90,23 @@
 //
 // # Waiting
 //
-// Wait(ctx, match, WaitOptions{Timeout, Progress}) keeps one live
+// Wait(ctx, match, WaitOptions{Timeout, Progress, Seen}) keeps one live
 // subscription per relay (relay.Watch: reopened after a drop) and returns a
-// *Woke{Reason, Status} as soon as it is the key's turn (my_turn), the game
-// is over and the key must sign (game_over), the result is final (final),
-// the other player's offer (offer) or arbitration request (request) is
-// pending and not in WaitOptions.Seen (even one that came before Wait
-// started: an agent that only waits cannot miss it), the challenge
-// expired (expired), or the timeout passes (timeout, not an error).
-// Progress is called on every new event and every ProgressEvery.
+// *Woke{Reason, Status} as soon as the key can act, as the fold judges it
+// (State.Check, never a rule of the seat's own): its move would count
+// (my_turn), the game is over and the key must sign (game_over), the
+// other player's offer on the current position (offer) or arbitration
+// request (request) is pending and not in WaitOptions.Seen (even one that
+// came before Wait started: an agent that only waits cannot miss it), or
+// the other player's clock has run out and a claim would count
+// (claim_timeout). It also returns when nothing is left to do (Terminal):
+// the result is final (final), the challenge expired (expired), or the
+// key's own clock ran out so no move of its counts (lost_on_time); and
+// when the timeout passes (timeout, not an error). A timer wakes it when
+// the clock alone changes the answer (a clock running out, a challenge
+// expiring), and while the match's latest event is stamped more than
+// MaxAhead ahead of this clock it waits until an answer can be stamped.
+// An offer whose position the game has moved on from is no offer
+// (Status.Offer is nil). Look answers the same question once, without
+// waiting. Progress is called on every new event and every ProgressEvery.
 package seat

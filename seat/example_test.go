@@ -29,6 +29,7 @@ func Example() {
 	rep, _ := alice.Move(ctx, ch.Match, "Nf3")
 	fmt.Println(rep.Ply, rep.Move, rep.Status.ToMove.Color, rep.Note)
 
+	// Out of turn: refused, with no legal moves (they would be bob's).
 	_, err = alice.Move(ctx, ch.Match, "e4")
 	var no *seat.Refusal
 	if errors.As(err, &no) {
@@ -36,5 +37,5 @@ func Example() {
 	}
 	// Output:
 	// 1 g1f3 black the opponent's move
-	// wrong_player 2 20
+	// wrong_player 2 0
 }

@@ -29,6 +29,12 @@ type Seat struct {
 	MaxAhead time.Duration
 	// Now is the clock [time.Now].
 	Now func() time.Time
+	// LockDir holds the lock files that serialise this key's actions in a
+	// match across processes [vesper/locks in the user's cache directory].
+	LockDir string
+
+	// sleep, when set (tests), replaces the timer waitFor waits on.
+	sleep func(ctx context.Context, d time.Duration) error
 }
 
 func (s *Seat) timeout() time.Duration {
@@ -70,6 +76,11 @@ type Snapshot struct {
 	HeldBy map[string][]string
 	// At is when the read started (unix seconds).
 	At int64
+
+	// hints are the relays the match reference named (an nevent's): the
+	// read asked them, and every event the seat signs in the match goes to
+	// them too, since that is where the other player looks (NIP-19).
+	hints []string
 }
 
 // Read fetches a match (an id, nevent or note) from every relay in
@@ -87,7 +98,7 @@ func (s *Seat) Read(ctx context.Context, ref string) (*Snapshot, error) {
 		return nil, err
 	}
 	snap := &Snapshot{Answered: res.answered, Failed: res.failed, At: res.at, SeenAt: map[string]int64{}, Events: res.events,
-		HeldBy: res.heldBy}
+		HeldBy: res.heldBy, hints: hints}
 	for _, r := range res.events {
 		snap.SeenAt[r.Event.ID] = res.at
 	}
@@ -203,32 +214,48 @@ func (s *Seat) publish(ctx context.Context, ev *nostr.Event, extra ...string) ([
 	return accepted, failed, nil
 }
 
-// stamp is the created_at of the seat's next event in the match (PROTOCOL.md
-// section 7): max(now, latest used + 1), never ahead of the clock. When the
-// latest event is up to MaxAhead in the future the seat waits for its clock
-// to reach the stamp; beyond that it refuses.
-func (s *Seat) stamp(ctx context.Context, st *match.State) (int64, error) {
-	maxAhead := s.MaxAhead
-	if maxAhead <= 0 {
-		maxAhead = 5 * time.Second
+func (s *Seat) maxAhead() time.Duration {
+	if s.MaxAhead <= 0 {
+		return 5 * time.Second
 	}
+	return s.MaxAhead
+}
+
+// stamp is the created_at of the seat's next event in the match (PROTOCOL.md
+// section 7): the fold's State.Stamp, max(now, latest used + 1). It may be
+// up to MaxAhead ahead of this clock, and the event is then held back until
+// the clock reaches it (waitFor); beyond that the seat refuses. It does not
+// wait itself, so that the fold is asked first and a refusal costs nothing.
+func (s *Seat) stamp(st *match.State) (int64, error) {
+	now := s.now()
+	t := st.Stamp(now.Unix())
+	if ahead := time.Unix(t, 0).Sub(now); ahead > s.maxAhead() {
+		return 0, &Refusal{Rule: RuleStampAhead, Match: st.Match,
+			Reason: fmt.Sprintf("the match's latest event is stamped %d, %s ahead of this clock; an event after it would be stamped in the future (fix the clock, or wait)",
+				st.LastUsed, ahead.Round(time.Second))}
+	}
+	return t, nil
+}
+
+// waitFor returns once this clock has reached t, so that no event is
+// published before the second it is stamped with (section 7).
+func (s *Seat) waitFor(ctx context.Context, t int64) error {
 	for {
-		now := s.now()
-		t := max(now.Unix(), st.LastUsed+1)
-		if t <= now.Unix() {
-			return t, nil
+		ahead := time.Unix(t, 0).Sub(s.now())
+		if ahead <= 0 {
+			return nil
 		}
-		ahead := time.Unix(t, 0).Sub(now)
-		if ahead > maxAhead {
-			return 0, &Refusal{Rule: RuleStampAhead, Match: st.Match,
-				Reason: fmt.Sprintf("the match's latest event is stamped %d, %s ahead of this clock; an event after it would be stamped in the future (fix the clock, or wait)",
-					st.LastUsed, ahead.Round(time.Second))}
+		if s.sleep != nil {
+			if err := s.sleep(ctx, ahead); err != nil {
+				return err
+			}
+			continue
 		}
 		tm := time.NewTimer(ahead)
 		select {
 		case <-ctx.Done():
 			tm.Stop()
-			return 0, ctx.Err()
+			return ctx.Err()
 		case <-tm.C:
 		}
 	}

@@ -186,10 +186,8 @@ func (snap *Snapshot) Status(me string, now int64) *Status {
 			s.Content = ev.Content
 		}
 		out.Signatures = append(out.Signatures, s)
-		if out.MyRole != "" && role != out.MyRole && !st.Final {
-			if mine, ok := st.Sigs[out.MyRole]; !ok || !mine.Result.Same(sig.Result) {
-				out.Offer = &s
-			}
+		if out.MyRole != "" && role != out.MyRole && offerStands(st, me, sig.Result, now) {
+			out.Offer = &s
 		}
 	}
 	if st.Over && !st.Final && out.MyRole != "" {
@@ -214,6 +212,27 @@ func claimCounts(st *match.State, me, role string, now int64) bool {
 	ev := nostr.NewResult(st.Match, r, max(now, st.LastUsed+1))
 	ev.PubKey = me
 	return st.Check(ev, now) == nil
+}
+
+// offerStands asks the fold whether the other player's signature r is an
+// offer me can take now: me's signature of the same result, stamped now,
+// would count and make the result final. An offer on a position the game
+// has moved on from is stale (the same signature would be inconsistent),
+// and so is one me has already signed the same.
+func offerStands(st *match.State, me string, r nostr.Result, now int64) bool {
+	if st.Final || sameSig(st, me, r) {
+		return false
+	}
+	ev := nostr.NewResult(st.Match, r, st.Stamp(now))
+	ev.PubKey = me
+	after, ig := st.Try(ev, now)
+	return ig == nil && after.Final
+}
+
+// sameSig reports whether me's latest signature is r already.
+func sameSig(st *match.State, me string, r nostr.Result) bool {
+	mine, ok := st.Sigs[st.Role(me)]
+	return ok && mine.Result.Same(r)
 }
 
 // board fills the position fields by replaying the counted moves.
@@ -283,12 +302,18 @@ func statusPGN(st *match.State, san []string) string {
 }
 
 // withContext fills a refusal with the retry context of this snapshot: whose
-// move, which ply, the deadline and, when legal is set, the legal moves.
+// move, which ply, the deadline and, when legal is set, the legal moves,
+// but only when they are me's own: a player refused for moving out of turn
+// (wrong_player, not_accepted) must not be handed the other side's moves to
+// pick from.
 func (snap *Snapshot) withContext(r *Refusal, me string, now int64, legal bool) *Refusal {
-	stt := snap.Status(me, now)
-	r.Match = snap.State.Match
+	st, stt := snap.State, snap.Status(me, now)
+	r.Match = st.Match
 	r.ToMove, r.Ply, r.Deadline = stt.ToMove, stt.Ply, stt.Deadline
-	if legal {
+	// Before the accept the listed moves are the challenger's ply-1 moves,
+	// its own while none is held.
+	mine := stt.MyTurn || !st.Accepted && stt.MyRole == match.First && st.HeldMove() == nil
+	if legal && mine {
 		r.LegalMoves = stt.LegalMoves
 	}
 	return r

@@ -10,19 +10,35 @@ import (
 	gn "github.com/nbd-wtf/go-nostr"
 
 	"vesper/match"
+	"vesper/nostr"
 	"vesper/nostr/relay"
 )
 
-// Why Wait returned.
+// Why Wait returned. Each is something the key can act on now, or says
+// there is nothing left to do in the match (final, expired, lost_on_time):
+// a loop on Wait stops there instead of spinning.
 const (
-	WakeMyTurn   = "my_turn"   // the game is in progress and the seat's key is to move
+	WakeMyTurn   = "my_turn"   // the key is to move, and a move stamped now would be on time
 	WakeGameOver = "game_over" // the game ended and the seat's key has yet to sign the result
-	WakeFinal    = "final"     // the result is final
-	WakeOffer    = "offer"     // the other player signed a result the seat's key has not (and it is not in Seen)
+	WakeFinal    = "final"     // the result is final: nothing left to do
+	WakeOffer    = "offer"     // the other player offers a result on the current position that the key has not signed (and it is not in Seen)
 	WakeRequest  = "request"   // a new valid arbitration request
-	WakeExpired  = "expired"   // the challenge expired unaccepted
+	WakeExpired  = "expired"   // the challenge expired unaccepted: nothing left to do
 	WakeTimeout  = "timeout"   // nothing of the above before the timeout
+	// WakeClaimTimeout: the other player's clock has run out and the key's
+	// timeout claim would count now (ClaimTimeout).
+	WakeClaimTimeout = "claim_timeout"
+	// WakeLostOnTime: it is the key's move but its own clock has run out,
+	// so no move of its would count: nothing left to do (the other player
+	// may claim the win).
+	WakeLostOnTime = "lost_on_time"
 )
+
+// Terminal reports whether a wake reason leaves the key nothing to do in
+// the match, however long it waits.
+func Terminal(reason string) bool {
+	return reason == WakeFinal || reason == WakeExpired || reason == WakeLostOnTime
+}
 
 // WaitOptions tune Wait.
 type WaitOptions struct {
@@ -35,9 +51,11 @@ type WaitOptions struct {
 	ProgressEvery time.Duration
 	// Seen lists offers and arbitration requests (their event ids) the
 	// caller already knows of and has chosen to leave: they do not wake
-	// Wait. Any other pending offer or request by the other player does,
-	// even one that arrived before Wait started, so an agent that only
-	// waits cannot miss one.
+	// Wait. Any other pending offer or request by the other player wakes
+	// one Wait of the key (it is remembered, beside the lock), even one
+	// that arrived before Wait started, so an agent that only waits cannot
+	// miss it and is not woken by it again. An offer stops being pending
+	// by itself once the position it names has moved on.
 	Seen []string
 }
 
@@ -116,9 +134,15 @@ func (s *Seat) Wait(ctx context.Context, ref string, opts WaitOptions) (*Woke, e
 
 	tick := time.NewTicker(opts.ProgressEvery)
 	defer tick.Stop()
+	// again fires when the clock alone changes what the key can do (the
+	// other player's clock runs out, a stamp stops being ahead, the
+	// challenge expires), to look at the match anew.
+	again := time.NewTimer(time.Hour)
+	again.Stop()
+	defer again.Stop()
 	base := map[string]bool{}
-	for _, id := range opts.Seen {
-		base[id] = true
+	for _, ev := range slices.Concat(opts.Seen, s.woken(id)) {
+		base[ev] = true
 	}
 	var last *Snapshot
 	for {
@@ -138,6 +162,7 @@ func (s *Seat) Wait(ctx context.Context, ref string, opts WaitOptions) (*Woke, e
 			}
 			continue
 		case <-w.kick:
+		case <-again.C:
 		}
 		snap, allReported := w.snapshot(id, relays)
 		if opts.Progress != nil {
@@ -153,12 +178,45 @@ func (s *Seat) Wait(ctx context.Context, ref string, opts WaitOptions) (*Woke, e
 			continue
 		}
 		last = snap
-		now := s.now().Unix()
-		stt := snap.Status(s.Me(), now)
-		if reason := wakeReason(snap.State, stt, s.Me(), base, now); reason != "" {
+		now := s.now()
+		stt := snap.Status(s.Me(), now.Unix())
+		reason, at := s.wakeReason(snap.State, stt, base, now)
+		if reason != "" {
+			s.remember(id, wokeFor(reason, stt, s.Me())...)
 			return &Woke{Reason: reason, Status: stt}, nil
 		}
+		again.Stop()
+		// A time already past would spin: only a new event can help then.
+		if at.After(now) {
+			again.Reset(at.Sub(now))
+		}
 	}
+}
+
+// Look reads the match once and answers what Wait would wake for now, or
+// WakeTimeout when Wait would wait: a look that never blocks (`vesper wait
+// --timeout 0`).
+func (s *Seat) Look(ctx context.Context, ref string, seen []string) (*Woke, error) {
+	if err := s.needKey(); err != nil {
+		return nil, err
+	}
+	snap, err := s.Read(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	id := snap.State.Match
+	base := map[string]bool{}
+	for _, ev := range slices.Concat(seen, s.woken(id)) {
+		base[ev] = true
+	}
+	now := s.now()
+	stt := snap.Status(s.Me(), now.Unix())
+	reason, _ := s.wakeReason(snap.State, stt, base, now)
+	if reason == "" {
+		reason = WakeTimeout
+	}
+	s.remember(id, wokeFor(reason, stt, s.Me())...)
+	return &Woke{Reason: reason, Status: stt}, nil
 }
 
 type waiter struct {
@@ -255,23 +313,60 @@ func (w *waiter) noAnswer(id string, relays []string) error {
 	return &NotFoundError{Match: id, Why: "no challenge event with id " + id, Failed: failed, Searched: searched}
 }
 
-func wakeReason(st *match.State, stt *Status, me string, seen map[string]bool, now int64) string {
+// wakeReason is why Wait wakes at now, or "" and when the clock alone may
+// change that (zero: only a new event can). Every answer is the fold's:
+// whether a move, a claim or the acceptance of an offer would count now is
+// asked of match.State (Check, through the Status fields); the clock only
+// says when to ask again.
+func (s *Seat) wakeReason(st *match.State, stt *Status, seen map[string]bool, now time.Time) (string, time.Time) {
+	n := now.Unix()
 	switch {
 	case st.Final:
-		return WakeFinal
+		return WakeFinal, time.Time{}
+	case st.Status(n) == match.StatusExpired:
+		return WakeExpired, time.Time{}
+	case !st.Accepted:
+		return "", time.Unix(stt.Expires.Unix+1, 0)
+	}
+	// Whatever the key does next is an event after the match's latest; while
+	// that would be stamped further ahead of this clock than the seat signs
+	// (stamp_ahead), there is nothing to do yet.
+	if at := time.Unix(st.Stamp(n), 0).Add(-s.maxAhead()); now.Before(at) {
+		return "", at
+	}
+	me := s.Me()
+	switch {
 	case stt.MustSign:
-		return WakeGameOver
+		return WakeGameOver, time.Time{}
+	case stt.MyTurn && moveLate(st, me, n):
+		return WakeLostOnTime, time.Time{}
 	case stt.MyTurn:
-		return WakeMyTurn
+		return WakeMyTurn, time.Time{}
 	case stt.Offer != nil && !seen[stt.Offer.Event]:
-		return WakeOffer
-	case st.Status(now) == match.StatusExpired:
-		return WakeExpired
+		return WakeOffer, time.Time{}
+	case stt.CanClaimTimeout:
+		return WakeClaimTimeout, time.Time{}
 	}
 	for _, r := range stt.Requests {
 		if r.Author != me && !seen[r.Event] {
-			return WakeRequest
+			return WakeRequest, time.Time{}
 		}
 	}
-	return ""
+	if !st.Over && stt.MyRole != "" {
+		// The other player's move: the claim counts from the second after
+		// its clock's last.
+		return "", time.Unix(st.Deadline()+1, 0)
+	}
+	return "", time.Time{}
+}
+
+// moveLate asks the fold whether a move by me, stamped as the seat would
+// stamp it now, would be ignored because the pending clock has run out. A
+// resign stands for any move: the clock rule is the same for both, and it
+// needs no legal move.
+func moveLate(st *match.State, me string, now int64) bool {
+	ev := nostr.NewMove(st.Match, st.Plies()+1, nostr.ResignContent, st.Stamp(now))
+	ev.PubKey = me
+	ig := st.Check(ev, now)
+	return ig != nil && ig.Token == match.IgnLate
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -48,7 +49,23 @@ func newSeat(c *cli.Context, needKey bool) (*seat.Seat, error) {
 	if c.IsSet("relay-timeout") {
 		t = c.Duration("relay-timeout")
 	}
-	return &seat.Seat{Relays: relayList(c), Key: key, Timeout: t}, nil
+	// The seat reads 0 as its default; a user who asked for 0 meant
+	// something else, so say so instead of waiting 10 s per relay.
+	if t <= 0 {
+		return nil, fail(exitUsage, "%s: a relay timeout must be positive, not %s", c.Command.Name, t)
+	}
+	return &seat.Seat{Relays: relayList(c), Key: key, Timeout: t, LockDir: lockDir(c)}, nil
+}
+
+// lockDir is where a seat's lock files go (one per key and match, so that
+// two processes with one key act in a match one at a time): beside the key
+// file, where every process using that file finds them; the seat's default
+// (the user's cache directory) for a key given in VESPER_NSEC.
+func lockDir(c *cli.Context) string {
+	if path := c.String("key"); path != "" {
+		return filepath.Join(filepath.Dir(path), ".vesper-locks")
+	}
+	return ""
 }
 
 // seatError maps the seat's errors to exit statuses; a refusal keeps its
