@@ -30,6 +30,7 @@ const (
 	EventClaim       = "claim_timeout" // the opponent's clock ran out: the key may claim the win
 	EventArbitration = "arbitration"   // over, signed by the key, not final a day after the end
 	EventTheirTurn   = "their_turn"    // the game is in progress and the opponent is to move
+	EventPosted      = "posted"        // the key's own challenge, open and not accepted yet
 )
 
 // StreamEvent is one line of the stream: what happened, in which match, and
@@ -352,8 +353,11 @@ func (st *streamer) classify(m *match.State, stt *Status, now int64) (typ, from 
 	if m.Over && !m.Final && now > m.Deadline() && !stt.MustSign && !requested(m, me) {
 		return EventArbitration, from
 	}
-	if m.Accepted && !m.Over {
+	switch {
+	case m.Accepted && !m.Over:
 		return EventTheirTurn, from
+	case !m.Accepted && role == match.First && m.Status(now) == match.StatusOpen:
+		return EventPosted, m.Invitee
 	}
 	return "", from
 }
