@@ -50,12 +50,15 @@ type Config struct {
 
 // SeriesConfig is a series of Games games against Opponent, sides swapped
 // each game: the runner invites the opponent for its White (first) games
-// and takes the opponent's invitations for the others.
+// and takes the opponent's invitations for the others. NoSwap keeps the
+// first game's side throughout: the daemon's house never challenges, so
+// against it the runner is first in every game.
 type SeriesConfig struct {
 	Opponent   string
 	Games      int
 	Game       string
 	FirstWhite bool
+	NoSwap     bool
 }
 
 // Line is one progress line of the runner.

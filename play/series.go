@@ -52,7 +52,7 @@ func (s Score) Wilson() (lo, hi float64) {
 }
 
 // Line is the series' W-D-L line and score: "+3 =1 -2, 3.5/6 (58.3%),
-// 95% Wilson interval 28.6%-82.5%".
+// 95% Wilson interval 24.1%-86.1%".
 func (s Score) Line() string {
 	lo, hi := s.Wilson()
 	share := 0.0

@@ -109,7 +109,12 @@ func (s *series) journal(e seriesEntry) error {
 	return f.Close()
 }
 
-func (s *series) first(i int) bool { return (i%2 == 0) == s.cfg.FirstWhite }
+func (s *series) first(i int) bool {
+	if s.cfg.NoSwap {
+		return s.cfg.FirstWhite
+	}
+	return (i%2 == 0) == s.cfg.FirstWhite
+}
 
 // toPost lists the slots where the runner is first and no challenge was
 // posted.

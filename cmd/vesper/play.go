@@ -64,6 +64,7 @@ func playCommand() *cli.Command {
 			&cli.IntFlag{Name: "series-games", Value: 2, Usage: "games of the series, sides swapped each game"},
 			&cli.StringFlag{Name: "series-game", Value: nostr.GameChess, Usage: "the series' game"},
 			&cli.StringFlag{Name: "series-first", Value: "white", Usage: "the key's side in the series' first game: white (it invites) or black (it waits for the opponent's invitation)"},
+			&cli.BoolFlag{Name: "series-no-swap", Usage: "keep the first game's side in every game (against the daemon's house, which never challenges: it only accepts)"},
 		},
 		Action: runPlay,
 	}
@@ -156,7 +157,8 @@ func playConfig(c *cli.Context, s *seat.Seat) (play.Config, error) {
 		if first != "white" && first != "black" {
 			return play.Config{}, fail(exitUsage, "--series-first must be white or black, not %q", first)
 		}
-		cfg.Series = &play.SeriesConfig{Opponent: pk, Games: c.Int("series-games"), Game: c.String("series-game"), FirstWhite: first == "white"}
+		cfg.Series = &play.SeriesConfig{Opponent: pk, Games: c.Int("series-games"), Game: c.String("series-game"), FirstWhite: first == "white",
+			NoSwap: c.Bool("series-no-swap")}
 	}
 	out := os.Stdout
 	cfg.Out = func(l play.Line) {
