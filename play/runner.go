@@ -403,6 +403,7 @@ type worker struct {
 	started   bool
 	mover     Mover
 	reasoning string // the agent's previous reasoning in this game
+	comment   string // the opponent's latest table talk
 	offers    map[string]bool
 }
 
@@ -501,6 +502,7 @@ func (w *worker) handle(ctx context.Context, ev seat.StreamEvent) (done bool, er
 		_ = rep
 		return false, nil
 	case seat.EventMyTurn:
+		w.comment = ev.Comment
 		return false, w.move(ctx, stt)
 	case seat.EventOffer:
 		return false, w.offer(ctx, stt)
@@ -583,7 +585,7 @@ func (w *worker) getMover(game string) Mover {
 func (w *worker) request(stt *seat.Status, attempt int, refusal *Refusal) Request {
 	req := Request{Match: stt.Match, Game: stt.Game, Color: stt.MyColor, Role: stt.MyRole, Ply: stt.Ply,
 		FEN: stt.FEN, PGN: stt.PGN, Board: stt.Board, Moves: stt.Moves, SANMoves: stt.SANMoves, Legal: stt.LegalMoves,
-		InCheck: stt.InCheck, Deadline: stt.Deadline, PreviousReasoning: w.reasoning, Attempt: attempt, Refusal: refusal}
+		InCheck: stt.InCheck, Deadline: stt.Deadline, PreviousReasoning: w.reasoning, OpponentComment: w.comment, Attempt: attempt, Refusal: refusal}
 	if req.Moves == nil {
 		req.Moves = []string{}
 	}

@@ -40,9 +40,13 @@ type StreamEvent struct {
 	Match string `json:"match"`
 	Game  string `json:"game"`
 	// From is the challenger of a challenge, the opponent otherwise.
-	From   string  `json:"from,omitempty"`
-	At     int64   `json:"at"`
-	Status *Status `json:"status"`
+	From string `json:"from,omitempty"`
+	// Comment is the opponent's latest table talk: the comment tag of its
+	// latest counted move (PROTOCOL.md section 8.1), cut to 300 code
+	// points.
+	Comment string  `json:"comment,omitempty"`
+	At      int64   `json:"at"`
+	Status  *Status `json:"status"`
 }
 
 // StreamOptions tune Events.
@@ -314,10 +318,33 @@ func (st *streamer) consider(snap *Snapshot) {
 		return
 	}
 	st.last[id] = key
-	st.emit(StreamEvent{Type: typ, Match: id, Game: m.Kind, From: from, At: now, Status: stt})
+	st.emit(StreamEvent{Type: typ, Match: id, Game: m.Kind, From: from, At: now, Status: stt, Comment: st.comment(m, from)})
 	if m.Final {
 		st.unfollow(id)
 	}
+}
+
+// comment is the table talk of from's latest counted move.
+func (st *streamer) comment(m *match.State, from string) string {
+	if from == "" {
+		return ""
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	for i := len(m.MoveEvents) - 1; i >= 0; i-- {
+		ev := st.events[m.MoveEvents[i]]
+		if ev == nil || ev.PubKey != from {
+			continue
+		}
+		if t := ev.Tags.Find("comment"); len(t) >= 2 {
+			if r := []rune(t[1]); len(r) > 300 {
+				return string(r[:300])
+			}
+			return t[1]
+		}
+		return ""
+	}
+	return ""
 }
 
 // unfollow drops a final match from the subscription's next generation.
