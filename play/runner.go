@@ -636,6 +636,14 @@ func (w *worker) move(ctx context.Context, stt *seat.Status) error {
 	if err != nil {
 		return err
 	}
+	if w.reasoning == "" {
+		// After a restart the agent's previous reasoning is the journal's.
+		for _, e := range entries {
+			if e.Type == EntryDecision && e.Reasoning != "" {
+				w.reasoning = e.Reasoning
+			}
+		}
+	}
 	if mv, ok := PendingIntent(entries, stt.Ply); ok {
 		rep, err := w.play(ctx, mv)
 		var rf *seat.Refusal

@@ -400,3 +400,61 @@ func TestPlayKill9MidSeries(t *testing.T) {
 		t.Fatalf("the runner posted %d challenges, want 2 (its White games)", n)
 	}
 }
+
+// TestEventsStream: `vesper events --json` prints, on one stream, an
+// invitation to the key, the game once accepted (their turn), and the
+// key's turn once the challenger moves: one JSON object per line.
+func TestEventsStream(t *testing.T) {
+	url := startRelays(t, 1, relayd.Options{})[0].URL()
+	me, other := testkit.Key("events key"), testkit.Key("challenger")
+	cmd := exec.Command(binPath, "events", "--json", "--relays", url, "--key", writeKey(t, me))
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	lines := make(chan map[string]any, 16)
+	go func() {
+		sc := bufio.NewScanner(out)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			var m map[string]any
+			if json.Unmarshal(sc.Bytes(), &m) == nil {
+				lines <- m
+			}
+		}
+		close(lines)
+	}()
+	next := func(want string) map[string]any {
+		t.Helper()
+		for {
+			select {
+			case m, ok := <-lines:
+				if !ok {
+					t.Fatalf("the stream ended before %s", want)
+				}
+				if m["type"] == want {
+					return m
+				}
+			case <-time.After(2 * time.Minute):
+				t.Fatalf("no %s line", want)
+			}
+		}
+	}
+	ch := testkit.Sign(other, nostr.NewChallenge("chess", me.PublicKey(), time.Now().Unix()))
+	post(t, url, other, ch)
+	if m := next("challenge"); m["match"] != ch.ID || m["from"] != other.PublicKey() {
+		t.Fatalf("challenge line %v", m)
+	}
+	seatRun(t, url, "accept", "--key", writeKey(t, me), ch.ID)
+	next("their_turn")
+	st := fetchFold(t, url, ch.ID)
+	post(t, url, other, nostr.NewMove(ch.ID, 1, "e2e4", st.Stamp(time.Now().Unix())))
+	m := next("my_turn")
+	if s := m["status"].(map[string]any); s["ply"] != float64(2) || s["my_turn"] != true {
+		t.Fatalf("my_turn status %v", s)
+	}
+}
