@@ -20,9 +20,9 @@ const (
 
 // startExternal runs the UCI engine at path as a child process, in a
 // process group of its own so that a kill takes any children with it, at
-// nice more niceness than ours.
-func startExternal(path string, nice int, timeout time.Duration) (*uciEngine, error) {
-	cmd := exec.Command(path)
+// nice more niceness than ours, with args.
+func startExternal(path string, nice int, timeout time.Duration, args ...string) (*uciEngine, error) {
+	cmd := exec.Command(path, args...)
 	errTail := &tail{}
 	cmd.Stderr = errTail
 	// Wait must not hang on a grandchild that kept stderr open.

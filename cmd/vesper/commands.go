@@ -39,5 +39,7 @@ func commands() []*cli.Command {
 		engineCommand(),
 		simCommand(),
 		mcpCommand(),
+		playCommand(),
+		eventsCommand(),
 	}
 }

@@ -1,0 +1,234 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"vesper/match"
+	"vesper/nostr"
+	"vesper/play"
+	"vesper/seat"
+)
+
+// playCommand is `vesper play`: the runner of package play, which plays
+// every game of --key through the seat (the fold decides what counts).
+func playCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "play",
+		Usage: "play every game of --key with an engine or an agent, many at once, until stopped (lichess-bot for Nostr)",
+		Description: "Follows the key's events on one set of live subscriptions and answers them: accepts\n" +
+			"challenges by policy, moves, signs results, claims timeouts, asks for arbitration.\n" +
+			"The decider is the built-in engine (--engine builtin), a UCI engine (--uci CMD) or an\n" +
+			"agent (--agent CMD): a command run once per decision that reads one JSON object on\n" +
+			"stdin (match, game, color, fen, pgn, board, legal_moves, deadline, offer, attempt, and\n" +
+			"on a retry refusal {rule, reason}) and prints one JSON object: {\"move\": \"e2e4\"}, or\n" +
+			"{\"move\": \"resign\"}, with optional \"offer\": \"draw\", \"accept_offer\": true,\n" +
+			"\"comment\" and \"reasoning\" (kept in the record). A refused, unparsable, empty or late\n" +
+			"answer is asked again up to --retries times, then --fallback is taken.\n" +
+			"Records: DIR/games/MATCH.jsonl (every decision, and each move journaled and synced\n" +
+			"before it is signed, so a restart after a crash never moves twice) and MATCH.pgn.\n" +
+			"--config FILE holds flags as `name: value` lines (# comments; repeat a line for a\n" +
+			"repeatable flag); the command line wins. Prints one line per event (--json: one JSON\n" +
+			"object per line). With --series-opponent it plays that series and stops, printing the\n" +
+			"W-D-L line and the score with its 95% Wilson interval.",
+		Flags: []cli.Flag{relaysFlag(), keyFlag(), jsonFlag(), relayTimeoutFlag(),
+			&cli.StringFlag{Name: "config", Usage: "read flags from FILE (`name: value` lines)"},
+			&cli.StringFlag{Name: "dir", Value: "vesper-play", Usage: "directory of the journals, records and PGNs"},
+			&cli.StringFlag{Name: "engine", Usage: "builtin: vesper's own engine (chess and gomoku)"},
+			&cli.StringFlag{Name: "uci", Usage: "a UCI engine command, e.g. /usr/games/stockfish (chess)"},
+			&cli.StringSliceFlag{Name: "uci-option", Usage: "a UCI option NAME=VALUE (repeatable)"},
+			&cli.StringFlag{Name: "agent", Usage: "an agent command, run once per decision (split on spaces; no shell)"},
+			&cli.DurationFlag{Name: "movetime", Usage: "engine time per move"},
+			&cli.Int64Flag{Name: "nodes", Usage: "engine nodes per move"},
+			&cli.IntFlag{Name: "depth", Usage: "engine depth per move"},
+			&cli.DurationFlag{Name: "agent-timeout", Value: 2 * time.Minute, Usage: "how long one agent answer may take; it is then killed"},
+			&cli.IntFlag{Name: "retries", Value: 3, Usage: "how often a refused answer is asked again"},
+			&cli.StringFlag{Name: "fallback", Value: play.FallbackRandom, Usage: "when every attempt was refused: random (a random legal move, flagged), resign, or none (the clock decides)"},
+			&cli.IntFlag{Name: "draw-cp", Value: -1, Usage: "an engine takes a draw offer when its score is within this many centipawns of even (-1: never)"},
+			&cli.BoolFlag{Name: "no-invitations", Usage: "do not accept challenges that invite the key"},
+			&cli.BoolFlag{Name: "accept-open", Usage: "accept open challenges of others"},
+			&cli.DurationFlag{Name: "open-after", Usage: "accept an open challenge only once it is this old"},
+			&cli.StringSliceFlag{Name: "from", Usage: "accept challenges only from this player (npub or hex; repeatable)"},
+			&cli.StringSliceFlag{Name: "game", Usage: "games accepted: chess, gomoku (repeatable; default what the decider plays)"},
+			&cli.IntFlag{Name: "max-games", Value: 5, Usage: "games played at once"},
+			&cli.IntFlag{Name: "post-open", Usage: "keep this many open challenges of the key posted"},
+			&cli.StringFlag{Name: "open-game", Value: nostr.GameChess, Usage: "the game of --post-open challenges"},
+			&cli.StringFlag{Name: "series-opponent", Usage: "play a series against this player (npub or hex)"},
+			&cli.IntFlag{Name: "series-games", Value: 2, Usage: "games of the series, sides swapped each game"},
+			&cli.StringFlag{Name: "series-game", Value: nostr.GameChess, Usage: "the series' game"},
+			&cli.StringFlag{Name: "series-first", Value: "white", Usage: "the key's side in the series' first game: white (it invites) or black (it waits for the opponent's invitation)"},
+			&cli.BoolFlag{Name: "series-no-swap", Usage: "keep the first game's side in every game (against the daemon's house, which never challenges: it only accepts)"},
+		},
+		Action: runPlay,
+	}
+}
+
+func runPlay(c *cli.Context) error {
+	if err := applyConfig(c); err != nil {
+		return err
+	}
+	s, err := newSeat(c, true)
+	if err != nil {
+		return err
+	}
+	cfg, err := playConfig(c, s)
+	if err != nil {
+		return err
+	}
+	r, err := play.New(cfg)
+	if err != nil {
+		return fail(exitUsage, "%v", err)
+	}
+	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err = r.Run(ctx)
+	if err != nil && ctx.Err() == nil {
+		return seatError(err)
+	}
+	return nil
+}
+
+// playConfig turns the flags into the runner's config.
+func playConfig(c *cli.Context, s *seat.Seat) (play.Config, error) {
+	lim := play.Limits{Movetime: c.Duration("movetime"), Nodes: c.Int64("nodes"), Depth: c.Int("depth")}
+	chosen := 0
+	for _, f := range []string{"engine", "uci", "agent"} {
+		if c.String(f) != "" {
+			chosen++
+		}
+	}
+	if chosen != 1 {
+		return play.Config{}, fail(exitUsage, "play: give one of --engine builtin, --uci CMD or --agent CMD")
+	}
+	games := c.StringSlice("game")
+	var newMover func(string) play.Mover
+	switch {
+	case c.String("engine") != "":
+		if c.String("engine") != "builtin" {
+			return play.Config{}, fail(exitUsage, "--engine must be builtin, not %q (use --uci for another engine)", c.String("engine"))
+		}
+		newMover = func(string) play.Mover { return &play.Builtin{Limits: lim, DrawCP: c.Int("draw-cp")} }
+	case c.String("uci") != "":
+		opts := map[string]string{}
+		for _, o := range c.StringSlice("uci-option") {
+			k, v, ok := strings.Cut(o, "=")
+			if !ok {
+				return play.Config{}, fail(exitUsage, "--uci-option %q: want NAME=VALUE", o)
+			}
+			opts[strings.TrimSpace(k)] = strings.TrimSpace(v)
+		}
+		cmd := c.String("uci")
+		newMover = func(string) play.Mover {
+			return &play.UCI{Command: cmd, Options: opts, Limits: lim, DrawCP: c.Int("draw-cp")}
+		}
+		if len(games) == 0 {
+			games = []string{nostr.GameChess}
+		}
+	default:
+		argv := strings.Fields(c.String("agent"))
+		t := c.Duration("agent-timeout")
+		newMover = func(string) play.Mover { return &play.Agent{Cmd: play.Command{Argv: argv, Timeout: t}} }
+	}
+	var from []string
+	for _, f := range c.StringSlice("from") {
+		pk, err := nostr.ParsePubkey(f)
+		if err != nil {
+			return play.Config{}, fail(exitUsage, "--from %q: %v", f, err)
+		}
+		from = append(from, pk)
+	}
+	cfg := play.Config{Seat: s, Dir: c.String("dir"), NewMover: newMover, Retries: c.Int("retries"), Fallback: c.String("fallback"),
+		PostOpen: c.Int("post-open"), OpenGame: c.String("open-game"),
+		Policy: play.Policy{Games: games, From: from, Invitations: !c.Bool("no-invitations"), Open: c.Bool("accept-open"),
+			OpenAfter: int64(c.Duration("open-after").Seconds()), MaxGames: c.Int("max-games")}}
+	if opp := c.String("series-opponent"); opp != "" {
+		pk, err := nostr.ParsePubkey(opp)
+		if err != nil {
+			return play.Config{}, fail(exitUsage, "--series-opponent %q: %v", opp, err)
+		}
+		first := c.String("series-first")
+		if first != "white" && first != "black" {
+			return play.Config{}, fail(exitUsage, "--series-first must be white or black, not %q", first)
+		}
+		cfg.Series = &play.SeriesConfig{Opponent: pk, Games: c.Int("series-games"), Game: c.String("series-game"), FirstWhite: first == "white",
+			NoSwap: c.Bool("series-no-swap")}
+	}
+	out := os.Stdout
+	cfg.Out = func(l play.Line) {
+		if c.Bool("json") {
+			out.Write(match.MarshalLine(l))
+			return
+		}
+		fmt.Fprintln(out, lineText(l))
+	}
+	return cfg, nil
+}
+
+func lineText(l play.Line) string {
+	parts := []string{l.Type}
+	for _, p := range []string{l.Match, plyText(l.Ply), l.Move, l.Result, l.Reason, l.Series, l.Note} {
+		if p != "" {
+			parts = append(parts, p)
+		}
+	}
+	if l.Error != "" {
+		parts = append(parts, "error: "+l.Error)
+	}
+	return strings.Join(parts, " ")
+}
+
+func plyText(p int) string {
+	if p == 0 {
+		return ""
+	}
+	return fmt.Sprintf("ply %d", p)
+}
+
+// applyConfig sets, from --config FILE, every flag the command line left
+// unset: `name: value` lines, # comments, a repeated name for a
+// repeatable flag.
+func applyConfig(c *cli.Context) error {
+	path := c.String("config")
+	if path == "" {
+		return nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return fail(exitUsage, "--config: %v", unwrapPath(err))
+	}
+	defer f.Close()
+	set := map[string]bool{}
+	for _, n := range c.FlagNames() {
+		if c.IsSet(n) {
+			set[n] = true
+		}
+	}
+	sc := bufio.NewScanner(f)
+	n := 0
+	for sc.Scan() {
+		n++
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		name, value, ok := strings.Cut(line, ":")
+		if !ok {
+			return fail(exitUsage, "%s:%d: want `name: value`", path, n)
+		}
+		name, value = strings.TrimSpace(name), strings.TrimSpace(value)
+		if name == "config" || set[name] {
+			continue
+		}
+		if err := c.Set(name, value); err != nil {
+			return fail(exitUsage, "%s:%d: %s: %v", path, n, name, err)
+		}
+	}
+	return sc.Err()
+}

@@ -1,0 +1,765 @@
+package play
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"vesper/match"
+	"vesper/nostr"
+	"vesper/seat"
+)
+
+// Fallbacks, taken when every attempt of a decision was refused.
+const (
+	FallbackRandom = "random" // a random legal move, flagged in the record
+	FallbackResign = "resign"
+	FallbackNone   = "none" // do nothing: the clock decides
+)
+
+// Config is a runner's setup.
+type Config struct {
+	Seat *seat.Seat
+	// Dir holds games/MATCH.jsonl (journal and records), games/MATCH.pgn
+	// and series.jsonl.
+	Dir string
+	// NewMover makes the decider of one game.
+	NewMover func(game string) Mover
+	Policy   Policy
+	Series   *SeriesConfig
+	// PostOpen keeps that many open challenges of the key posted (game
+	// OpenGame) while fewer than MaxGames are in progress.
+	PostOpen int
+	OpenGame string
+	// Retries is how often a refused answer is asked again [3].
+	Retries  int
+	Fallback string
+	// Out receives progress lines (what the CLI prints); nil: none.
+	Out func(Line)
+	// Rand picks the random fallback move [a random source].
+	Rand *rand.Rand
+	// Backoff is the first wait before an action that failed on the relays
+	// is tried again [1s].
+	Backoff time.Duration
+}
+
+// SeriesConfig is a series of Games games against Opponent, sides swapped
+// each game: the runner invites the opponent for its White (first) games
+// and takes the opponent's invitations for the others. NoSwap keeps the
+// first game's side throughout: the daemon's house never challenges, so
+// against it the runner is first in every game.
+type SeriesConfig struct {
+	Opponent   string
+	Games      int
+	Game       string
+	FirstWhite bool
+	NoSwap     bool
+}
+
+// Line is one progress line of the runner.
+type Line struct {
+	Type   string `json:"type"`
+	Match  string `json:"match,omitempty"`
+	Ply    int    `json:"ply,omitempty"`
+	Move   string `json:"move,omitempty"`
+	Result string `json:"result,omitempty"`
+	Reason string `json:"reason,omitempty"`
+	Note   string `json:"note,omitempty"`
+	Error  string `json:"error,omitempty"`
+	// Series, on a series line: the W-D-L line and the score.
+	Series string `json:"series,omitempty"`
+	Score  *Score `json:"score,omitempty"`
+	At     int64  `json:"at"`
+}
+
+// Runner plays the key's games.
+type Runner struct {
+	cfg     Config
+	me      string
+	games   string // the journals' directory
+	ctx     context.Context
+	stop    context.CancelFunc
+	mu      sync.Mutex
+	workers map[string]*worker
+	active  map[string]bool // games in progress or reserved, for MaxGames
+	series  *series
+	posted  map[string]bool // the key's own open challenges still open
+	wg      sync.WaitGroup
+	ready   bool
+}
+
+// New checks cfg and builds a runner.
+func New(cfg Config) (*Runner, error) {
+	if cfg.Seat == nil || cfg.Seat.Key.IsZero() {
+		return nil, errors.New("play: the runner needs a key")
+	}
+	if cfg.NewMover == nil {
+		return nil, errors.New("play: no engine or agent")
+	}
+	if cfg.Retries < 0 {
+		cfg.Retries = 0
+	}
+	switch cfg.Fallback {
+	case "":
+		cfg.Fallback = FallbackRandom
+	case FallbackRandom, FallbackResign, FallbackNone:
+	default:
+		return nil, fmt.Errorf("play: fallback must be random, resign or none, not %q", cfg.Fallback)
+	}
+	if cfg.Policy.MaxGames <= 0 {
+		cfg.Policy.MaxGames = 5
+	}
+	if cfg.Rand == nil {
+		cfg.Rand = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
+	}
+	if cfg.Backoff <= 0 {
+		cfg.Backoff = time.Second
+	}
+	if cfg.OpenGame == "" {
+		cfg.OpenGame = nostr.GameChess
+	}
+	r := &Runner{cfg: cfg, me: cfg.Seat.Me(), games: filepath.Join(cfg.Dir, "games"),
+		workers: map[string]*worker{}, active: map[string]bool{}, posted: map[string]bool{}}
+	if cfg.Series != nil {
+		s, err := loadSeries(cfg.Dir, *cfg.Series)
+		if err != nil {
+			return nil, err
+		}
+		r.series = s
+	}
+	return r, nil
+}
+
+func (r *Runner) now() int64 {
+	if r.cfg.Seat.Now != nil {
+		return r.cfg.Seat.Now().Unix()
+	}
+	return time.Now().Unix()
+}
+
+func (r *Runner) out(l Line) {
+	if r.cfg.Out == nil {
+		return
+	}
+	l.At = r.now()
+	r.cfg.Out(l)
+}
+
+// Run plays until ctx is done, or, with a series, until the series is
+// over (its line is the last printed). Unfinished games of the journals are
+// followed again, and a move journaled but perhaps not published is sent
+// again rather than decided anew.
+func (r *Runner) Run(ctx context.Context) error {
+	follow, err := Unfinished(r.games)
+	if err != nil {
+		return err
+	}
+	if r.series != nil {
+		follow = append(follow, r.series.unfinished()...)
+		if r.series.done() {
+			r.seriesLine()
+			return nil
+		}
+	}
+	ctx, r.stop = context.WithCancel(ctx)
+	defer r.stop()
+	r.ctx = ctx
+	err = r.cfg.Seat.Events(ctx, seat.StreamOptions{Open: r.cfg.Policy.Open, Follow: follow, Ready: r.onReady}, r.dispatch)
+	r.wg.Wait()
+	r.closeMovers()
+	if r.series != nil && r.series.done() {
+		return nil
+	}
+	return err
+}
+
+func (r *Runner) closeMovers() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, w := range r.workers {
+		if w.mover != nil {
+			_ = w.mover.Close()
+		}
+	}
+}
+
+// onReady runs once every relay has delivered what it holds: only then may
+// the runner post challenges, after it has seen those it posted before a
+// crash.
+func (r *Runner) onReady() {
+	if r.series != nil {
+		// A slot still marked posting found no challenge on the relays:
+		// the crash came before it was signed, so it is posted now.
+		r.series.unmarkOrphans()
+	}
+	r.mu.Lock()
+	r.ready = true
+	r.mu.Unlock()
+	r.matchmake()
+}
+
+// matchmake posts the series' invitations and the open challenges due.
+func (r *Runner) matchmake() {
+	r.mu.Lock()
+	if !r.ready {
+		r.mu.Unlock()
+		return
+	}
+	var post []int
+	if r.series != nil {
+		for _, i := range r.series.toPost() {
+			if len(r.active) >= r.cfg.Policy.MaxGames {
+				break
+			}
+			r.series.mark(i)
+			r.active["slot:"+fmt.Sprint(i)] = true
+			post = append(post, i)
+		}
+	}
+	open := 0
+	for open+len(r.posted) < r.cfg.PostOpen && len(r.active) < r.cfg.Policy.MaxGames {
+		r.active[fmt.Sprintf("open:%d", open)] = true
+		open++
+	}
+	r.mu.Unlock()
+	for _, i := range post {
+		r.wg.Go(func() { r.postSeries(i) })
+	}
+	for i := range open {
+		r.wg.Go(func() { r.postOpen(i) })
+	}
+}
+
+func (r *Runner) postSeries(i int) {
+	ctx := r.ctx
+	for ctx.Err() == nil {
+		if err := r.series.journal(seriesEntry{Type: "posting", Index: i}); err != nil {
+			r.out(Line{Type: "error", Error: err.Error()})
+			return
+		}
+		rep, err := r.cfg.Seat.Challenge(ctx, r.series.cfg.Game, r.series.cfg.Opponent)
+		if err == nil {
+			r.mu.Lock()
+			delete(r.active, "slot:"+fmt.Sprint(i))
+			r.active[rep.Match] = true
+			r.mu.Unlock()
+			_ = r.series.assign(i, rep.Match)
+			r.out(Line{Type: "challenge", Match: rep.Match, Note: fmt.Sprintf("series game %d of %d, as first", i+1, r.series.cfg.Games)})
+			return
+		}
+		r.out(Line{Type: "error", Note: "series challenge", Error: err.Error()})
+		if !sleep(ctx, r.cfg.Backoff) {
+			return
+		}
+	}
+}
+
+func (r *Runner) postOpen(i int) {
+	key := fmt.Sprintf("open:%d", i)
+	rep, err := r.cfg.Seat.Challenge(r.ctx, r.cfg.OpenGame, "")
+	r.mu.Lock()
+	delete(r.active, key)
+	if err == nil {
+		r.active[rep.Match] = true
+		r.posted[rep.Match] = true
+	}
+	r.mu.Unlock()
+	if err != nil {
+		r.out(Line{Type: "error", Note: "open challenge", Error: err.Error()})
+		return
+	}
+	r.out(Line{Type: "challenge", Match: rep.Match, Note: "open challenge"})
+}
+
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+// dispatch hands a stream event to its match's worker, starting one; a
+// challenge is first weighed by the policy (and the series), which
+// reserves a slot for it.
+func (r *Runner) dispatch(ev seat.StreamEvent) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	w := r.workers[ev.Match]
+	if w == nil {
+		switch ev.Type {
+		case seat.EventInvitation, seat.EventOpen:
+			if !r.takes(ev) {
+				return
+			}
+			r.active[ev.Match] = true
+		case seat.EventFinal, seat.EventExpired:
+		default:
+			r.adopt(ev)
+		}
+		w = &worker{r: r, id: ev.Match, kick: make(chan struct{}, 1)}
+		r.workers[ev.Match] = w
+		r.wg.Go(w.run)
+	}
+	w.mu.Lock()
+	w.latest = &ev
+	w.mu.Unlock()
+	select {
+	case w.kick <- struct{}{}:
+	default:
+	}
+}
+
+// takes decides on a challenge: the series' own invitation, or the policy.
+func (r *Runner) takes(ev seat.StreamEvent) bool {
+	if r.series != nil && ev.Type == seat.EventInvitation && ev.From == r.series.cfg.Opponent && ev.Game == r.series.cfg.Game {
+		if i, ok := r.series.nextSecond(); ok {
+			_ = r.series.assign(i, ev.Match)
+			return true
+		}
+	}
+	ok, why := r.cfg.Policy.Accepts(ev, len(r.active), r.now())
+	if !ok {
+		r.out(Line{Type: "decline", Match: ev.Match, Note: why})
+	}
+	return ok
+}
+
+// adopt counts a game of the key found on the relays: one in progress or
+// posted towards MaxGames, an open challenge of its own towards PostOpen,
+// and an invitation of the series opponent that a crash kept out of the
+// series file into the slot it was posted for.
+func (r *Runner) adopt(ev seat.StreamEvent) {
+	stt := ev.Status
+	if stt == nil || stt.MyRole == "" {
+		return
+	}
+	if stt.Status != match.StatusOver {
+		r.active[ev.Match] = true
+	}
+	if ev.Type == seat.EventPosted && stt.Invitee == nil {
+		r.posted[ev.Match] = true
+	}
+	if r.series != nil && stt.MyRole == match.First && stt.Invitee != nil && *stt.Invitee == r.series.cfg.Opponent {
+		if i, ok := r.series.orphan(ev.Match); ok {
+			_ = r.series.assign(i, ev.Match)
+			delete(r.active, "slot:"+fmt.Sprint(i))
+		}
+	}
+}
+
+// release frees a game's slot and looks for the next challenge to post.
+func (r *Runner) release(id string, done bool) {
+	r.mu.Lock()
+	delete(r.active, id)
+	delete(r.posted, id)
+	if done {
+		delete(r.workers, id)
+	}
+	r.mu.Unlock()
+	r.matchmake()
+}
+
+// finished records a final game in the series and ends the run when the
+// series is complete.
+func (r *Runner) finished(id, outcome string) {
+	if r.series == nil || !r.series.has(id) {
+		return
+	}
+	r.series.result(id, outcome)
+	r.seriesLine()
+	if r.series.done() {
+		r.stop()
+	}
+}
+
+func (r *Runner) seriesLine() {
+	sc := r.series.score()
+	typ := "series"
+	if r.series.done() {
+		typ = "series_over"
+	}
+	r.out(Line{Type: typ, Series: sc.Line(), Score: &sc})
+}
+
+// worker handles one match's events in order, keeping only the latest
+// pending one.
+type worker struct {
+	r      *Runner
+	id     string
+	kick   chan struct{}
+	mu     sync.Mutex
+	latest *seat.StreamEvent
+
+	journal   *Journal
+	started   bool
+	mover     Mover
+	reasoning string // the agent's previous reasoning in this game
+	comment   string // the opponent's latest table talk
+	offers    map[string]bool
+}
+
+func (w *worker) take() *seat.StreamEvent {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	ev := w.latest
+	w.latest = nil
+	return ev
+}
+
+func (w *worker) pending() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.latest != nil
+}
+
+func (w *worker) run() {
+	ctx := w.r.ctx
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-w.kick:
+		}
+		ev := w.take()
+		if ev == nil {
+			continue
+		}
+		backoff := w.r.cfg.Backoff
+		for {
+			done, err := w.handle(ctx, *ev)
+			if done {
+				if w.mover != nil {
+					_ = w.mover.Close()
+					w.mover = nil
+				}
+				return
+			}
+			if err == nil || ctx.Err() != nil {
+				break
+			}
+			w.r.out(Line{Type: "error", Match: w.id, Note: ev.Type, Error: err.Error()})
+			if !sleep(ctx, backoff) || w.pending() {
+				break
+			}
+			backoff = min(2*backoff, time.Minute)
+		}
+	}
+}
+
+func (w *worker) openJournal() error {
+	if w.journal != nil {
+		return nil
+	}
+	j, err := OpenJournal(w.r.games, w.id)
+	if err != nil {
+		return err
+	}
+	w.journal = j
+	return nil
+}
+
+func (w *worker) log(e Entry) error {
+	if err := w.openJournal(); err != nil {
+		return err
+	}
+	e.Match = w.id
+	e.At = w.r.now()
+	return w.journal.Append(e)
+}
+
+// handle acts on one event; done says the worker's game is over for the
+// runner (final or expired).
+func (w *worker) handle(ctx context.Context, ev seat.StreamEvent) (done bool, err error) {
+	s, stt := w.r.cfg.Seat, ev.Status
+	if stt != nil && stt.MyRole != "" && !w.started {
+		w.started = true
+		if err := w.log(Entry{Type: EntryStart, Color: stt.MyColor, Note: "opponent " + ev.From}); err != nil {
+			return false, err
+		}
+	}
+	switch ev.Type {
+	case seat.EventInvitation, seat.EventOpen:
+		rep, err := s.Accept(ctx, ev.Match)
+		var rf *seat.Refusal
+		if errors.As(err, &rf) {
+			w.r.out(Line{Type: "decline", Match: ev.Match, Note: "accept refused: " + rf.Error()})
+			w.r.release(ev.Match, true)
+			return true, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		w.r.out(Line{Type: "accept", Match: ev.Match, Note: "game " + ev.Game + " from " + ev.From})
+		_ = rep
+		return false, nil
+	case seat.EventMyTurn:
+		w.comment = ev.Comment
+		return false, w.move(ctx, stt)
+	case seat.EventOffer:
+		return false, w.offer(ctx, stt)
+	case seat.EventGameOver:
+		rep, err := s.SignResult(ctx, ev.Match)
+		if err != nil {
+			return false, refusalIsNews(err)
+		}
+		w.r.release(ev.Match, false)
+		return false, w.log(Entry{Type: EntryAction, Action: "sign", Event: rep.Event, Result: rep.Result.Result, Reason: rep.Result.Reason})
+	case seat.EventClaim:
+		rep, err := s.ClaimTimeout(ctx, ev.Match)
+		if err != nil {
+			return false, refusalIsNews(err)
+		}
+		return false, w.log(Entry{Type: EntryAction, Action: "claim_timeout", Event: rep.Event})
+	case seat.EventArbitration:
+		rep, err := s.RequestArbitration(ctx, ev.Match, "the result is still not final a day after the end (vesper play)")
+		if err != nil {
+			return false, refusalIsNews(err)
+		}
+		return false, w.log(Entry{Type: EntryAction, Action: "arbitrate", Event: rep.Event})
+	case seat.EventFinal:
+		return true, w.final(stt)
+	case seat.EventExpired:
+		w.r.release(ev.Match, true)
+		return true, w.log(Entry{Type: EntryExpired})
+	}
+	return false, nil
+}
+
+// refusalIsNews drops a refusal of a duty: the fold says it is not due (a
+// newer event is on its way), which is not an error to retry.
+func refusalIsNews(err error) error {
+	var rf *seat.Refusal
+	if errors.As(err, &rf) {
+		return nil
+	}
+	return err
+}
+
+func (w *worker) final(stt *seat.Status) error {
+	outcome := OutcomeDraw
+	if stt.Result != nil && *stt.Result != match.Draw {
+		outcome = OutcomeLoss
+		if *stt.Result == stt.MyRole {
+			outcome = OutcomeWin
+		}
+	}
+	reason := ""
+	if stt.Reason != nil {
+		reason = string(*stt.Reason)
+	}
+	res := ""
+	if stt.Result != nil {
+		res = *stt.Result
+	}
+	if stt.PGN != "" {
+		if err := os.WriteFile(filepath.Join(w.r.games, w.id+".pgn"), []byte(stt.PGN), 0o644); err != nil {
+			return err
+		}
+	}
+	if err := w.log(Entry{Type: EntryFinal, Result: res, Reason: reason, Outcome: outcome}); err != nil {
+		return err
+	}
+	w.r.out(Line{Type: "final", Match: w.id, Result: outcome, Reason: reason})
+	w.r.release(w.id, true)
+	w.r.finished(w.id, outcome)
+	return nil
+}
+
+func (w *worker) getMover(game string) Mover {
+	if w.mover == nil {
+		w.mover = w.r.cfg.NewMover(game)
+	}
+	return w.mover
+}
+
+// request builds what a mover is asked.
+func (w *worker) request(stt *seat.Status, attempt int, refusal *Refusal) Request {
+	req := Request{Match: stt.Match, Game: stt.Game, Color: stt.MyColor, Role: stt.MyRole, Ply: stt.Ply,
+		FEN: stt.FEN, PGN: stt.PGN, Board: stt.Board, Moves: stt.Moves, SANMoves: stt.SANMoves, Legal: stt.LegalMoves,
+		InCheck: stt.InCheck, Deadline: stt.Deadline, PreviousReasoning: w.reasoning, OpponentComment: w.comment, Attempt: attempt, Refusal: refusal}
+	if req.Moves == nil {
+		req.Moves = []string{}
+	}
+	if stt.MyRole == match.First && stt.Second != nil {
+		req.Opponent = *stt.Second
+	} else if stt.MyRole == match.Second {
+		req.Opponent = stt.First
+	}
+	if stt.Offer != nil {
+		req.Offer = stt.Offer.Result.Result
+	}
+	return req
+}
+
+// offer asks the mover about the opponent's pending offer, once per offer.
+func (w *worker) offer(ctx context.Context, stt *seat.Status) error {
+	if stt.Offer == nil || w.offers[stt.Offer.Event] {
+		return nil
+	}
+	if w.offers == nil {
+		w.offers = map[string]bool{}
+	}
+	w.offers[stt.Offer.Event] = true
+	ch := w.getMover(stt.Game).Choose(ctx, w.request(stt, 1, nil))
+	if ch.Kind != "" || !ch.Answer.AcceptOffer {
+		return w.log(Entry{Type: EntryDecision, Ply: stt.Ply, Offer: stt.Offer.Result.Result, Note: "offer declined", EvalCP: ch.EvalCP})
+	}
+	return w.agree(ctx, stt)
+}
+
+func (w *worker) agree(ctx context.Context, stt *seat.Status) error {
+	rep, err := w.r.cfg.Seat.Agree(ctx, stt.Match, stt.Offer.Result.Result)
+	if err != nil {
+		return refusalIsNews(err)
+	}
+	w.r.out(Line{Type: "offer_accepted", Match: stt.Match, Result: stt.Offer.Result.Result})
+	return w.log(Entry{Type: EntryAction, Action: "accept_offer", Event: rep.Event, Result: stt.Offer.Result.Result})
+}
+
+// move decides and plays the key's move: the journaled move when a crash
+// left one unsettled, else the mover's answer, asked again on refusal.
+func (w *worker) move(ctx context.Context, stt *seat.Status) error {
+	s := w.r.cfg.Seat
+	if err := w.openJournal(); err != nil {
+		return err
+	}
+	entries, err := w.journal.Entries()
+	if err != nil {
+		return err
+	}
+	if w.reasoning == "" {
+		// After a restart the agent's previous reasoning is the journal's.
+		for _, e := range entries {
+			if e.Type == EntryDecision && e.Reasoning != "" {
+				w.reasoning = e.Reasoning
+			}
+		}
+	}
+	if mv, ok := PendingIntent(entries, stt.Ply); ok {
+		rep, err := w.play(ctx, mv)
+		var rf *seat.Refusal
+		switch {
+		case err == nil:
+			w.r.out(Line{Type: "move", Match: w.id, Ply: rep.Ply, Move: rep.Move, Note: "journaled move sent again"})
+			return w.log(Entry{Type: EntryDecision, Ply: stt.Ply, Move: rep.Move, Event: rep.Event, Note: "the journaled move, sent again after a restart"})
+		case !errors.As(err, &rf):
+			return err
+		}
+		// Refused now (the position moved on): decide afresh.
+	}
+	mover := w.getMover(stt.Game)
+	start := time.Now()
+	var (
+		attempts []Attempt
+		refusal  *Refusal
+		engineMS int64
+	)
+	for n := 1; n <= w.r.cfg.Retries+1; n++ {
+		t0 := time.Now()
+		ch := mover.Choose(ctx, w.request(stt, n, refusal))
+		ms := time.Since(t0).Milliseconds()
+		engineMS += ms
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		at := Attempt{N: n, Answer: ch.Answer.Move, MS: ms}
+		if ch.Kind != "" {
+			at.Kind, at.Reason = ch.Kind, ch.Why
+			attempts = append(attempts, at)
+			refusal = &Refusal{Rule: ch.Kind, Reason: ch.Why}
+			continue
+		}
+		if ch.Answer.AcceptOffer && stt.Offer != nil {
+			attempts = append(attempts, at)
+			if err := w.log(Entry{Type: EntryDecision, Ply: stt.Ply, Mover: Describe(mover), Attempts: attempts, AcceptOffer: true,
+				Comment: ch.Answer.Comment, Reasoning: ch.Answer.Reasoning}); err != nil {
+				return err
+			}
+			return w.agree(ctx, stt)
+		}
+		if ch.Answer.Move == "" {
+			at.Kind, at.Reason = KindEmpty, "no move (and no offer to accept)"
+			attempts = append(attempts, at)
+			refusal = &Refusal{Rule: KindEmpty, Reason: at.Reason}
+			continue
+		}
+		if ch.Answer.Offer == match.Draw {
+			if _, err := s.Agree(ctx, stt.Match, match.Draw); err != nil {
+				at.Reason = "draw offer not posted: " + err.Error()
+			}
+		}
+		if err := w.log(Entry{Type: EntryIntent, Ply: stt.Ply, Move: ch.Answer.Move}); err != nil {
+			return err
+		}
+		rep, err := w.play(ctx, ch.Answer.Move)
+		var rf *seat.Refusal
+		if errors.As(err, &rf) {
+			at.Kind, at.Rule, at.Reason = KindIllegal, rf.Rule, rf.Reason
+			attempts = append(attempts, at)
+			refusal = &Refusal{Rule: rf.Rule, Reason: rf.Reason, Answer: ch.Answer.Move}
+			continue
+		}
+		if err != nil {
+			// The intent stays unsettled: the retry sends this same move.
+			return err
+		}
+		attempts = append(attempts, at)
+		w.reasoning = ch.Answer.Reasoning
+		w.r.out(Line{Type: "move", Match: w.id, Ply: rep.Ply, Move: rep.Move})
+		return w.log(Entry{Type: EntryDecision, Ply: stt.Ply, Move: rep.Move, Event: rep.Event, Mover: Describe(mover),
+			Attempts: attempts, Comment: ch.Answer.Comment, Reasoning: ch.Answer.Reasoning, Offer: ch.Answer.Offer,
+			EvalCP: ch.EvalCP, SpentMS: time.Since(start).Milliseconds(), EngineMS: engineMS})
+	}
+	return w.fallback(ctx, stt, mover, attempts, start, engineMS)
+}
+
+// play posts a move, or a resignation.
+func (w *worker) play(ctx context.Context, mv string) (*seat.Reply, error) {
+	if mv == nostr.ResignContent {
+		return w.r.cfg.Seat.Resign(ctx, w.id)
+	}
+	return w.r.cfg.Seat.Move(ctx, w.id, mv)
+}
+
+// fallback is the configured way out of a decision every attempt of which
+// was refused.
+func (w *worker) fallback(ctx context.Context, stt *seat.Status, mover Mover, attempts []Attempt, start time.Time, engineMS int64) error {
+	e := Entry{Type: EntryDecision, Ply: stt.Ply, Mover: Describe(mover), Attempts: attempts, Fallback: w.r.cfg.Fallback, EngineMS: engineMS}
+	mv := ""
+	switch w.r.cfg.Fallback {
+	case FallbackNone:
+		e.SpentMS = time.Since(start).Milliseconds()
+		w.r.out(Line{Type: "fallback", Match: w.id, Ply: stt.Ply, Note: "no move: the clock decides"})
+		return w.log(e)
+	case FallbackResign:
+		mv = nostr.ResignContent
+	default:
+		if len(stt.LegalMoves) == 0 {
+			return errors.New("play: no legal move to fall back on")
+		}
+		l := stt.LegalMoves[w.r.cfg.Rand.IntN(len(stt.LegalMoves))]
+		mv = l.UCI
+		if mv == "" {
+			mv = l.Point
+		}
+	}
+	if err := w.log(Entry{Type: EntryIntent, Ply: stt.Ply, Move: mv}); err != nil {
+		return err
+	}
+	rep, err := w.play(ctx, mv)
+	if err != nil {
+		return err
+	}
+	e.Move, e.Event, e.SpentMS = rep.Move, rep.Event, time.Since(start).Milliseconds()
+	w.r.out(Line{Type: "move", Match: w.id, Ply: rep.Ply, Move: rep.Move, Note: "fallback " + w.r.cfg.Fallback})
+	return w.log(e)
+}

@@ -1,0 +1,130 @@
+package play_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"vesper/internal/testkit"
+	"vesper/match"
+	"vesper/nostr"
+	"vesper/nostr/relay"
+	"vesper/play"
+	"vesper/relayd"
+	"vesper/seat"
+)
+
+func startRelay(t *testing.T) string {
+	t.Helper()
+	r, err := relayd.Start(context.Background(), relayd.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r.URL()
+}
+
+func publish(t *testing.T, url string, evs ...*nostr.Event) {
+	t.Helper()
+	for _, ev := range evs {
+		if len(relay.Accepted(relay.Publish(context.Background(), []string{url}, ev, 10*time.Second))) == 0 {
+			t.Fatalf("relay refused %s", ev.ID)
+		}
+	}
+}
+
+func fold(t *testing.T, url, id string) *match.State {
+	t.Helper()
+	got, err := relay.FetchMatch(context.Background(), []string{url}, id, 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var evs []*nostr.Event
+	for _, r := range got {
+		evs = append(evs, r.Event)
+	}
+	st, err := match.Fold(id, evs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// eventually polls cond (reading the relay) until it holds; the deadline
+// is generous, never a budget.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Minute)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// runner starts a runner for key.
+func runner(t *testing.T, url string, key nostr.SecretKey) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &seat.Seat{Relays: []string{url}, Key: key, Timeout: 10 * time.Second}
+	r, err := play.New(play.Config{Seat: s, Dir: t.TempDir(), Policy: play.Policy{MaxGames: 5},
+		NewMover: func(string) play.Mover { return &play.Builtin{Limits: play.Limits{Nodes: 500}} }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { _ = r.Run(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+}
+
+// TestRunnerClaimsTimeoutWhenTheClockRunsOut: the opponent's clock runs
+// out while the runner follows the game (3 s after it starts); no event
+// arrives, and the stream's own timer wakes the runner to claim the win
+// (PROTOCOL.md section 2, results), final on its own.
+func TestRunnerClaimsTimeoutWhenTheClockRunsOut(t *testing.T) {
+	url := startRelay(t)
+	me, opp := testkit.Key("runner"), testkit.Key("opponent")
+	// The second player's clock (ply 2) starts at the accept and runs out
+	// 3 s from now.
+	deadline := time.Now().Unix() + 3
+	accept := deadline - match.MoveClock
+	m := testkit.NewMatch(me, opp, "gomoku", opp.PublicKey(), accept-5)
+	m.Accept(accept)
+	m.Move(me, 1, "h8", accept+5)
+	publish(t, url, m.Events...)
+	runner(t, url, me)
+	eventually(t, "a timeout claim", func() bool { return fold(t, url, m.ID).Final })
+	st := fold(t, url, m.ID)
+	if st.EndedAt <= deadline {
+		t.Fatalf("the claim is stamped %d, not after the deadline %d", st.EndedAt, deadline)
+	}
+	if st.FinalBy != match.FinalByTimeout || st.Result != match.First {
+		t.Fatalf("final by %s, result %s; want the runner's timeout win", st.FinalBy, st.Result)
+	}
+}
+
+// TestRunnerSignsAndAsksForArbitration: a game the opponent resigned more
+// than a day ago and never signed: the runner signs the computed result
+// and, the signature still missing a day after the end, asks for
+// arbitration (section 2, arbitration).
+func TestRunnerSignsAndAsksForArbitration(t *testing.T) {
+	url := startRelay(t)
+	me, opp := testkit.Key("runner"), testkit.Key("opponent")
+	start := time.Now().Unix() - match.MoveClock - 100
+	m := testkit.NewMatch(me, opp, "gomoku", opp.PublicKey(), start)
+	m.Accept(start + 5)
+	m.Move(me, 1, "h8", start+10)
+	m.Move(opp, 2, nostr.ResignContent, start+20)
+	publish(t, url, m.Events...)
+	runner(t, url, me)
+	eventually(t, "the runner's signature and request", func() bool {
+		st := fold(t, url, m.ID)
+		_, signed := st.Sigs[match.First]
+		return signed && len(st.Requests) == 1
+	})
+	st := fold(t, url, m.ID)
+	if st.Requests[0].Author != me.PublicKey() {
+		t.Fatalf("request by %s", st.Requests[0].Author)
+	}
+}
