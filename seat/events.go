@@ -374,7 +374,7 @@ func (st *streamer) classify(m *match.State, stt *Status, now int64) (typ, from 
 	if stt.CanClaimTimeout {
 		return EventClaim, from
 	}
-	if r := wakeReason(m, stt, me, nil, now); r != "" {
+	if r, _ := st.s.wakeReason(m, stt, nil, time.Unix(now, 0)); r != "" {
 		return r, from
 	}
 	if m.Over && !m.Final && now > m.Deadline() && !stt.MustSign && !requested(m, me) {
