@@ -94,7 +94,7 @@ func (t *tools) register(s *mcp.Server) {
 		Name: "wait_turn",
 		Description: "Wait, on a live relay subscription, until it is this key's turn, the game ends, the other player offers a result or asks for arbitration, the opponent's clock runs out, nothing is left to do, or timeout_seconds pass (default 300, at most 3600). " +
 			"Returns at once if one of these already holds. An offer or request wakes it once: later calls do not wake for it again (nor for those listed in seen), and an offer whose position has moved on is no offer. Reports progress notifications while it waits. " +
-			"The answer is why it returned and the status, as game_state gives it. reason: my_turn, game_over (sign the result), offer (status.offer: accept with offer_result, or leave it), request, claim_timeout (the opponent's clock ran out: claim_timeout wins), timeout (call it again: the opponent has 24 hours per move), " +
+			"The answer is why it returned and the status, as game_state gives it. reason: my_turn, game_over (sign the result), offer (status.offer: accept with offer_result, or leave it), request, claim_timeout (the opponent's clock ran out: claim_timeout wins), arbitrate (the game is over, you signed, the opponent let the day to sign pass: request_arbitration), timeout (call it again: the opponent has 24 hours per move), " +
 			"or, with nothing left to do, final, expired or lost_on_time (your own clock ran out; no move of yours counts).",
 		Annotations: readOnly("Wait for my turn"),
 	}, all(bounds("timeout_seconds", 0, 3600), defaultTo("timeout_seconds", "300")), t.waitTurn)

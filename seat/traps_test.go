@@ -277,6 +277,30 @@ func TestTrapWaitWakesForWhatCanBeDone(t *testing.T) {
 		t.Errorf("stamp ahead: woke %s at %d, want %s from %d on", w.Reason, w.Status.Now, WakeMyTurn, valid)
 	}
 
+	// Over by resignation two days ago; a signed, b never did: a may ask
+	// for arbitration (once), b must still sign.
+	over := testkit.NewMatch(a, b, "chess", "", real-2*86400)
+	over.Accept(real - 2*86400 + 1)
+	over.Move(a, 1, "e2e4", real-2*86400+2)
+	over.Move(b, 2, "resign", real-2*86400+3)
+	publishAll(t, r, over)
+	as := seat(a, nil)
+	if _, err := as.SignResult(ctx, over.ID); err != nil {
+		t.Fatal(err)
+	}
+	if w := wait(as, over.ID); w.Reason != WakeArbitrate {
+		t.Errorf("the other player never signed: woke %s, want %s", w.Reason, WakeArbitrate)
+	}
+	if w := wait(seat(b, nil), over.ID); w.Reason != WakeGameOver {
+		t.Errorf("the unsigned side: woke %s, want %s", w.Reason, WakeGameOver)
+	}
+	if _, err := as.RequestArbitration(ctx, over.ID, ""); err != nil {
+		t.Fatal(err)
+	}
+	if w, err := as.Look(ctx, over.ID, nil); err != nil || w.Reason != WakeTimeout {
+		t.Errorf("after the request: %v, %s; want timeout (the arbiter is asked)", err, w.Reason)
+	}
+
 	// An expired challenge: nothing left to do.
 	gone := testkit.NewMatch(a, b, "chess", "", real-match.ChallengeExpiry-10)
 	publishAll(t, r, gone)
