@@ -99,7 +99,8 @@
 // request (request) is pending and not in WaitOptions.Seen (even one that
 // came before Wait started: an agent that only waits cannot miss it), or
 // the other player's clock has run out and a claim would count
-// (claim_timeout). It also returns when nothing is left to do (Terminal):
+// (claim_timeout), or the game is over, the key signed, the other player's
+// day to sign has passed and a request would count (arbitrate). It also returns when nothing is left to do (Terminal):
 // the result is final (final), the challenge expired (expired), or the
 // key's own clock ran out so no move of its counts (lost_on_time); and
 // when the timeout passes (timeout, not an error). A timer wakes it when

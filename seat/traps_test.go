@@ -223,7 +223,9 @@ func clockFrom(unix int64) func() time.Time {
 // The other player's clock ran out: claim_timeout (at once, or when it
 // runs out during the wait). The key's own clock ran out: lost_on_time,
 // not my_turn (a move would be late). The other player's move is stamped
-// a minute ahead: not my_turn until a move after it can be stamped.
+// a minute ahead: not my_turn until a move after it can be stamped. The
+// other player never signed a finished game: arbitrate, once. An expired
+// challenge: expired, which leaves nothing to do.
 func TestTrapWaitWakesForWhatCanBeDone(t *testing.T) {
 	ctx := context.Background()
 	r := startRelay(t)
@@ -275,6 +277,30 @@ func TestTrapWaitWakesForWhatCanBeDone(t *testing.T) {
 	w := wait(seat(b, clockFrom(valid-2)), ahead.ID)
 	if w.Reason != WakeMyTurn || w.Status.Now < valid {
 		t.Errorf("stamp ahead: woke %s at %d, want %s from %d on", w.Reason, w.Status.Now, WakeMyTurn, valid)
+	}
+
+	// Over by resignation two days ago; a signed, b never did: a may ask
+	// for arbitration (once), b must still sign.
+	over := testkit.NewMatch(a, b, "chess", "", real-3*86400)
+	over.Accept(real - 3*86400 + 1)
+	over.Move(a, 1, "e2e4", real-3*86400+2)
+	over.Move(b, 2, "resign", real-3*86400+3)
+	publishAll(t, r, over)
+	as := seat(a, nil)
+	if _, err := as.SignResult(ctx, over.ID); err != nil {
+		t.Fatal(err)
+	}
+	if w := wait(as, over.ID); w.Reason != WakeArbitrate {
+		t.Errorf("the other player never signed: woke %s, want %s", w.Reason, WakeArbitrate)
+	}
+	if w := wait(seat(b, nil), over.ID); w.Reason != WakeGameOver {
+		t.Errorf("the unsigned side: woke %s, want %s", w.Reason, WakeGameOver)
+	}
+	if _, err := as.RequestArbitration(ctx, over.ID, ""); err != nil {
+		t.Fatal(err)
+	}
+	if w, err := as.Look(ctx, over.ID, nil); err != nil || w.Reason != WakeTimeout {
+		t.Errorf("after the request: %v, %s; want timeout (the arbiter is asked)", err, w.Reason)
 	}
 
 	// An expired challenge: nothing left to do.

@@ -28,6 +28,11 @@ const (
 	// WakeClaimTimeout: the other player's clock has run out and the key's
 	// timeout claim would count now (ClaimTimeout).
 	WakeClaimTimeout = "claim_timeout"
+	// WakeArbitrate: the game is over, the key has signed, and the other
+	// player has let the deadline pass without signing the same: a request
+	// for arbitration would count now (RequestArbitration), and an arbiter
+	// can then make the result final.
+	WakeArbitrate = "arbitrate"
 	// WakeLostOnTime: it is the key's move but its own clock has run out,
 	// so no move of its would count: nothing left to do (the other player
 	// may claim the win).
@@ -352,12 +357,32 @@ func (s *Seat) wakeReason(st *match.State, stt *Status, seen map[string]bool, no
 			return WakeRequest, time.Time{}
 		}
 	}
-	if !st.Over && stt.MyRole != "" {
-		// The other player's move: the claim counts from the second after
-		// its clock's last.
-		return "", time.Unix(st.Deadline()+1, 0)
+	if stt.MyRole == "" {
+		return "", time.Time{}
 	}
-	return "", time.Time{}
+	// A request counts as soon as the signatures disagree, but the other
+	// player has a day to sign: wake for it once that day is over.
+	if st.Over && n > st.Deadline() && requestCounts(st, me, n) {
+		return WakeArbitrate, time.Time{}
+	}
+	// In progress, the claim counts from the second after the other
+	// player's clock's last; over, a request from the second after the
+	// deadline to sign.
+	return "", time.Unix(st.Deadline()+1, 0)
+}
+
+// requestCounts asks the fold whether an arbitration request by me,
+// stamped as the seat would stamp it now, would count, when me has none
+// pending already (one is enough: the arbiter answers it).
+func requestCounts(st *match.State, me string, now int64) bool {
+	for _, r := range st.Requests {
+		if r.Author == me {
+			return false
+		}
+	}
+	ev := nostr.NewRequest(st.Match, "", st.Stamp(now))
+	ev.PubKey = me
+	return st.Check(ev, now) == nil
 }
 
 // moveLate asks the fold whether a move by me, stamped as the seat would

@@ -129,7 +129,7 @@ func TestReadmeLoopNeverGivesAGameAway(t *testing.T) {
 
 // wakeReasons are every reason seat.Wait gives.
 var wakeReasons = []string{seat.WakeMyTurn, seat.WakeGameOver, seat.WakeFinal, seat.WakeOffer, seat.WakeRequest,
-	seat.WakeExpired, seat.WakeTimeout, seat.WakeClaimTimeout, seat.WakeLostOnTime}
+	seat.WakeExpired, seat.WakeTimeout, seat.WakeClaimTimeout, seat.WakeArbitrate, seat.WakeLostOnTime}
 
 // TestWaitReasonsDocumented is trap 5: every reason wait can give is
 // explained by `vesper wait --help` and the README, and the README's loop

@@ -24,6 +24,8 @@ func waitCommand() *cli.Command {
 			"                 (result --agree R) only if you want that result, or leave it\n" +
 			"  request        the other player asked for arbitration (status.requests)\n" +
 			"  claim_timeout  the other player's clock ran out: claim the win (vesper claim-timeout)\n" +
+			"  arbitrate      the game is over, you signed, the other player let the day to sign pass:\n" +
+			"                 ask an arbiter (vesper arbitrate)\n" +
 			"  timeout        nothing yet: wait again\n" +
 			"or that nothing is left to do (stop waiting):\n" +
 			"  final          the result is final\n" +
