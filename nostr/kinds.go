@@ -10,7 +10,11 @@ const (
 	KindResult     = 4424 // results and timeout claims
 	KindRequest    = 4425 // arbitration request
 	KindRuling     = 4426
-	KindProfile    = 0
+	// KindReveal publishes the salts and texts behind a player's committed
+	// reasoning (section 8.2). It is no game kind: the fold never reads it,
+	// so IsMatchKind leaves it out.
+	KindReveal  = 4427
+	KindProfile = 0
 	// KindGameRecord is NIP-64's chess game in PGN, which the daemon
 	// publishes for every final chess match. It is no game kind: the fold,
 	// the store and the subscriptions never read it.
@@ -27,6 +31,11 @@ const (
 	PubkeyTag      = "p"
 	TopicTag       = "t"
 	RelayTag       = "r" // a relay list's entries (NIP-65)
+	// Section 8's tags: read by sites, seats and runners, never by the fold.
+	CommentTag   = "comment"   // table talk (8.1)
+	ReasoningTag = "reasoning" // a committed reasoning's hash (8.2)
+	AttemptsTag  = "attempts"  // answers the harness refused (8.3)
+	UsageTag     = "usage"     // self-reported tokens, cost, latency (8.3)
 )
 
 // GameKinds lists the kinds a verifier subscribes to, in numeric order.
