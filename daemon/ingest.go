@@ -53,8 +53,12 @@ func (n *Daemon) put(ctx context.Context, batch []relay.Received, now int64) ([]
 			continue
 		}
 		n.met.received()
-		if r.Event.Kind != nostr.KindChallenge && !nostr.IsMatchKind(r.Event.Kind) {
+		if r.Event.Kind != nostr.KindChallenge && !nostr.IsStoredWithMatch(r.Event.Kind) {
 			n.met.rejected("kind")
+			continue
+		}
+		if r.Event.Kind == nostr.KindReveal && !revealStorable(r.Event) {
+			n.met.rejected("reveal")
 			continue
 		}
 		// The store writes the event's canonical JSON itself (no Raw).
@@ -124,6 +128,14 @@ func (n *Daemon) fold(ctx context.Context, fresh []*nostr.Event, now int64) ([]s
 	next := map[string]*match.State{}
 	refold := map[string]bool{}
 	for _, ev := range fresh {
+		if ev.Kind == nostr.KindReveal {
+			// The fold never reads a reveal: only the match's page and
+			// match.json change, which the site re-folds from the store.
+			for _, m := range store.MatchesOf(ev) {
+				n.siteChanged(m)
+			}
+			continue
+		}
 		for _, m := range store.MatchesOf(ev) {
 			if refold[m] {
 				continue
@@ -335,4 +347,13 @@ func (p *pairCounts) add(match, author string) {
 	if c, ok := p.m[key]; ok {
 		p.m[key] = c + 1
 	}
+}
+
+// revealStorable says whether a reveal is worth keeping: one g tag (the
+// reveal package ignores any other as a whole, as section 1 does a move's)
+// and within section 1's size limit. A match event over the limit is kept
+// as a stub because the fold must list it; an ignored reveal is listed by
+// nobody, so its body is not worth a byte of the store.
+func revealStorable(ev *nostr.Event) bool {
+	return nostr.SingleG(ev) == nil && !nostr.TooLarge(ev)
 }

@@ -22,6 +22,9 @@ func (s *State) Clone() *State {
 	if s.Events != nil {
 		c.Events = append([]*nostr.Event(nil), s.Events...)
 	}
+	if s.Reveals != nil {
+		c.Reveals = append([]*nostr.Event(nil), s.Reveals...)
+	}
 	c.game = s.game.Clone()
 	return &c
 }
@@ -70,7 +73,7 @@ func (s *State) LastFolded() int64 {
 // Events to list (the store has them).
 func (s *State) Lean() *State {
 	c := s.Clone()
-	c.Events = nil
+	c.Events, c.Reveals = nil, nil
 	return c
 }
 
@@ -80,7 +83,7 @@ func (s *State) Lean() *State {
 // frozen board accepts no move.
 func (s *State) Compact() *State {
 	c := *s
-	c.Events, c.MoveEvents = nil, nil
+	c.Events, c.MoveEvents, c.Reveals = nil, nil, nil
 	c.Moves = slices.Clone(s.Moves)
 	c.MoveTimes = slices.Clone(s.MoveTimes)
 	c.Ignored = slices.Clone(s.Ignored)

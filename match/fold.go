@@ -20,10 +20,12 @@ func (e *NoMatchError) Error() string { return "no match: " + e.Why }
 // hold anything already checked by section 1 (nostr.Verify): events of other
 // matches, duplicates and other kinds are skipped. seenAt maps event ids to
 // the time this verifier first received them; a missing entry means the
-// event's created_at (section 6).
+// event's created_at (section 6). Reveals (kind 4427) naming the match
+// are kept in State.Reveals and nothing else: section 8 changes no rule.
 func Fold(match string, events []*nostr.Event, seenAt map[string]int64) (*State, error) {
 	byID := make(map[string]*nostr.Event, len(events))
 	var challenge *nostr.Event
+	reveals := map[string]*nostr.Event{}
 	for _, ev := range events {
 		if ev == nil {
 			continue
@@ -34,6 +36,9 @@ func Fold(match string, events []*nostr.Event, seenAt map[string]int64) (*State,
 		}
 		if nostr.IsMatchKind(ev.Kind) && nostr.HasMatchTag(ev, match) {
 			byID[ev.ID] = ev
+		}
+		if ev.Kind == nostr.KindReveal && nostr.HasMatchTag(ev, match) {
+			reveals[ev.ID] = ev
 		}
 	}
 	if challenge == nil {
@@ -57,6 +62,10 @@ func Fold(match string, events []*nostr.Event, seenAt map[string]int64) (*State,
 		s.folded(ev)
 		s.apply(ev, seen)
 	}
+	for _, ev := range reveals {
+		s.Reveals = append(s.Reveals, ev)
+	}
+	sort.Slice(s.Reveals, func(i, j int) bool { return Less(s.Reveals[i], s.Reveals[j]) })
 	return s, nil
 }
 

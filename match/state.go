@@ -67,6 +67,12 @@ type State struct {
 	// Events are every event of the match in fold order, challenge first
 	// (nil in a Lean or Compact state).
 	Events []*nostr.Event
+	// Reveals are the match's kind 4427 events (section 8.2: a g tag
+	// naming the match), each once, by (created_at, id). They are carried
+	// for match.json and the reveal package and never applied: the fold's
+	// results and summary do not depend on them (nil in a Lean or Compact
+	// state).
+	Reveals []*nostr.Event
 
 	game    Game
 	tailAt  int64  // the last event in fold order, after the challenge

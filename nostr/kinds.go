@@ -52,3 +52,11 @@ func IsMatchKind(k int) bool {
 	}
 	return false
 }
+
+// IsStoredWithMatch reports whether an event of kind k is kept with the
+// matches its g tags name: the fold's kinds and reveals (4427), which
+// the fold never reads but match.json carries and sites check (section
+// 8.2). Storage, subscriptions and sync use this; the fold IsMatchKind.
+func IsStoredWithMatch(k int) bool {
+	return IsMatchKind(k) || k == KindReveal
+}

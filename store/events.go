@@ -244,7 +244,8 @@ func (s *Store) AddRelay(ctx context.Context, id, relay string) (bool, error) {
 }
 
 // MatchesOf returns the matches an event belongs to (PROTOCOL.md section
-// 2): a challenge its own id; an accept, move, result, request or ruling
+// 2): a challenge its own id; an accept, move, result, request, ruling or
+// reveal (section 8.2, stored with the match though the fold skips it)
 // every match its g tags name, each once, in tag order. Only 64-hex values
 // can name a match (a match id is an event id); anything else names none.
 func MatchesOf(ev *nostr.Event) []string {
@@ -254,7 +255,7 @@ func MatchesOf(ev *nostr.Event) []string {
 	if ev.Kind == nostr.KindChallenge {
 		return []string{ev.ID}
 	}
-	if !nostr.IsMatchKind(ev.Kind) {
+	if !nostr.IsStoredWithMatch(ev.Kind) {
 		return nil
 	}
 	var out []string

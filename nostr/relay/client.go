@@ -924,6 +924,8 @@ func gameFilters(authors []string) []gn.Filter {
 	return fs
 }
 
+// matchKinds are the kinds read by a match's g tag: the fold's, and the
+// reveals of section 8.2, which the store keeps with their match.
 func matchKinds() []int {
 	var ks []int
 	for _, k := range nostr.GameKinds() {
@@ -931,7 +933,7 @@ func matchKinds() []int {
 			ks = append(ks, k)
 		}
 	}
-	return ks
+	return append(ks, nostr.KindReveal)
 }
 
 func newAuthors(old, now []string) []string {

@@ -674,7 +674,7 @@ func (rs *relaySession) runFallback(ctx context.Context, matches []string) error
 
 // matchRefs are the 64-hex g values of an event of the match kinds.
 func matchRefs(ev *gn.Event) []string {
-	if !nostr.IsMatchKind(ev.Kind) {
+	if !nostr.IsStoredWithMatch(ev.Kind) {
 		return nil
 	}
 	var out []string
