@@ -421,6 +421,9 @@ func (b *builder) matchFiles(o *output, c *card) error {
 	if cardClass(c) == "done" {
 		paths = append(paths, analysisPath(c.ID))
 	}
+	if c.Reasoning {
+		paths = append(paths, reasoningPath(c.ID))
+	}
 	key := b.matchKey(c)
 	if o.reuse(key, paths...) {
 		return nil
@@ -456,6 +459,11 @@ func (b *builder) matchFiles(o *output, c *card) error {
 	}
 	if c.Kind == nostr.GameChess {
 		if err := o.put(base+".pgn", key, []byte(v.PGN)); err != nil {
+			return err
+		}
+	}
+	if c.Reasoning {
+		if err := o.put(reasoningPath(c.ID), key, reasoningJSON(s, v.rep, v.Replay.Moves)); err != nil {
 			return err
 		}
 	}

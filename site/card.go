@@ -61,6 +61,9 @@ type card struct {
 	// pages show.
 	Analysis string  `json:"an,omitempty"`
 	Grades   []grade `json:"gr,omitempty"`
+	// Reasoning says that the match has committed reasoning or reveals
+	// (section 8.2), so it has an m/<id>.reasoning.json.
+	Reasoning bool `json:"rs,omitempty"`
 	// gradeLater marks a card made without its done analysis, which the
 	// build loads when it makes the match's files and only then records in
 	// Analysis and Grades (matchFiles). Nothing reads those fields before.
@@ -94,7 +97,20 @@ func newCard(s *match.State, seenAt map[string]int64, g *analysis.Game) *card {
 			c.RatedAt = int64(ev.CreatedAt)
 		}
 	}
+	// Reveals are stored with the match (store.MatchStamps lists them), and
+	// a new one changes the match's page: they are part of the digest.
+	for _, ev := range s.Reveals {
+		t, ok := seenAt[ev.ID]
+		if !ok {
+			t = -1
+		}
+		stamps = append(stamps, Stamp{ID: ev.ID, SeenAt: t})
+		if ev.PubKey != s.First && ev.PubKey != s.Second && ev.PubKey != s.Invitee {
+			authors[ev.PubKey] = true // a stray reveal's author is named on the page
+		}
+	}
 	c.Events = EventsDigest(stamps)
+	c.Reasoning = hasReasoning(s)
 	if len(authors) > 0 {
 		c.Authors = sortedKeys(authors)
 	}

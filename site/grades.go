@@ -132,6 +132,7 @@ func pct100(f float64) bool { return finite(f) && f >= 0 && f <= 100 }
 // Accuracy is rounded as analysis.json shows it (chess only).
 type grade struct {
 	Accuracy float64 `json:"a,omitempty"`
+	ACPL     float64 `json:"cp,omitempty"` // chess: average centipawn loss (the ladder of models)
 	Moves    int     `json:"m"`
 	Blunders int     `json:"b,omitempty"`
 }
@@ -148,7 +149,7 @@ func setGrades(c *card, g *analysis.Game) {
 	for _, p := range g.Players {
 		gr := grade{Moves: p.Moves, Blunders: p.Counts[analysis.TagBlunder]}
 		if c.Kind == nostr.GameChess {
-			gr.Accuracy = round2(p.Accuracy)
+			gr.Accuracy, gr.ACPL = round2(p.Accuracy), round2(p.ACPL)
 		}
 		c.Grades = append(c.Grades, gr)
 	}

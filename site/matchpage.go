@@ -8,6 +8,7 @@ import (
 	"vesper/analysis"
 	"vesper/match"
 	"vesper/nostr"
+	"vesper/reveal"
 )
 
 // matchPage is the view of m/<id>.html.
@@ -53,6 +54,10 @@ type matchPage struct {
 	FirstRating, SecondRating gameRating
 	// RulingBy names an arbiter other than this site's house.
 	RulingBy player
+	// Talk is section 8: comments, committed reasoning, reported effort.
+	Talk talkView
+	// rep is the reveal check the page and reasoning.json show.
+	rep reveal.Report
 }
 
 // gameRating is a player's rating before a rated game and the change it
@@ -111,6 +116,7 @@ type eventRow struct {
 var kindNames = map[int]string{
 	nostr.KindChallenge: "challenge", nostr.KindAccept: "accept", nostr.KindMove: "move",
 	nostr.KindResult: "result", nostr.KindRequest: "arbitration request", nostr.KindRuling: "ruling",
+	nostr.KindReveal: "reveal",
 }
 
 var reasonTexts = map[match.Reason]string{
@@ -215,6 +221,11 @@ func (b *builder) matchView(s *match.State, seenAt map[string]int64, g *analysis
 	}
 	b.finality(s, v)
 	b.eventRows(s, seenAt, v)
+	v.rep = reveal.Check(s, s.Reveals)
+	v.Talk = b.talk(s, v.rep, v.Replay.Moves, v.FirstSide, v.SecondSide)
+	if c == nil || !c.Reasoning {
+		v.Talk.Href = "" // the card decides which files there are
+	}
 	return v
 }
 
@@ -295,7 +306,7 @@ func (b *builder) eventRows(s *match.State, seenAt map[string]int64, v *matchPag
 		use[s.FinalEvent] = join(use[s.FinalEvent], "made the result final")
 	}
 	who := map[string]template.HTML{}
-	for i, ev := range s.Events {
+	for i, ev := range withReveals(s) {
 		kind, ok := kindNames[ev.Kind]
 		if !ok {
 			kind = "kind " + strconv.Itoa(ev.Kind)
@@ -312,6 +323,12 @@ func (b *builder) eventRows(s *match.State, seenAt map[string]int64, v *matchPag
 		row.SeenAt, row.Seen = seenAt[ev.ID]
 		if row.Seen {
 			row.SeenDate = template.HTML(hdate(row.SeenAt))
+		}
+		if ev.Kind == nostr.KindReveal {
+			// Its content is reasoning text, which a page shows only as
+			// checked and only after the game (section "talk").
+			row.Excerpt = ""
+			use[ev.ID] = "reveal of committed reasoning (not read by the rules; see Table talk and reasoning)"
 		}
 		if ig, ok := ignored[ev.ID]; ok {
 			r := humanReason(s, ig, ev, row.SeenAt, row.Seen)

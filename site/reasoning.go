@@ -1,0 +1,366 @@
+package site
+
+import (
+	"html/template"
+	"strconv"
+	"strings"
+
+	"vesper/match"
+	"vesper/nostr"
+	"vesper/reveal"
+)
+
+// Section 8 on the match page (PROTOCOL.md revision 3): each move's table
+// talk, its committed reasoning as the reveal package checked it, and the
+// effort the player reports. All of it is what the players say: comments
+// and reasoning are relay text, cleaned and escaped by the template like a
+// name; attempts and usage are marked self-reported and an absent value is
+// shown as absent, never as zero. Reasoning text is shown only once the
+// game is over, whatever was revealed during it: the page of a live game
+// must not be where the opponent reads it.
+
+// maxReasoning bounds the reasoning text a page shows, in runes; the whole
+// text is in reasoning.json and match.json.
+const maxReasoning = 20000
+
+// planRule states the plan-to-move check (reveal.NamesMove) where its
+// verdicts are shown.
+const planRule = "A verified reasoning names the move when one of its words (a run of letters, digits and + # = -) is the move played in SAN, with any + or # left off, or in UCI; castling may be written with zeros. The check is textual, as the arena does it: it says whether the plan mentions the move, not whether the move was good."
+
+// talkView is the match page's section on table talk and reasoning.
+type talkView struct {
+	Rows    []talkRow
+	Players [2]talkSummary
+	Ignored []talkIgnored
+	Over    bool   // reasoning text and plan checks are shown
+	Href    string // reasoning.json, "" when the match has none
+	Rule    string
+}
+
+// Shown says whether the match has anything of section 8 to show.
+func (t *talkView) Shown() bool { return len(t.Rows) > 0 || len(t.Ignored) > 0 }
+
+// talkRow is one move or result that carries section 8 tags.
+type talkRow struct {
+	ID, Short string
+	Label     string // "3. Nf3", "result", "ignored move"
+	Side      string
+	Who       template.HTML
+	Counted   bool
+	Comment   string
+	Cut       bool
+	Attempts  string // "" when not reported
+	BadTag    string // why a malformed attempts or usage tag shows nothing
+	Usage     string // "" when not reported
+	Committed bool
+	Status    string // the reveal package's token
+	Mark      string // the status in words
+	Text      string // the verified reasoning, only once the game is over
+	TextCut   bool
+	Plan      string // "names the move", "does not name the move", ""
+}
+
+// talkSummary is one player's figures over its moves.
+type talkSummary struct {
+	Side                              string
+	Who                               template.HTML
+	Moves, Commented, Committed       int
+	Verified, Early, Mismatch, Hidden int
+	Named, Checked                    int // plan checks: named / verified counted moves
+	Attempts                          string
+	AttemptsOf                        int // moves that reported attempts
+	Usage                             []usageSum
+}
+
+type usageSum struct {
+	Key, Total string
+	Of         int
+}
+
+type talkIgnored struct {
+	Reveal, Short, Event, Reason string
+	Who                          template.HTML
+}
+
+var statusMarks = map[reveal.Status]string{
+	reveal.Verified:   "verified: the hash matches the signed move",
+	reveal.Early:      "verified, but revealed during the game: the opponent could have read it",
+	reveal.Mismatch:   "does not match: the revealed text does not hash to the commitment, so it is not shown as the player's",
+	reveal.Unrevealed: "committed, not revealed",
+}
+
+// hasReasoning says whether a match has committed reasoning or reveals.
+func hasReasoning(s *match.State) bool {
+	if len(s.Reveals) > 0 {
+		return true
+	}
+	for _, ev := range s.Events {
+		if ev.Kind == nostr.KindMove || ev.Kind == nostr.KindResult {
+			if _, ok := nostr.Reasoning(ev); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func reasoningPath(id string) string { return "m/" + id + ".reasoning.json" }
+
+// talk builds the section from the fold and the reveal check. sans are
+// the replay's moves (SAN or point) by ply.
+func (b *builder) talk(s *match.State, rep reveal.Report, sans []string, firstSide, secondSide string) talkView {
+	v := talkView{Over: s.Over, Rule: planRule}
+	if hasReasoning(s) {
+		v.Href = s.Match + ".reasoning.json"
+	}
+	ply := map[string]int{}
+	for i, id := range s.MoveEvents {
+		ply[id] = i + 1
+	}
+	ignored := map[string]bool{}
+	for _, ig := range s.Ignored {
+		ignored[ig.ID] = true
+	}
+	v.Players[0] = talkSummary{Side: firstSide, Who: b.player(s.First).Who(matchRoot)}
+	v.Players[1] = talkSummary{Side: secondSide, Who: b.player(s.Second).Who(matchRoot)}
+	attempts := [2]int{}
+	usage := [2]map[string]float64{{}, {}}
+	usageOf := [2]map[string]int{{}, {}}
+	for _, ev := range s.Events {
+		if ev.Kind != nostr.KindMove && ev.Kind != nostr.KindResult {
+			continue
+		}
+		p := -1
+		switch ev.PubKey {
+		case s.First:
+			p = 0
+		case s.Second:
+			p = 1
+		}
+		n := ply[ev.ID]
+		if p >= 0 && n > 0 {
+			v.Players[p].Moves++
+		}
+		row, ok := b.talkRow(s, ev, rep, n, sans, !ignored[ev.ID])
+		if !ok {
+			continue
+		}
+		if p >= 0 {
+			row.Side = v.Players[p].Side
+			b.count(&v.Players[p], row, n > 0)
+			if k, present, err := nostr.Attempts(ev); present && err == nil && n > 0 {
+				attempts[p] += k
+				v.Players[p].AttemptsOf++
+			}
+			if u, present, err := nostr.ReadUsage(ev); present && err == nil && n > 0 {
+				for _, f := range u.Fields() {
+					usage[p][f.Key] += f.Value
+					usageOf[p][f.Key]++
+				}
+			}
+		}
+		v.Rows = append(v.Rows, row)
+	}
+	for p := range v.Players {
+		if v.Players[p].AttemptsOf > 0 {
+			v.Players[p].Attempts = strconv.Itoa(attempts[p])
+		}
+		for _, k := range nostr.UsageKeys() {
+			if usageOf[p][k] > 0 {
+				v.Players[p].Usage = append(v.Players[p].Usage, usageSum{Key: strings.ReplaceAll(k, "_", " "), Total: number(usage[p][k]), Of: usageOf[p][k]})
+			}
+		}
+	}
+	for _, ig := range rep.Ignored {
+		t := talkIgnored{Reveal: ig.Reveal, Short: shortID(ig.Reveal), Event: ig.Event, Reason: cleanLine(ig.Reason, 200)}
+		for _, rv := range s.Reveals {
+			if rv.ID == ig.Reveal {
+				t.Who = b.player(rv.PubKey).Who(matchRoot)
+			}
+		}
+		v.Ignored = append(v.Ignored, t)
+	}
+	return v
+}
+
+// talkRow is the row of one move or result, ok false when it carries no
+// section 8 tag.
+func (b *builder) talkRow(s *match.State, ev *nostr.Event, rep reveal.Report, n int, sans []string, counted bool) (talkRow, bool) {
+	row := talkRow{ID: ev.ID, Short: shortID(ev.ID), Who: b.player(ev.PubKey).Who(matchRoot), Counted: counted}
+	switch {
+	case ev.Kind == nostr.KindResult:
+		row.Label = "result"
+	case n > 0 && n <= len(sans):
+		row.Label = moveLabel(n, sans[n-1])
+	case ev.Content == nostr.ResignContent && counted:
+		row.Label = "resignation"
+	default:
+		row.Label = "ignored move: " + cleanLine(ev.Content, 20)
+	}
+	any := false
+	if text, cut := nostr.Comment(ev); text != "" {
+		row.Comment, row.Cut, any = cleanText(text, nostr.MaxCommentShown), cut, true
+	}
+	if k, present, err := nostr.Attempts(ev); present {
+		any = true
+		if err != nil {
+			row.BadTag = "attempts tag not read (malformed)"
+		} else {
+			row.Attempts = strconv.Itoa(k)
+		}
+	}
+	if u, present, err := nostr.ReadUsage(ev); present {
+		any = true
+		if err != nil {
+			row.BadTag = strings.TrimPrefix(row.BadTag+"; ", "; ") + "usage tag not read (malformed)"
+		} else {
+			var parts []string
+			for _, f := range u.Fields() {
+				parts = append(parts, strings.ReplaceAll(f.Key, "_", " ")+" "+number(f.Value))
+			}
+			row.Usage = strings.Join(parts, ", ")
+		}
+	}
+	if e, ok := rep.Entry(ev.ID); ok {
+		any, row.Committed = true, true
+		row.Status = string(e.Status)
+		row.Mark = statusMarks[e.Status]
+		if !s.Over {
+			// Nothing of the text, nor of whether it names the move, while
+			// the game is live.
+			row.Mark = "committed: shown after the game"
+			if e.Status == reveal.Early {
+				row.Mark = "committed; revealed during the game, shown after it"
+			}
+			row.Status = "live"
+		} else if e.Status == reveal.Verified || e.Status == reveal.Early {
+			row.Text = cleanText(e.Text, maxReasoning)
+			row.TextCut = row.Text != e.Text && len([]rune(e.Text)) > maxReasoning
+			if n > 0 && n <= len(sans) && counted {
+				row.Plan = "does not name the move"
+				if names(s, n, sans, e.Text) {
+					row.Plan = "names the move"
+				}
+			}
+		}
+	}
+	return row, any
+}
+
+// names applies the plan-to-move rule to counted ply n.
+func names(s *match.State, n int, sans []string, text string) bool {
+	uci := ""
+	if s.Kind == nostr.GameChess {
+		uci = s.Moves[n-1]
+	}
+	return reveal.NamesMove(text, sans[n-1], uci)
+}
+
+// count adds a row to its player's figures.
+func (b *builder) count(p *talkSummary, row talkRow, counted bool) {
+	if row.Comment != "" {
+		p.Commented++
+	}
+	if !row.Committed {
+		return
+	}
+	p.Committed++
+	switch row.Status {
+	case string(reveal.Verified):
+		p.Verified++
+	case string(reveal.Early):
+		p.Early++
+	case string(reveal.Mismatch):
+		p.Mismatch++
+	default:
+		p.Hidden++
+	}
+	if counted && row.Plan != "" {
+		p.Checked++
+		if row.Plan == "names the move" {
+			p.Named++
+		}
+	}
+}
+
+func number(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
+// reasoningJSON is m/<id>.reasoning.json: the reveal check of every
+// committing event, with fixed key order and canonical string escaping so
+// the same events give the same bytes. The text of a verified reasoning
+// is included only once the game is over, as on the page.
+func reasoningJSON(s *match.State, rep reveal.Report, sans []string) []byte {
+	ply := map[string]int{}
+	for i, id := range s.MoveEvents {
+		ply[id] = i + 1
+	}
+	b := []byte(`{"match":`)
+	b = nostr.AppendString(b, s.Match)
+	b = append(b, `,"over":`...)
+	b = strconv.AppendBool(b, s.Over)
+	b = append(b, `,"plan_rule":`...)
+	b = nostr.AppendString(b, planRule)
+	b = append(b, ",\n\"entries\":["...)
+	for i, e := range rep.Entries {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, "\n{\"event\":"...)
+		b = nostr.AppendString(b, e.Event)
+		b = append(b, `,"author":`...)
+		b = nostr.AppendString(b, e.Author)
+		b = append(b, `,"kind":`...)
+		b = strconv.AppendInt(b, int64(e.Kind), 10)
+		b = append(b, `,"counted":`...)
+		b = strconv.AppendBool(b, e.Counted)
+		b = append(b, `,"hash":`...)
+		b = nostr.AppendString(b, e.Hash)
+		b = append(b, `,"status":`...)
+		b = nostr.AppendString(b, string(e.Status))
+		b = append(b, `,"reveal":`...)
+		if e.Reveal != "" {
+			b = nostr.AppendString(b, e.Reveal)
+		} else {
+			b = append(b, "null"...)
+		}
+		n := ply[e.Event]
+		b = append(b, `,"ply":`...)
+		if n > 0 {
+			b = strconv.AppendInt(b, int64(n), 10)
+		} else {
+			b = append(b, "null"...)
+		}
+		shown := s.Over && (e.Status == reveal.Verified || e.Status == reveal.Early)
+		b = append(b, `,"text":`...)
+		if shown {
+			b = nostr.AppendString(b, e.Text)
+		} else {
+			b = append(b, "null"...)
+		}
+		b = append(b, `,"names_move":`...)
+		if shown && n > 0 && n <= len(sans) && e.Counted {
+			b = strconv.AppendBool(b, names(s, n, sans, e.Text))
+		} else {
+			b = append(b, "null"...)
+		}
+		b = append(b, '}')
+	}
+	b = append(b, "],\n\"ignored\":["...)
+	for i, ig := range rep.Ignored {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, "\n{\"reveal\":"...)
+		b = nostr.AppendString(b, ig.Reveal)
+		b = append(b, `,"event":`...)
+		if ig.Event != "" {
+			b = nostr.AppendString(b, ig.Event)
+		} else {
+			b = append(b, "null"...)
+		}
+		b = append(b, `,"reason":`...)
+		b = nostr.AppendString(b, ig.Reason)
+		b = append(b, '}')
+	}
+	return append(b, "]}\n"...)
+}
