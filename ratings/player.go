@@ -74,9 +74,10 @@ func (p Player) before(at int64, params Params) Glicko {
 
 func clamp(v, lo, hi float64) float64 { return math.Min(math.Max(v, lo), hi) }
 
-// wilson is the Wilson score interval for a mean score p over n games.
+// Wilson is the 95% Wilson score interval for a mean score p over n games
+// (the site shows it for the ladder of models and head-to-head series too).
 // With no games it is the whole range.
-func wilson(p float64, n int) (lo, hi float64) {
+func Wilson(p float64, n int) (lo, hi float64) {
 	if n <= 0 {
 		return 0, 1
 	}

@@ -47,9 +47,9 @@ func TestWilson(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			lo, hi := wilson(tt.p, tt.n)
+			lo, hi := Wilson(tt.p, tt.n)
 			if !near(lo, tt.lo, 0.00005) || !near(hi, tt.hi, 0.00005) {
-				t.Errorf("wilson(%v, %d) = [%.5f, %.5f], want [%v, %v]", tt.p, tt.n, lo, hi, tt.lo, tt.hi)
+				t.Errorf("Wilson(%v, %d) = [%.5f, %.5f], want [%v, %v]", tt.p, tt.n, lo, hi, tt.lo, tt.hi)
 			}
 		})
 	}

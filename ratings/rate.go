@@ -66,7 +66,7 @@ func Rate(kind string, games []Game, params Params) map[string]*Player {
 	}
 	for _, p := range players {
 		p.Score = (float64(p.Wins) + float64(p.Draws)/2) / float64(p.Games)
-		p.ScoreLow, p.ScoreHigh = wilson(p.Score, p.Games)
+		p.ScoreLow, p.ScoreHigh = Wilson(p.Score, p.Games)
 	}
 	return players
 }

@@ -233,7 +233,7 @@ func TestRateRecord(t *testing.T) {
 	if a.Score != 0.625 {
 		t.Errorf("score = %v, want 0.625", a.Score)
 	}
-	if lo, hi := wilson(0.625, 4); a.ScoreLow != lo || a.ScoreHigh != hi {
+	if lo, hi := Wilson(0.625, 4); a.ScoreLow != lo || a.ScoreHigh != hi {
 		t.Errorf("interval = [%v, %v], want [%v, %v]", a.ScoreLow, a.ScoreHigh, lo, hi)
 	}
 	if a.LastGame != 400 || len(a.History) != 4 {

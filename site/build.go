@@ -298,7 +298,7 @@ func (b *builder) build(o *output) error {
 }
 
 func (b *builder) mkdirs(o *output) error {
-	for _, dir := range []string{"m", "p", "ratings", "archive"} {
+	for _, dir := range []string{"m", "p", "ratings", "archive", "h"} {
 		if err := o.mkdir(dir); err != nil {
 			return fmt.Errorf("site: %w", err)
 		}
@@ -319,6 +319,9 @@ func (b *builder) otherPages(o *output) error {
 		}
 	}
 	if err := b.archivePages(o); err != nil {
+		return err
+	}
+	if err := b.talkPages(o); err != nil {
 		return err
 	}
 	if err := b.put(o, "index.html", "index", b.indexPage()); err != nil {
@@ -550,6 +553,7 @@ func (b *builder) player(pk string) player {
 		p.Href = "p/" + pk + ".html"
 		p.Name = cleanLine(prof.Name, maxName)
 		p.Bot = prof.Bot
+		p.Says = prof.Says()
 		p.Warn = nameWarning(p.Name, p.Daemon, b.houseName)
 	} else {
 		p.Short = "invalid key"
@@ -574,6 +578,8 @@ type player struct {
 	Href                      string // from the site root; "" for an invalid key
 	// Warn flags a name that imitates a key or the house (nameWarning).
 	Warn string
+	// Says is the self-reported identity (Profile.Says), shown as such.
+	Says string
 
 	top, sub template.HTML // Who for pages at the root and one level down
 }

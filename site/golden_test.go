@@ -34,6 +34,7 @@ func TestGolden(t *testing.T) {
 		{"ratings-chess.html", "ratings/chess.html"},
 		{"ratings-gomoku.html", "ratings/gomoku.html"},
 		{"ratings.json", "ratings.json"},
+		{"models.html", "models.html"},
 		{"matches.json", "matches.json"},
 		{"player-alice.html", "p/" + alice.PublicKey() + ".html"},
 		{"player-daemon.html", "p/" + daemon.PublicKey() + ".html"},

@@ -121,6 +121,35 @@ func hostileInput(t testing.TB) Input {
 	}
 	analyses[s.Match] = g
 
+	// Table talk and reasoning (section 8): hostile comments, reasoning,
+	// usage and attempts on every move, revealed after the game, and a
+	// hostile reveal entry that names nothing.
+	m = testkit.NewMatch(mallory, alice, "chess", "", t0+300)
+	m.Accept(t0 + 310)
+	talkText := []string{pwnScript, pwnImg + bidi, pwnSVG + "\n" + pwnComment, pwnStyle + broken}
+	var entries []nostr.RevealEntry
+	for i, mv := range []string{"f3", "e5", "g4", "Qh4#"} {
+		k := mallory
+		if i%2 == 1 {
+			k = alice
+		}
+		salt := nostr.NewSalt()
+		ev := nostr.WithTalk(nostr.NewMove(m.ID, i+1, mv, t0+320+int64(i)), nostr.Talk{
+			Comment: talkText[(i+1)%4] + strings.Repeat("C", 400), Reasoning: nostr.ReasoningHash(salt, talkText[i])})
+		ev.Tags = append(ev.Tags, []string{nostr.UsageTag, `{"input_tokens":"` + pwnScript + `"}`}, []string{nostr.AttemptsTag, pwnImg})
+		ev = m.Add(k, ev)
+		if k == mallory {
+			entries = append(entries, nostr.RevealEntry{Event: ev.ID, Salt: salt, Text: talkText[i]})
+		}
+	}
+	entries = append(entries, nostr.RevealEntry{Event: strings.Repeat("e", 64), Salt: strings.Repeat("0", 32), Text: pwnScript})
+	rv, err := nostr.NewReveal(m.ID, entries, t0+400)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Add(mallory, rv[0])
+	states = append(states, foldT(t, m))
+
 	// Impostors: one named like the house, one named like the house's
 	// short npub, each with an open challenge so they reach the index.
 	for i, k := range []nostr.SecretKey{impostor, keyName} {
@@ -138,8 +167,9 @@ func hostileInput(t testing.TB) Input {
 		&match.State{Match: strings.Repeat("ab", 32), Kind: "chess"})
 
 	profiles := map[string]Profile{
-		mallory.PublicKey(): ParseProfile(hostileJSON("name", pwnScript, "about", pwnImg+"\n"+pwnSVG+"\n"+bidi,
-			"website", "javascript:"+pwnJS, "picture", "data:image/svg+xml,"+pwnSVG)),
+		mallory.PublicKey(): ParseProfile(strings.TrimSuffix(hostileJSON("name", pwnScript, "about", pwnImg+"\n"+pwnSVG+"\n"+bidi,
+			"website", "javascript:"+pwnJS, "picture", "data:image/svg+xml,"+pwnSVG), "}") +
+			`,"agent":` + hostileJSON("model", pwnScript+bidi, "provider", pwnImg, "harness", pwnAttr, "version", broken) + "}"),
 		trudy.PublicKey(): ParseProfile(hostileJSON("name", bidi+pwnAttr, "about", pwnStyle+pwnComment,
 			"website", `https://evil.example/"><script>document.title='PWNED'</script>`)),
 		// Built directly, as a caller might: broken UTF-8 and a 100 KB name
@@ -169,7 +199,7 @@ func hostileInput(t testing.TB) Input {
 }
 
 // sitePath is every path a build may produce: fixed names and hex ids.
-var sitePath = regexp.MustCompile(`^(index\.html|how-to-play\.html|ratings\.json|matches\.json|\.manifest|\.cards|ratings/(chess|gomoku)\.html|archive/(chess|gomoku)(-unlisted)?-[1-9][0-9]*\.html|m/[0-9a-f]{64}\.(html|json|pgn|analysis\.json)|p/[0-9a-f]{64}\.html)$`)
+var sitePath = regexp.MustCompile(`^(index\.html|how-to-play\.html|ratings\.json|matches\.json|\.manifest|\.cards|ratings/(chess|gomoku)\.html|archive/(chess|gomoku)(-unlisted)?-[1-9][0-9]*\.html|m/[0-9a-f]{64}\.(html|json|pgn|analysis\.json|reasoning\.json)|p/[0-9a-f]{64}\.html|models\.html|h/[0-9a-f]{64}-[0-9a-f]{64}\.html)$`)
 
 // TestHostileContent builds the hostile world and checks that no payload
 // reaches a page in a form a browser would act on.
@@ -188,7 +218,7 @@ func TestHostileContent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	files, analysisFiles := 0, 0
+	files, analysisFiles, reasoningFiles := 0, 0, 0
 	err = filepath.WalkDir(out, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
@@ -210,6 +240,10 @@ func TestHostileContent(t *testing.T) {
 			if strings.HasSuffix(rel, ".analysis.json") {
 				analysisFiles++
 				checkAnalysisJSON(t, rel, data)
+			}
+			if strings.HasSuffix(rel, ".reasoning.json") {
+				reasoningFiles++
+				checkReasoningJSON(t, rel, data)
 			}
 			return nil
 		}
@@ -259,6 +293,9 @@ func TestHostileContent(t *testing.T) {
 	if files < 10 {
 		t.Fatalf("only %d files checked", files)
 	}
+	if reasoningFiles != 1 {
+		t.Errorf("%d reasoning.json files, want the hostile game's", reasoningFiles)
+	}
 	if analysisFiles != 2 {
 		t.Errorf("%d analysis.json files, want the 2 hostile analyses", analysisFiles)
 	}
@@ -290,6 +327,28 @@ func checkAnalysisJSON(t *testing.T, rel string, data []byte) {
 	}
 	if !utf8.Valid(data) {
 		t.Errorf("%s: invalid UTF-8", rel)
+	}
+}
+
+// checkReasoningJSON: a reasoning.json holding markup (revealed texts)
+// is valid JSON with no raw HTML character, and still gives the text.
+func checkReasoningJSON(t *testing.T, rel string, data []byte) {
+	t.Helper()
+	var f reasoningFile
+	if err := json.Unmarshal(data, &f); err != nil {
+		t.Errorf("%s: %v", rel, err)
+	}
+	if bytes.ContainsAny(data, "<>&") {
+		t.Errorf("%s: raw HTML characters", rel)
+	}
+	shown := 0
+	for _, e := range f.Entries {
+		if e.Text != nil && strings.Contains(*e.Text, "<") {
+			shown++
+		}
+	}
+	if shown != 2 {
+		t.Errorf("%s: %d verified hostile texts, want mallory's 2: %s", rel, shown, data)
 	}
 }
 

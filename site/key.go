@@ -112,6 +112,7 @@ func (b *builder) matchKey(c *card) string {
 		str(pk)
 		str(p.Name)
 		str(strconv.FormatBool(p.Bot))
+		str(p.Says())
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }

@@ -56,6 +56,8 @@ type matchPage struct {
 	RulingBy player
 	// Talk is section 8: comments, committed reasoning, reported effort.
 	Talk talkView
+	// H2H links the two players' head-to-head series, "" before an accept.
+	H2H string
 	// rep is the reveal check the page and reasoning.json show.
 	rep reveal.Report
 }
@@ -223,6 +225,11 @@ func (b *builder) matchView(s *match.State, seenAt map[string]int64, g *analysis
 	b.eventRows(s, seenAt, v)
 	v.rep = reveal.Check(s, s.Reveals)
 	v.Talk = b.talk(s, v.rep, v.Replay.Moves, v.FirstSide, v.SecondSide)
+	if s.Accepted {
+		if p := h2hPath(s.First, s.Second); p != "" {
+			v.H2H = matchRoot + p
+		}
+	}
 	if c == nil || !c.Reasoning {
 		v.Talk.Href = "" // the card decides which files there are
 	}

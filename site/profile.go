@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"vesper/nostr"
 )
 
 // Limits on profile text: a relay may hand us a 100 KB name, and a page
@@ -28,6 +30,26 @@ type Profile struct {
 	// Bot is NIP-24's "bot": true. Only bots are listed on the index and the
 	// ratings pages unless Input.ListAll is set.
 	Bot bool
+	// Agent is the self-reported identity of PROTOCOL.md section 8.4,
+	// each field cleaned like a name: shown as what the account "says it
+	// is", and the ladder of models groups by its Model. It decides nothing.
+	Agent nostr.Agent
+}
+
+// Says is the self-reported identity in words ("model-x, provider y,
+// harness z, version v"), "" when the profile states none.
+func (p Profile) Says() string {
+	a := p.Agent
+	var parts []string
+	if a.Model != "" {
+		parts = append(parts, a.Model)
+	}
+	for _, f := range [][2]string{{"provider", a.Provider}, {"harness", a.Harness}, {"version", a.Version}} {
+		if f[1] != "" {
+			parts = append(parts, f[0]+" "+f[1])
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // ParseProfile reads a kind-0 content. Keys are matched exactly (as the
@@ -57,7 +79,12 @@ func ParseProfile(content string) Profile {
 	if raw, ok := obj["bot"]; ok {
 		_ = json.Unmarshal(raw, &bot) // only a JSON true makes a bot
 	}
+	agent, _, _ := nostr.ReadAgent(content)
+	for _, f := range []*string{&agent.Model, &agent.Provider, &agent.Harness, &agent.Version} {
+		*f = strings.TrimSpace(cleanLine(*f, nostr.MaxAgentField))
+	}
 	return Profile{
+		Agent:   agent,
 		Name:    strings.TrimSpace(cleanLine(name, maxName)),
 		About:   strings.TrimSpace(cleanText(str("about"), maxAbout)),
 		Picture: httpsURL(str("picture")),

@@ -286,8 +286,9 @@ func (b *builder) count(p *talkSummary, row talkRow, counted bool) {
 func number(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 
 // reasoningJSON is m/<id>.reasoning.json: the reveal check of every
-// committing event, with fixed key order and canonical string escaping so
-// the same events give the same bytes. The text of a verified reasoning
+// committing event, with fixed key order and encoding/json's string
+// escaping (<, > and & too, as analysis.json: no browser takes it for a
+// page), so the same events give the same bytes. The text of a verified reasoning
 // is included only once the game is over, as on the page.
 func reasoningJSON(s *match.State, rep reveal.Report, sans []string) []byte {
 	ply := map[string]int{}
@@ -295,31 +296,31 @@ func reasoningJSON(s *match.State, rep reveal.Report, sans []string) []byte {
 		ply[id] = i + 1
 	}
 	b := []byte(`{"match":`)
-	b = nostr.AppendString(b, s.Match)
+	b = appendString(b, s.Match)
 	b = append(b, `,"over":`...)
 	b = strconv.AppendBool(b, s.Over)
 	b = append(b, `,"plan_rule":`...)
-	b = nostr.AppendString(b, planRule)
+	b = appendString(b, planRule)
 	b = append(b, ",\n\"entries\":["...)
 	for i, e := range rep.Entries {
 		if i > 0 {
 			b = append(b, ',')
 		}
 		b = append(b, "\n{\"event\":"...)
-		b = nostr.AppendString(b, e.Event)
+		b = appendString(b, e.Event)
 		b = append(b, `,"author":`...)
-		b = nostr.AppendString(b, e.Author)
+		b = appendString(b, e.Author)
 		b = append(b, `,"kind":`...)
 		b = strconv.AppendInt(b, int64(e.Kind), 10)
 		b = append(b, `,"counted":`...)
 		b = strconv.AppendBool(b, e.Counted)
 		b = append(b, `,"hash":`...)
-		b = nostr.AppendString(b, e.Hash)
+		b = appendString(b, e.Hash)
 		b = append(b, `,"status":`...)
-		b = nostr.AppendString(b, string(e.Status))
+		b = appendString(b, string(e.Status))
 		b = append(b, `,"reveal":`...)
 		if e.Reveal != "" {
-			b = nostr.AppendString(b, e.Reveal)
+			b = appendString(b, e.Reveal)
 		} else {
 			b = append(b, "null"...)
 		}
@@ -333,7 +334,7 @@ func reasoningJSON(s *match.State, rep reveal.Report, sans []string) []byte {
 		shown := s.Over && (e.Status == reveal.Verified || e.Status == reveal.Early)
 		b = append(b, `,"text":`...)
 		if shown {
-			b = nostr.AppendString(b, e.Text)
+			b = appendString(b, e.Text)
 		} else {
 			b = append(b, "null"...)
 		}
@@ -351,15 +352,15 @@ func reasoningJSON(s *match.State, rep reveal.Report, sans []string) []byte {
 			b = append(b, ',')
 		}
 		b = append(b, "\n{\"reveal\":"...)
-		b = nostr.AppendString(b, ig.Reveal)
+		b = appendString(b, ig.Reveal)
 		b = append(b, `,"event":`...)
 		if ig.Event != "" {
-			b = nostr.AppendString(b, ig.Event)
+			b = appendString(b, ig.Event)
 		} else {
 			b = append(b, "null"...)
 		}
 		b = append(b, `,"reason":`...)
-		b = nostr.AppendString(b, ig.Reason)
+		b = appendString(b, ig.Reason)
 		b = append(b, '}')
 	}
 	return append(b, "]}\n"...)
