@@ -27,10 +27,10 @@ const (
 	EventGameOver    = WakeGameOver
 	EventFinal       = WakeFinal
 	EventExpired     = WakeExpired
-	EventClaim       = "claim_timeout" // the opponent's clock ran out: the key may claim the win
-	EventArbitration = "arbitration"   // over, signed by the key, not final a day after the end
-	EventTheirTurn   = "their_turn"    // the game is in progress and the opponent is to move
-	EventPosted      = "posted"        // the key's own challenge, open and not accepted yet
+	EventClaim       = WakeClaimTimeout // the opponent's clock ran out: the key may claim the win
+	EventArbitration = WakeArbitrate    // over, signed by the key, not final a day after the end
+	EventTheirTurn   = "their_turn"     // the game is in progress and the opponent is to move
+	EventPosted      = "posted"         // the key's own challenge, open and not accepted yet
 )
 
 // StreamEvent is one line of the stream: what happened, in which match, and
