@@ -20,7 +20,8 @@ go test -timeout 30m "$@" ./...
 # client, store, seat and MCP server, and the in-process tests of
 # cmd/vesper. The end-to-end tests there run the daemon as a separate,
 # uninstrumented binary, so they are left out here.
-go test -race -timeout 30m "$@" ./daemon ./nostr ./nostr/relay ./seat ./store ./match ./arbiter ./mcpseat ./analysis
+go test -race -timeout 30m "$@" ./daemon ./nostr ./nostr/relay ./seat ./store ./match ./arbiter ./mcpseat ./analysis \
+	./play ./relayd ./internal/testrelay
 # The site's builds load analyses from several goroutines at once.
 go test -race -timeout 30m "$@" ./site -run 'TestUpdateEqualsBuild|TestLoadAnalysisFails|TestIncremental'
 go test -race -timeout 30m "$@" ./cmd/vesper \
