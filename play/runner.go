@@ -320,6 +320,10 @@ func (r *Runner) dispatch(ev seat.StreamEvent) {
 
 // takes decides on a challenge: the series' own invitation, or the policy.
 func (r *Runner) takes(ev seat.StreamEvent) bool {
+	if r.series != nil && r.series.has(ev.Match) {
+		// Assigned to its slot before a crash kept the accept from going out.
+		return true
+	}
 	if r.series != nil && ev.Type == seat.EventInvitation && ev.From == r.series.cfg.Opponent && ev.Game == r.series.cfg.Game {
 		if i, ok := r.series.nextSecond(); ok {
 			_ = r.series.assign(i, ev.Match)
