@@ -39,7 +39,7 @@ func playCommand() *cli.Command {
 			"object per line). With --series-opponent it plays that series and stops, printing the\n" +
 			"W-D-L line and the score with its 95% Wilson interval.",
 		Flags: []cli.Flag{relaysFlag(), keyFlag(), jsonFlag(), relayTimeoutFlag(),
-			&cli.StringFlag{Name: "config", Usage: "read flags from FILE (`name: value` lines)"},
+			&cli.StringFlag{Name: "config", Usage: "read flags from `FILE`, one `name: value` line each"},
 			&cli.StringFlag{Name: "dir", Value: "vesper-play", Usage: "directory of the journals, records and PGNs"},
 			&cli.StringFlag{Name: "engine", Usage: "builtin: vesper's own engine (chess and gomoku)"},
 			&cli.StringFlag{Name: "uci", Usage: "a UCI engine command, e.g. /usr/games/stockfish (chess)"},

@@ -263,7 +263,12 @@ func agentGame(t *testing.T, agent string, extra ...string) (url, id, dir string
 	url = startRelays(t, 1, relayd.Options{})[0].URL()
 	me, house := testkit.Key("agent runner"), testkit.Key("house runner")
 	base := t.TempDir()
-	startRunner(t, filepath.Join(base, "house"), url, writeKey(t, house), "--engine", "builtin", "--nodes", "2000")
+	// The house runner takes its engine from a --config file.
+	conf := filepath.Join(base, "house.conf")
+	if err := os.WriteFile(conf, []byte("# the house\nengine: builtin\nnodes: 2000\ngame: gomoku\ngame: chess\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	startRunner(t, filepath.Join(base, "house"), url, writeKey(t, house), "--config", conf)
 	dir = filepath.Join(base, "agent")
 	abs, err := filepath.Abs(filepath.Join("testdata", "agents", agent))
 	if err != nil {
