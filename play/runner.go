@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"sort"
 	"sync"
 	"time"
 
@@ -89,6 +90,9 @@ type Runner struct {
 	active  map[string]bool // games in progress or reserved, for MaxGames
 	series  *series
 	posted  map[string]bool // the key's own open challenges still open
+	// waiting are challenges declined only because MaxGames were being
+	// played: weighed again when a game ends.
+	waiting map[string]seat.StreamEvent
 	wg      sync.WaitGroup
 	ready   bool
 }
@@ -124,7 +128,7 @@ func New(cfg Config) (*Runner, error) {
 		cfg.OpenGame = nostr.GameChess
 	}
 	r := &Runner{cfg: cfg, me: cfg.Seat.Me(), games: filepath.Join(cfg.Dir, "games"),
-		workers: map[string]*worker{}, active: map[string]bool{}, posted: map[string]bool{}}
+		workers: map[string]*worker{}, active: map[string]bool{}, posted: map[string]bool{}, waiting: map[string]seat.StreamEvent{}}
 	if cfg.Series != nil {
 		s, err := loadSeries(cfg.Dir, *cfg.Series)
 		if err != nil {
@@ -330,8 +334,13 @@ func (r *Runner) takes(ev seat.StreamEvent) bool {
 			return true
 		}
 	}
+	delete(r.waiting, ev.Match)
 	ok, why := r.cfg.Policy.Accepts(ev, len(r.active), r.now())
 	if !ok {
+		if ok2, _ := r.cfg.Policy.Accepts(ev, 0, r.now()); ok2 {
+			r.waiting[ev.Match] = ev
+			why += ": waiting for a game to end"
+		}
 		r.out(Line{Type: "decline", Match: ev.Match, Note: why})
 	}
 	return ok
@@ -368,7 +377,22 @@ func (r *Runner) release(id string, done bool) {
 	if done {
 		delete(r.workers, id)
 	}
+	again := make([]seat.StreamEvent, 0, len(r.waiting))
+	for _, ev := range r.waiting {
+		again = append(again, ev)
+	}
 	r.mu.Unlock()
+	// The oldest waiting challenge first, as the house does.
+	sort.Slice(again, func(i, j int) bool {
+		a, b := again[i].Status, again[j].Status
+		if a.CreatedAt != b.CreatedAt {
+			return a.CreatedAt < b.CreatedAt
+		}
+		return again[i].Match < again[j].Match
+	})
+	for _, ev := range again {
+		r.dispatch(ev)
+	}
 	r.matchmake()
 }
 

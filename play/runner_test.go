@@ -128,3 +128,46 @@ func TestRunnerSignsAndAsksForArbitration(t *testing.T) {
 		t.Fatalf("request by %s", st.Requests[0].Author)
 	}
 }
+
+// TestRunnerTakesAWaitingInvitation: with MaxGames 1, an invitation that
+// comes during a game is declined for the moment and taken once that game
+// ends (the stream says nothing new about it: the runner remembers it).
+func TestRunnerTakesAWaitingInvitation(t *testing.T) {
+	url := startRelay(t)
+	me, a, b := testkit.Key("runner"), testkit.Key("first challenger"), testkit.Key("second challenger")
+	ctx, cancel := context.WithCancel(context.Background())
+	lines := make(chan play.Line, 100)
+	r, err := play.New(play.Config{Seat: &seat.Seat{Relays: []string{url}, Key: me, Timeout: 10 * time.Second}, Dir: t.TempDir(),
+		Policy:   play.Policy{MaxGames: 1, Invitations: true},
+		NewMover: func(string) play.Mover { return &play.Builtin{Limits: play.Limits{Nodes: 500}} },
+		Out: func(l play.Line) {
+			select {
+			case lines <- l:
+			default: // the test reads only the first lines
+			}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { _ = r.Run(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+
+	now := time.Now().Unix()
+	first := testkit.Sign(a, nostr.NewChallenge("gomoku", me.PublicKey(), now))
+	publish(t, url, first)
+	eventually(t, "the first accept", func() bool { return fold(t, url, first.ID).Accepted })
+	second := testkit.Sign(b, nostr.NewChallenge("gomoku", me.PublicKey(), now))
+	publish(t, url, second)
+	for l := range lines {
+		if l.Type == "decline" && l.Match == second.ID {
+			break
+		}
+	}
+	if fold(t, url, second.ID).Accepted {
+		t.Fatal("a second game was taken beyond MaxGames 1")
+	}
+	st := fold(t, url, first.ID)
+	publish(t, url, testkit.Sign(a, nostr.NewMove(first.ID, 1, nostr.ResignContent, st.Stamp(time.Now().Unix()))))
+	eventually(t, "the waiting invitation taken", func() bool { return fold(t, url, second.ID).Accepted })
+}
