@@ -2,6 +2,8 @@ package play_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -170,4 +172,45 @@ func TestRunnerTakesAWaitingInvitation(t *testing.T) {
 	st := fold(t, url, first.ID)
 	publish(t, url, testkit.Sign(a, nostr.NewMove(first.ID, 1, nostr.ResignContent, st.Stamp(time.Now().Unix()))))
 	eventually(t, "the waiting invitation taken", func() bool { return fold(t, url, second.ID).Accepted })
+}
+
+// TestRunnerAgentTakesADrawOffer: the opponent offers a draw while it is
+// its own turn; the runner asks the agent (the request names the offer),
+// the agent answers accept_offer, and the runner's signature makes the
+// draw final by agreement.
+func TestRunnerAgentTakesADrawOffer(t *testing.T) {
+	url := startRelay(t)
+	me, opp := testkit.Key("runner"), testkit.Key("opponent")
+	now := time.Now().Unix()
+	m := testkit.NewMatch(me, opp, "gomoku", opp.PublicKey(), now-10)
+	m.Accept(now - 9)
+	m.Move(me, 1, "h8", now-8)
+	st, err := match.Fold(m.ID, m.Events, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Result(opp, nostr.Result{Result: match.Draw, Reason: string(match.ReasonAgreement), Plies: 1, FinalHash: st.FinalHash()}, now-7)
+	publish(t, url, m.Events...)
+	dir := t.TempDir()
+	agent := filepath.Join(dir, "agent.sh")
+	// It takes the offer only when the request names one.
+	body := "#!/bin/sh\nread -r req\ncase \"$req\" in *'\"offer\":\"draw\"'*) echo '{\"accept_offer\":true}';; *) echo '{\"move\":\"resign\"}';; esac\n"
+	if err := os.WriteFile(agent, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	r, err := play.New(play.Config{Seat: &seat.Seat{Relays: []string{url}, Key: me, Timeout: 10 * time.Second}, Dir: dir,
+		NewMover: func(string) play.Mover {
+			return &play.Agent{Cmd: play.Command{Argv: []string{agent}, Timeout: time.Minute}}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { _ = r.Run(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	eventually(t, "the agreed draw", func() bool { return fold(t, url, m.ID).Final })
+	if st := fold(t, url, m.ID); st.Result != match.Draw || st.FinalBy != match.FinalBySignatures {
+		t.Fatalf("result %s by %s, want a draw by signatures", st.Result, st.FinalBy)
+	}
 }
