@@ -214,3 +214,49 @@ func TestRunnerAgentTakesADrawOffer(t *testing.T) {
 		t.Fatalf("result %s by %s, want a draw by signatures", st.Result, st.FinalBy)
 	}
 }
+
+// fixed is a mover that always answers the same move.
+type fixed string
+
+func (f fixed) Choose(context.Context, play.Request) play.Choice {
+	return play.Choice{Answer: play.Answer{Move: string(f)}}
+}
+func (f fixed) Close() error { return nil }
+
+// TestRunnerReplaysTheJournaledMove: a crash came after the move for ply 3
+// was journaled (and synced) but before it reached a relay. The restarted
+// runner sends that move, not a new decision: had the first publication
+// reached a relay after all, a new decision would be a second, different
+// move for the same ply.
+func TestRunnerReplaysTheJournaledMove(t *testing.T) {
+	url := startRelay(t)
+	me, opp := testkit.Key("runner"), testkit.Key("opponent")
+	now := time.Now().Unix()
+	m := testkit.NewMatch(me, opp, "gomoku", opp.PublicKey(), now-10)
+	m.Accept(now - 9)
+	m.Move(me, 1, "h8", now-8)
+	m.Move(opp, 2, "a1", now-7)
+	publish(t, url, m.Events...)
+	dir := t.TempDir()
+	j, err := play.OpenJournal(filepath.Join(dir, "games"), m.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = j.Append(play.Entry{Type: play.EntryStart})
+	if err := j.Append(play.Entry{Type: play.EntryIntent, Ply: 3, Move: "c3"}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	r, err := play.New(play.Config{Seat: &seat.Seat{Relays: []string{url}, Key: me, Timeout: 10 * time.Second}, Dir: dir,
+		NewMover: func(string) play.Mover { return fixed("o15") }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { _ = r.Run(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	eventually(t, "ply 3", func() bool { return fold(t, url, m.ID).Plies() >= 3 })
+	if st := fold(t, url, m.ID); st.Moves[2] != "c3" {
+		t.Fatalf("ply 3 is %s, want the journaled c3", st.Moves[2])
+	}
+}
