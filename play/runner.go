@@ -37,6 +37,9 @@ type Config struct {
 	// OpenGame) while fewer than MaxGames are in progress.
 	PostOpen int
 	OpenGame string
+	// Challenge lists players (hex pubkeys) to invite once each, to a game
+	// of OpenGame; challenged.jsonl remembers who was, across restarts.
+	Challenge []string
 	// Retries is how often a refused answer is asked again [3].
 	Retries  int
 	Fallback string
@@ -204,7 +207,39 @@ func (r *Runner) onReady() {
 	r.mu.Lock()
 	r.ready = true
 	r.mu.Unlock()
+	r.wg.Go(r.challengeList)
 	r.matchmake()
+}
+
+// challengeList invites each player of Config.Challenge that no earlier
+// run invited. The file entry is written before the challenge is signed:
+// a crash in between loses that one invitation rather than doubling it.
+func (r *Runner) challengeList() {
+	path := filepath.Join(r.cfg.Dir, "challenged.jsonl")
+	done := map[string]bool{}
+	es, err := readEntries(path)
+	if err != nil {
+		r.out(Line{Type: "error", Error: err.Error()})
+		return
+	}
+	for _, e := range es {
+		done[e.Note] = true
+	}
+	for _, who := range r.cfg.Challenge {
+		if done[who] || r.ctx.Err() != nil {
+			continue
+		}
+		if err := appendEntry(path, Entry{Type: EntryAction, Action: "challenge", Note: who, At: r.now()}); err != nil {
+			r.out(Line{Type: "error", Error: err.Error()})
+			return
+		}
+		rep, err := r.cfg.Seat.Challenge(r.ctx, r.cfg.OpenGame, who)
+		if err != nil {
+			r.out(Line{Type: "error", Note: "challenge " + who, Error: err.Error()})
+			continue
+		}
+		r.out(Line{Type: "challenge", Match: rep.Match, Note: "invited " + who})
+	}
 }
 
 // matchmake posts the series' invitations and the open challenges due.

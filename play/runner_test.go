@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	gn "github.com/nbd-wtf/go-nostr"
+
 	"vesper/internal/testkit"
 	"vesper/match"
 	"vesper/nostr"
@@ -258,5 +260,45 @@ func TestRunnerReplaysTheJournaledMove(t *testing.T) {
 	eventually(t, "ply 3", func() bool { return fold(t, url, m.ID).Plies() >= 3 })
 	if st := fold(t, url, m.ID); st.Moves[2] != "c3" {
 		t.Fatalf("ply 3 is %s, want the journaled c3", st.Moves[2])
+	}
+}
+
+// invitations counts the challenges by author that invite invitee.
+func invitations(t *testing.T, url, author, invitee string) int {
+	t.Helper()
+	got, err := relay.FetchWith(context.Background(), []string{url},
+		[]gn.Filter{{Kinds: []int{nostr.KindChallenge}, Authors: []string{author}, Tags: gn.TagMap{"p": {invitee}}}},
+		relay.FetchOptions{Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(got)
+}
+
+// TestRunnerChallengesAListOnce: each player of Config.Challenge is
+// invited once; a restart with a longer list invites only the new one.
+func TestRunnerChallengesAListOnce(t *testing.T) {
+	url := startRelay(t)
+	me, a, b := testkit.Key("runner"), testkit.Key("first invitee"), testkit.Key("second invitee")
+	dir := t.TempDir()
+	run := func(list ...string) context.CancelFunc {
+		ctx, cancel := context.WithCancel(context.Background())
+		r, err := play.New(play.Config{Seat: &seat.Seat{Relays: []string{url}, Key: me, Timeout: 10 * time.Second}, Dir: dir,
+			Challenge: list, OpenGame: "gomoku", NewMover: func(string) play.Mover { return fixed("h8") }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan struct{})
+		go func() { _ = r.Run(ctx); close(done) }()
+		return func() { cancel(); <-done }
+	}
+	stop := run(a.PublicKey())
+	eventually(t, "the first invitation", func() bool { return invitations(t, url, me.PublicKey(), a.PublicKey()) == 1 })
+	stop()
+	stop = run(a.PublicKey(), b.PublicKey())
+	defer stop()
+	eventually(t, "the second invitation", func() bool { return invitations(t, url, me.PublicKey(), b.PublicKey()) == 1 })
+	if n := invitations(t, url, me.PublicKey(), a.PublicKey()); n != 1 {
+		t.Fatalf("%d invitations to the first player after a restart, want 1", n)
 	}
 }
