@@ -302,3 +302,32 @@ func TestRunnerChallengesAListOnce(t *testing.T) {
 		t.Fatalf("%d invitations to the first player after a restart, want 1", n)
 	}
 }
+
+// TestRunnerTakesAnOpenChallenge: with Policy.Open, an open challenge of
+// another player (seen on the key's stream without being followed) is
+// accepted and played; one of a game the policy does not play is not.
+func TestRunnerTakesAnOpenChallenge(t *testing.T) {
+	url := startRelay(t)
+	me, a, b := testkit.Key("runner"), testkit.Key("open challenger"), testkit.Key("chess challenger")
+	now := time.Now().Unix()
+	chess := testkit.Sign(b, nostr.NewChallenge("chess", "", now))
+	gomoku := testkit.Sign(a, nostr.NewChallenge("gomoku", "", now))
+	publish(t, url, chess, gomoku)
+	ctx, cancel := context.WithCancel(context.Background())
+	r, err := play.New(play.Config{Seat: &seat.Seat{Relays: []string{url}, Key: me, Timeout: 10 * time.Second}, Dir: t.TempDir(),
+		Policy:   play.Policy{Open: true, Games: []string{"gomoku"}, MaxGames: 2},
+		NewMover: func(string) play.Mover { return &play.Builtin{Limits: play.Limits{Nodes: 500}} }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { _ = r.Run(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	eventually(t, "the open challenge accepted and the first reply", func() bool { return fold(t, url, gomoku.ID).Accepted })
+	st := fold(t, url, gomoku.ID)
+	publish(t, url, testkit.Sign(a, nostr.NewMove(gomoku.ID, 1, "h8", st.Stamp(time.Now().Unix()))))
+	eventually(t, "the runner's move", func() bool { return fold(t, url, gomoku.ID).Plies() == 2 })
+	if fold(t, url, chess.ID).Accepted {
+		t.Fatal("a chess challenge was taken by a gomoku-only policy")
+	}
+}
