@@ -591,6 +591,9 @@ func (w *worker) handle(ctx context.Context, ev seat.StreamEvent) (done bool, er
 	case seat.EventFinal:
 		return true, w.final(stt)
 	case seat.EventExpired:
+		if w.r.series != nil {
+			w.r.series.expired(ev.Match)
+		}
 		w.r.release(ev.Match, true)
 		return true, w.log(Entry{Type: EntryExpired})
 	}

@@ -52,6 +52,16 @@ func TestSeriesSlots(t *testing.T) {
 	if sc := s3.score(); sc.Draws != 1 || sc.Games() != 1 {
 		t.Fatalf("score %+v, want the draw of m1 (m0's win was never journaled)", sc)
 	}
+	// A challenge that expired unaccepted frees its slot, in the file too.
+	s3.expired("m1")
+	if !s3.has("m1") {
+		t.Fatal("m1 has an outcome: it keeps its slot")
+	}
+	_ = s3.assign(4, "m4")
+	s3.expired("m4")
+	if s4, _ := loadSeries(dir, cfg); s4.has("m4") || fmt.Sprint(s4.toPost()) != "[4]" {
+		t.Fatalf("after expiry: has m4 %v, to post %v; want [4]", s4.has("m4"), s4.toPost())
+	}
 	ns, _ := loadSeries(t.TempDir(), SeriesConfig{Opponent: "opp", Games: 3, FirstWhite: true, NoSwap: true})
 	if fmt.Sprint(ns.toPost()) != "[0 1 2]" {
 		t.Fatalf("no swap: to post %v", ns.toPost())
