@@ -189,13 +189,18 @@ func (st *streamer) receive(r relay.Received) {
 	}
 	st.events[ev.ID], st.seen[ev.ID] = ev, at
 	ids := nostr.MatchRefs(ev)
+	// Another's open challenge is listed, not followed: following every
+	// one on a public relay would reopen the subscription at each. Its
+	// accept by the key comes on the key's own filter.
+	others := false
 	if ev.Kind == nostr.KindChallenge {
 		ids = []string{ev.ID}
+		others = ev.PubKey != st.me && !nostr.NamesPubkey(ev, st.me)
 	}
 	for _, id := range ids {
 		st.byMatch[id] = append(st.byMatch[id], ev.ID)
 		st.dirty = append(st.dirty, id)
-		if !st.follow[id] {
+		if !st.follow[id] && !others {
 			st.follow[id] = true
 			st.resub = true
 		}
