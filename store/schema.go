@@ -115,11 +115,20 @@ var migrations = []migration{
 			updated_at INTEGER NOT NULL
 		)`,
 	}},
+	{version: 5, stmts: []string{
+		// Abandoned games (issue 28): idle_since is when a game in
+		// progress last saw anything happen, its pending clock's run-out
+		// or its last event, whichever is later (0: a match that never
+		// goes dormant). A start leaves out the games idle for longer
+		// than the daemon's grace. Summaries written before this step say
+		// 0, so the first start folds them as before and writes it.
+		`ALTER TABLE summaries ADD COLUMN idle_since INTEGER NOT NULL DEFAULT 0`,
+	}},
 }
 
 // SchemaVersion is the version this build writes: the last migration's
 // (a test keeps the two in step).
-const SchemaVersion = 4
+const SchemaVersion = 5
 
 // migrate applies the steps newer than the file's version. Each step runs
 // in a write transaction that also reads the version, so two processes

@@ -1,0 +1,147 @@
+package daemon
+
+import (
+	"context"
+	"testing"
+
+	"vesper/arbiter"
+	"vesper/internal/testkit"
+	"vesper/match"
+	"vesper/nostr"
+	"vesper/store"
+)
+
+// dormantWorld is a store as a daemon left it two days after three clocks
+// ran out, all at t0 + MoveClock: an abandoned game between alice and bob
+// (bob to move), the house's own game against carol (carol to move), and
+// a game in which bob asked for a ruling once the clock had run out.
+type dormantWorld struct {
+	t0                          int64
+	abandoned, house, requested *testkit.Match
+}
+
+func newDormantWorld(t *testing.T, st *store.Store, houseKey nostr.SecretKey) dormantWorld {
+	t.Helper()
+	alice, bob, carol := testkit.Key("alice"), testkit.Key("bob"), testkit.Key("carol")
+	t0 := int64(1_780_000_000)
+	w := dormantWorld{t0: t0}
+	w.abandoned = testkit.NewMatch(alice, bob, "chess", "", t0-20)
+	w.abandoned.Accept(t0 - 10)
+	w.abandoned.Move(alice, 1, "e2e4", t0)
+	w.house = testkit.NewMatch(houseKey, carol, "chess", "", t0-20)
+	w.house.Accept(t0 - 10)
+	w.house.Move(houseKey, 1, "d2d4", t0)
+	w.requested = testkit.NewMatch(bob, alice, "gomoku", "", t0-20)
+	w.requested.Accept(t0 - 10)
+	w.requested.Move(bob, 1, "h8", t0)
+	w.requested.Request(bob, t0+match.MoveClock+60)
+	// A daemon with another key (verify only) stored and folded them as
+	// they came, so the summaries are what any daemon would write.
+	n := newNode(st, nostr.SecretKey{}, nil, arbiter.Config{}, discardLog())
+	n.clock = func() int64 { return t0 + match.MoveClock + 120 }
+	for _, m := range []*testkit.Match{w.abandoned, w.house, w.requested} {
+		deliver(t, n, "ws://before", m.Events...)
+	}
+	return w
+}
+
+// TestDormantGameLeavesMemoryAndWakes (issue 28): with a fixed clock two
+// days after the clock ran out, a start does not fold the abandoned game,
+// a timeout claim folds it again from the store and makes it final; the
+// house's own game is folded and claimed, and the game with a request is
+// folded (it waits for a ruling, not for anyone to claim).
+func TestDormantGameLeavesMemoryAndWakes(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t)
+	houseKey := testkit.Key("house")
+	w := newDormantWorld(t, st, houseKey)
+	now := w.t0 + match.MoveClock + 2*86400
+	n := newNode(st, houseKey, nil, arbiter.DefaultConfig(), discardLog())
+	n.clock = func() int64 { return now }
+
+	r, err := n.resume(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.folded != 2 || r.dormant != 1 {
+		t.Errorf("the start folded %d and left %d dormant, want 2 and 1", r.folded, r.dormant)
+	}
+	if n.state(w.abandoned.ID) != nil {
+		t.Error("the abandoned game was folded at start")
+	}
+	if n.state(w.house.ID) == nil || n.state(w.requested.ID) == nil {
+		t.Fatal("the house's own game or the requested one was left dormant")
+	}
+	if c := n.statusCounts(ctx); c["dormant"] != 1 || c["active"] != 2 {
+		t.Errorf("status counts %v, want 1 dormant and 2 active", c)
+	}
+	// The house claims its timeout and rules on the request, two days late.
+	if k, err := n.decide(ctx); err != nil || k != 2 {
+		t.Errorf("the house recorded %d duties (%v), want 2", k, err)
+	}
+	for _, duty := range []string{"claim:" + w.house.ID + ":1", "ruling:" + w.requested.ID + ":1"} {
+		if has, err := st.OutboxHas(ctx, duty); err != nil || !has {
+			t.Errorf("no duty %s in the outbox (%v)", duty, err)
+		}
+	}
+
+	// alice claims the abandoned game: the claim wakes it, and the fold
+	// makes it final.
+	before := n.refolds.Load()
+	s, err := match.Fold(w.abandoned.ID, w.abandoned.Events, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	claim := w.abandoned.Result(testkit.Key("alice"), s.TimeoutWin(), now)
+	deliver(t, n, "ws://late", claim)
+	if n.refolds.Load() == before {
+		t.Error("the claim did not re-fold the dormant game from the store")
+	}
+	sum := storedSummary(t, n, w.abandoned.ID)
+	if !sum.Final || sum.FinalBy == nil || *sum.FinalBy != match.FinalByTimeout {
+		t.Errorf("after the claim: final %v by %v, want final by timeout", sum.Final, sum.FinalBy)
+	}
+	if n.state(w.abandoned.ID) != nil {
+		t.Error("the final game is kept in memory")
+	}
+}
+
+// TestGameGoesDormantWhileRunning: a game kept at start because its clock
+// ran out less than the grace ago leaves memory once the grace has passed
+// (evict, each tick), and a late move wakes it for a grace period only.
+func TestGameGoesDormantWhileRunning(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t)
+	w := newDormantWorld(t, st, testkit.Key("house"))
+	now := w.t0 + match.MoveClock + 3600
+	n := newNode(st, nostr.SecretKey{}, nil, arbiter.Config{}, discardLog())
+	n.clock = func() int64 { return now }
+	if _, err := n.resume(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n.state(w.abandoned.ID) == nil {
+		t.Fatal("a game whose clock ran out an hour ago was left dormant")
+	}
+	now += 86400
+	n.evict(now)
+	if n.state(w.abandoned.ID) != nil {
+		t.Error("the game is still kept a day after its grace began")
+	}
+	if n.state(w.requested.ID) == nil {
+		t.Error("the game with a request went dormant")
+	}
+	// bob's move is late (the fold ignores it) but it is an event: the
+	// game is kept for a grace period, then goes dormant again.
+	late := w.abandoned.Move(testkit.Key("bob"), 2, "e7e5", now)
+	deliver(t, n, "ws://late", late)
+	if n.state(w.abandoned.ID) == nil {
+		t.Error("a late move did not wake the game")
+	}
+	if sum := storedSummary(t, n, w.abandoned.ID); sum.Plies != 1 || len(sum.Ignored) != 1 {
+		t.Errorf("the late move counted: %d plies, ignored %v", sum.Plies, sum.Ignored)
+	}
+	n.evict(now + 86401)
+	if n.state(w.abandoned.ID) != nil {
+		t.Error("the woken game did not go dormant again")
+	}
+}
