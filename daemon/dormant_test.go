@@ -2,6 +2,9 @@ package daemon
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"vesper/arbiter"
@@ -83,6 +86,15 @@ func TestDormantGameLeavesMemoryAndWakes(t *testing.T) {
 		if has, err := st.OutboxHas(ctx, duty); err != nil || !has {
 			t.Errorf("no duty %s in the outbox (%v)", duty, err)
 		}
+	}
+
+	// The site shows the game as abandoned, and only that one.
+	out := filepath.Join(t.TempDir(), "site")
+	if _, err := BuildSite(ctx, st, out, n.self, true, now); err != nil {
+		t.Fatal(err)
+	}
+	if index, err := os.ReadFile(filepath.Join(out, "index.html")); err != nil || !strings.Contains(string(index), "with 1 abandoned game") {
+		t.Errorf("the site does not count the abandoned game (%v)", err)
 	}
 
 	// alice claims the abandoned game: the claim wakes it, and the fold
