@@ -17,34 +17,50 @@ import (
 // keep). Dormancy is this daemon's memory policy, never a result: the
 // fold, the summary's status and every duty are the same either way.
 
-// idleSince is when s last saw anything happen, for a game that may go
-// dormant: the later of its pending clock's run-out (the fold's deadline)
-// and its last event in fold order. It is 0 for every match that never
-// goes dormant: one that is not in progress (not accepted, over, final)
-// and one with a valid arbitration request, which a ruling (the house's
-// duty, or any arbiter's) is still to answer.
+// The same holds of a game that ended by rule or resignation and that
+// one player never signed, nor anyone asked to arbitrate, once its
+// arbitration deadline is long past: the site lists it as finished (not
+// final), and nothing is due from a daemon until an event comes.
+
+// idleSince is when s last saw anything happen, for a match that may go
+// dormant: the later of the fold's deadline (the pending clock's run-out,
+// or the end + 24 hours for a game over) and its last event in fold
+// order. It is 0 for every match that never goes dormant: not accepted
+// (an open challenge expires by itself) or final.
 func idleSince(s *match.State) int64 {
-	if s.Final || s.Over || !s.Accepted || len(s.Requests) > 0 {
+	if s.Final || !s.Accepted {
 		return 0
 	}
 	return max(s.Deadline(), s.LastFolded())
 }
 
+// abandonedSince is idleSince for the games the site shows as abandoned:
+// in progress, and with no request (someone who asks for a ruling has not
+// abandoned the game). A game over stays in the archive as what it is.
+func abandonedSince(s *match.State) int64 {
+	if s.Over || len(s.Requests) > 0 {
+		return 0
+	}
+	return idleSince(s)
+}
+
 // dormancy is what the store needs to tell the dormant matches at now:
-// idle since before now minus the grace, and not the house's own games
-// (it claims a timeout as soon as the opponent's clock runs out, which it
-// must not miss after a long stop).
+// idle since before now minus the grace, not the house's own games (it
+// claims a timeout as soon as the opponent's clock runs out, and signs a
+// result at the end, which it must not miss after a long stop), and, when
+// it arbitrates, no match with a request (a request that came while it
+// was stopped must still get its ruling).
 func (n *Daemon) dormancy(now int64) store.Dormancy {
 	if n.lim.DormantAfter <= 0 {
 		return store.Dormancy{} // nothing goes dormant
 	}
-	return store.Dormancy{Before: now - n.lim.DormantAfter, Self: n.self}
+	return store.Dormancy{Before: now - n.lim.DormantAfter, Self: n.self, Arbiter: n.self != "" && n.cfg.Arbitrate}
 }
 
-// dormant says whether s is dormant at now: the same comparison the store
+// dormant says whether s is dormant at now: the comparison the store
 // makes of a stored summary (store.Dormancy), made of a state.
 func (n *Daemon) dormant(s *match.State, now int64) bool {
 	d := n.dormancy(now)
 	idle := idleSince(s)
-	return idle > 0 && idle < d.Before && s.Role(n.self) == ""
+	return idle > 0 && idle < d.Before && s.Role(n.self) == "" && !(d.Arbiter && len(s.Requests) > 0)
 }

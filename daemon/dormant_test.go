@@ -14,13 +14,15 @@ import (
 	"vesper/store"
 )
 
-// dormantWorld is a store as a daemon left it two days after three clocks
-// ran out, all at t0 + MoveClock: an abandoned game between alice and bob
-// (bob to move), the house's own game against carol (carol to move), and
-// a game in which bob asked for a ruling once the clock had run out.
+// dormantWorld is a store as a daemon leaves it after three clocks ran out
+// and one game ended, all at t0 (deadlines at t0 + MoveClock): an
+// abandoned game between alice and bob (bob to move), the house's own game
+// against carol (carol to move), a game in which bob asked for a ruling
+// once the clock had run out, and a checkmate that bob signed and alice
+// never did.
 type dormantWorld struct {
-	t0                          int64
-	abandoned, house, requested *testkit.Match
+	t0                                    int64
+	abandoned, house, requested, unsigned *testkit.Match
 }
 
 func newDormantWorld(t *testing.T, st *store.Store, houseKey nostr.SecretKey) dormantWorld {
@@ -38,21 +40,30 @@ func newDormantWorld(t *testing.T, st *store.Store, houseKey nostr.SecretKey) do
 	w.requested.Accept(t0 - 10)
 	w.requested.Move(bob, 1, "h8", t0)
 	w.requested.Request(bob, t0+match.MoveClock+60)
+	w.unsigned = testkit.NewMatch(alice, bob, "chess", "", t0-60)
+	w.unsigned.Accept(t0 - 50)
+	w.unsigned.Play([]string{"f2f3", "e7e5", "g2g4", "d8h4"}, t0-30, 10)
+	mate, err := match.Fold(w.unsigned.ID, w.unsigned.Events, nil)
+	if err != nil || !mate.Over {
+		t.Fatalf("fool's mate did not end: %v", err)
+	}
+	w.unsigned.Result(bob, mate.Computed(), t0+5)
 	// A daemon with another key (verify only) stored and folded them as
 	// they came, so the summaries are what any daemon would write.
 	n := newNode(st, nostr.SecretKey{}, nil, arbiter.Config{}, discardLog())
 	n.clock = func() int64 { return t0 + match.MoveClock + 120 }
-	for _, m := range []*testkit.Match{w.abandoned, w.house, w.requested} {
+	for _, m := range []*testkit.Match{w.abandoned, w.house, w.requested, w.unsigned} {
 		deliver(t, n, "ws://before", m.Events...)
 	}
 	return w
 }
 
 // TestDormantGameLeavesMemoryAndWakes (issue 28): with a fixed clock two
-// days after the clock ran out, a start does not fold the abandoned game,
-// a timeout claim folds it again from the store and makes it final; the
-// house's own game is folded and claimed, and the game with a request is
-// folded (it waits for a ruling, not for anyone to claim).
+// days after the clock ran out, a start does not fold the abandoned game
+// (nor the unsigned checkmate), a timeout claim folds it again from the
+// store and makes it final; the house's own game is folded and claimed,
+// and the game with a request is folded and ruled on (the house
+// arbitrates).
 func TestDormantGameLeavesMemoryAndWakes(t *testing.T) {
 	ctx := context.Background()
 	st := openStore(t)
@@ -66,17 +77,17 @@ func TestDormantGameLeavesMemoryAndWakes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.folded != 2 || r.dormant != 1 {
-		t.Errorf("the start folded %d and left %d dormant, want 2 and 1", r.folded, r.dormant)
+	if r.folded != 2 || r.dormant != 2 {
+		t.Errorf("the start folded %d and left %d dormant, want 2 and 2", r.folded, r.dormant)
 	}
-	if n.state(w.abandoned.ID) != nil {
-		t.Error("the abandoned game was folded at start")
+	if n.state(w.abandoned.ID) != nil || n.state(w.unsigned.ID) != nil {
+		t.Error("the abandoned game or the unsigned checkmate was folded at start")
 	}
 	if n.state(w.house.ID) == nil || n.state(w.requested.ID) == nil {
 		t.Fatal("the house's own game or the requested one was left dormant")
 	}
-	if c := n.statusCounts(ctx); c["dormant"] != 1 || c["active"] != 2 {
-		t.Errorf("status counts %v, want 1 dormant and 2 active", c)
+	if c := n.statusCounts(ctx); c["dormant"] != 2 || c["active"] != 2 || c["over"] != 0 {
+		t.Errorf("status counts %v, want 2 dormant and 2 active", c)
 	}
 	// The house claims its timeout and rules on the request, two days late.
 	if k, err := n.decide(ctx); err != nil || k != 2 {
@@ -88,7 +99,8 @@ func TestDormantGameLeavesMemoryAndWakes(t *testing.T) {
 		}
 	}
 
-	// The site shows the game as abandoned, and only that one.
+	// The site shows the game as abandoned, and only that one (the
+	// checkmate is in the archive as finished, not final).
 	out := filepath.Join(t.TempDir(), "site")
 	if _, err := BuildSite(ctx, st, out, n.self, true, now); err != nil {
 		t.Fatal(err)
@@ -118,9 +130,11 @@ func TestDormantGameLeavesMemoryAndWakes(t *testing.T) {
 	}
 }
 
-// TestGameGoesDormantWhileRunning: a game kept at start because its clock
-// ran out less than the grace ago leaves memory once the grace has passed
-// (evict, each tick), and a late move wakes it for a grace period only.
+// TestGameGoesDormantWhileRunning: games kept at start because their
+// clock ran out less than the grace ago leave memory once the grace has
+// passed (evict, each tick), the one with a request too for a daemon that
+// does not arbitrate, and a late move wakes a game for a grace period
+// only.
 func TestGameGoesDormantWhileRunning(t *testing.T) {
 	ctx := context.Background()
 	st := openStore(t)
@@ -131,16 +145,18 @@ func TestGameGoesDormantWhileRunning(t *testing.T) {
 	if _, err := n.resume(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if n.state(w.abandoned.ID) == nil {
-		t.Fatal("a game whose clock ran out an hour ago was left dormant")
+	all := []*testkit.Match{w.abandoned, w.house, w.requested, w.unsigned}
+	for _, m := range all {
+		if n.state(m.ID) == nil {
+			t.Fatalf("match %s, whose deadline passed an hour ago, was left dormant", m.ID[:8])
+		}
 	}
 	now += 86400
 	n.evict(now)
-	if n.state(w.abandoned.ID) != nil {
-		t.Error("the game is still kept a day after its grace began")
-	}
-	if n.state(w.requested.ID) == nil {
-		t.Error("the game with a request went dormant")
+	for _, m := range all {
+		if n.state(m.ID) != nil {
+			t.Errorf("match %s is still kept a day after its grace began", m.ID[:8])
+		}
 	}
 	// bob's move is late (the fold ignores it) but it is an event: the
 	// game is kept for a grace period, then goes dormant again.

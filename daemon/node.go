@@ -201,7 +201,7 @@ func (n *Daemon) keepAll(ctx context.Context, states []*match.State) error {
 		sums = append(sums, store.Summary{
 			Match: s.Match, Game: s.Kind, First: s.First, Second: s.Second,
 			Status: string(sum.Status), Final: s.Final, UpdatedAt: now, JSON: match.MarshalLine(sum),
-			FoldVersion: match.FoldVersion, IdleSince: idleSince(s),
+			FoldVersion: match.FoldVersion, IdleSince: idleSince(s), Requested: len(s.Requests) > 0,
 		})
 	}
 	if err := n.st.PutSummaries(ctx, sums); err != nil {

@@ -75,7 +75,7 @@ func siteInput(ctx context.Context, st *store.Store, daemon string, listAll bool
 	in := site.Input{Profiles: map[string]site.Profile{}, Daemon: daemon, Now: now, ListAll: listAll,
 		// The site shows as abandoned the games a daemon with the default
 		// grace leaves dormant (dormant.go).
-		IdleSince: idleSince, DormantAfter: DefaultLimits().DormantAfter}
+		IdleSince: abandonedSince, DormantAfter: DefaultLimits().DormantAfter}
 	// The analyses by status only: a build loads the few whose pages it
 	// renders (LoadAnalysis), not every analysed game.
 	statuses, err := st.AnalysisStatuses(ctx)

@@ -25,17 +25,19 @@ type Resume struct {
 // Dormancy says which stored matches a daemon leaves dormant (issue 28):
 // those whose summary says they have been idle since before Before (the
 // daemon's now minus its grace), except the games Self plays, whose duties
-// (a timeout claim) the house must never miss. The zero Dormancy leaves
-// nothing dormant.
+// (a timeout claim, a result to sign) the house must never miss, and, for
+// an Arbiter, the matches with a request, which it must rule on. The zero
+// Dormancy leaves nothing dormant.
 type Dormancy struct {
-	Before int64
-	Self   string
+	Before  int64
+	Self    string
+	Arbiter bool
 }
 
 // dormantSQL is the condition on a summary row of a dormant match, with
-// Dormancy's Before and Self as the parameters ?1 and ?2 (the daemon
-// decides IdleSince; this only compares it).
-const dormantSQL = `(final = 0 AND idle_since > 0 AND idle_since < ?1 AND first != ?2 AND second != ?2)`
+// Dormancy's Before, Self and Arbiter as the parameters ?1, ?2 and ?3 (the
+// daemon decides IdleSince and Requested; this only compares them).
+const dormantSQL = `(final = 0 AND idle_since > 0 AND idle_since < ?1 AND first != ?2 AND second != ?2 AND (?3 = 0 OR requested = 0))`
 
 // ResumeSet reads the resume set for a fold of version foldVersion, leaving
 // out the matches d says are dormant.
@@ -43,7 +45,7 @@ func (s *Store) ResumeSet(ctx context.Context, foldVersion int, d Dormancy) (Res
 	var r Resume
 	var err error
 	if r.Open, err = s.column(ctx, `SELECT match FROM summaries INDEXED BY summaries_open
-		WHERE final = 0 AND status != 'expired' AND NOT `+dormantSQL+` ORDER BY match`, d.Before, d.Self); err != nil {
+		WHERE final = 0 AND status != 'expired' AND NOT `+dormantSQL+` ORDER BY match`, d.Before, d.Self, d.Arbiter); err != nil {
 		return r, fmt.Errorf("store: open matches: %w", err)
 	}
 	if r.Dormant, err = s.DormantCount(ctx, d); err != nil {
@@ -126,7 +128,7 @@ func (s *Store) AcceptedPlayers(ctx context.Context) ([]string, error) {
 func (s *Store) DormantCount(ctx context.Context, d Dormancy) (int, error) {
 	var n int
 	if err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM summaries INDEXED BY summaries_open
-		WHERE `+dormantSQL, d.Before, d.Self).Scan(&n); err != nil {
+		WHERE `+dormantSQL, d.Before, d.Self, d.Arbiter).Scan(&n); err != nil {
 		return 0, fmt.Errorf("store: dormant matches: %w", err)
 	}
 	return n, nil
@@ -142,7 +144,7 @@ func (s *Store) StatusCounts(ctx context.Context, settled bool, d Dormancy) (map
 		q = `SELECT CASE WHEN ` + dormantSQL + ` THEN 'dormant' ELSE status END AS st, count(*) FROM summaries
 			WHERE final = 1 OR status = 'expired' OR ` + dormantSQL + ` GROUP BY st`
 	}
-	rows, err := s.r.QueryContext(ctx, q, d.Before, d.Self)
+	rows, err := s.r.QueryContext(ctx, q, d.Before, d.Self, d.Arbiter)
 	if err != nil {
 		return nil, fmt.Errorf("store: status counts: %w", err)
 	}

@@ -95,35 +95,40 @@ func TestChallengeRelaysAndAnalysisStatuses(t *testing.T) {
 }
 
 // Dormancy (issue 28) leaves out of the resume set the games idle since
-// before its Before, but never one its Self plays, and counts them apart.
+// before its Before, but never one its Self plays nor, for an Arbiter, one
+// with a request, and counts them apart.
 func TestResumeSetLeavesDormantOut(t *testing.T) {
 	ctx := context.Background()
 	s := openTemp(t)
-	put := func(id, first, second string, idle int64, final bool) {
+	put := func(id, first, second string, idle int64, final, requested bool) {
 		t.Helper()
 		status := "active"
 		if final {
 			status = "over"
 		}
 		if err := s.PutSummary(ctx, Summary{Match: id, Game: "chess", First: first, Second: second, Status: status,
-			Final: final, JSON: []byte(`{}`), FoldVersion: 1, IdleSince: idle}); err != nil {
+			Final: final, JSON: []byte(`{}`), FoldVersion: 1, IdleSince: idle, Requested: requested}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	put("a-live", "p1", "p2", 0, false)        // never dormant (IdleSince 0)
-	put("b-idle", "p1", "p2", 1000, false)     // idle since before 2000: dormant
-	put("c-recent", "p1", "p2", 2000, false)   // idle since 2000: not before it
-	put("d-house", "p1", "house", 1000, false) // the house's own game
-	put("e-final", "p1", "p2", 1000, true)     // final: settled, never dormant
-	d := Dormancy{Before: 2000, Self: "house"}
+	put("a-live", "p1", "p2", 0, false, false)        // never dormant (IdleSince 0)
+	put("b-idle", "p1", "p2", 1000, false, false)     // idle since before 2000: dormant
+	put("c-recent", "p1", "p2", 2000, false, false)   // idle since 2000: not before it
+	put("d-house", "p1", "house", 1000, false, false) // the house's own game
+	put("e-final", "p1", "p2", 1000, true, false)     // final: settled, never dormant
+	put("f-asked", "p1", "p2", 1000, false, true)     // a request: an arbiter keeps it
+	d := Dormancy{Before: 2000, Self: "house", Arbiter: true}
 	r, err := s.ResumeSet(ctx, 1, d)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{"a-live", "c-recent", "d-house"}; !slices.Equal(r.Open, want) || r.Dormant != 1 {
+	if want := []string{"a-live", "c-recent", "d-house", "f-asked"}; !slices.Equal(r.Open, want) || r.Dormant != 1 {
 		t.Errorf("resume set %v, %d dormant; want %v, 1", r.Open, r.Dormant, want)
 	}
-	if r, _ := s.ResumeSet(ctx, 1, Dormancy{}); len(r.Open) != 4 || r.Dormant != 0 {
+	if r, _ := s.ResumeSet(ctx, 1, Dormancy{Before: 2000, Self: "house"}); r.Dormant != 2 || slices.Contains(r.Open, "f-asked") {
+		t.Errorf("no arbiter: %v, %d dormant; want the requested match dormant too", r.Open, r.Dormant)
+	}
+	if r, _ := s.ResumeSet(ctx, 1, Dormancy{}); len(r.Open) != 5 || r.Dormant != 0 {
 		t.Errorf("without dormancy: %v, %d dormant; want every open match", r.Open, r.Dormant)
 	}
 	counts, err := s.StatusCounts(ctx, true, d)
@@ -131,7 +136,7 @@ func TestResumeSetLeavesDormantOut(t *testing.T) {
 		t.Errorf("settled counts %v, %v; want 1 dormant, 1 over", counts, err)
 	}
 	counts, err = s.StatusCounts(ctx, false, d)
-	if err != nil || counts["dormant"] != 1 || counts["active"] != 3 || counts["over"] != 1 {
-		t.Errorf("all counts %v, %v; want 1 dormant, 3 active, 1 over", counts, err)
+	if err != nil || counts["dormant"] != 1 || counts["active"] != 4 || counts["over"] != 1 {
+		t.Errorf("all counts %v, %v; want 1 dormant, 4 active, 1 over", counts, err)
 	}
 }

@@ -116,13 +116,17 @@ var migrations = []migration{
 		)`,
 	}},
 	{version: 5, stmts: []string{
-		// Abandoned games (issue 28): idle_since is when a game in
-		// progress last saw anything happen, its pending clock's run-out
-		// or its last event, whichever is later (0: a match that never
-		// goes dormant). A start leaves out the games idle for longer
-		// than the daemon's grace. Summaries written before this step say
-		// 0, so the first start folds them as before and writes it.
+		// Abandoned games (issue 28): idle_since is when an accepted
+		// match that is not final last saw anything happen, its deadline
+		// (the pending clock's run-out, or the end + 24 h) or its last
+		// event, whichever is later (0: a match that never goes dormant);
+		// requested says it has a valid arbitration request, which keeps
+		// it for an arbiter. A start leaves out the matches idle for
+		// longer than the daemon's grace. Summaries written before this
+		// step say 0, so the first start folds them as before and writes
+		// both.
 		`ALTER TABLE summaries ADD COLUMN idle_since INTEGER NOT NULL DEFAULT 0`,
+		`ALTER TABLE summaries ADD COLUMN requested INTEGER NOT NULL DEFAULT 0`,
 	}},
 }
 
