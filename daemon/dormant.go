@@ -34,11 +34,12 @@ func idleSince(s *match.State) int64 {
 	return max(s.Deadline(), s.LastFolded())
 }
 
-// abandonedSince is idleSince for the games the site shows as abandoned:
-// in progress, and with no request (someone who asks for a ruling has not
-// abandoned the game). A game over stays in the archive as what it is.
+// abandonedSince is idleSince for the games the site may show as
+// abandoned: those with no request (someone who asks for a ruling has not
+// abandoned the game). The site shows only games in progress so; one over
+// stays in the archive as what it is.
 func abandonedSince(s *match.State) int64 {
-	if s.Over || len(s.Requests) > 0 {
+	if len(s.Requests) > 0 {
 		return 0
 	}
 	return idleSince(s)

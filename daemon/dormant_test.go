@@ -158,6 +158,16 @@ func TestGameGoesDormantWhileRunning(t *testing.T) {
 			t.Errorf("match %s is still kept a day after its grace began", m.ID[:8])
 		}
 	}
+	// The site shows one abandoned game: not the one with a request, which
+	// is dormant here (this daemon does not arbitrate), nor the checkmate.
+	out := filepath.Join(t.TempDir(), "site")
+	if _, err := BuildSite(ctx, st, out, "", true, now); err != nil {
+		t.Fatal(err)
+	}
+	if index, err := os.ReadFile(filepath.Join(out, "index.html")); err != nil || !strings.Contains(string(index), "with 2 abandoned games") {
+		t.Errorf("the site does not count two abandoned games, the house's and alice's (%v)", err)
+	}
+
 	// bob's move is late (the fold ignores it) but it is an event: the
 	// game is kept for a grace period, then goes dormant again.
 	late := w.abandoned.Move(testkit.Key("bob"), 2, "e7e5", now)
