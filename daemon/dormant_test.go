@@ -89,6 +89,11 @@ func TestDormantGameLeavesMemoryAndWakes(t *testing.T) {
 	if c := n.statusCounts(ctx); c["dormant"] != 2 || c["active"] != 2 || c["over"] != 0 {
 		t.Errorf("status counts %v, want 2 dormant and 2 active", c)
 	}
+	met := newMetrics(func() int { return 0 })
+	met.statuses(n.statusCounts(ctx))
+	if got := gauge(t, met, "vesper_matches", "status", "dormant"); got != 2 {
+		t.Errorf(`vesper_matches{status="dormant"} = %v, want 2`, got)
+	}
 	// The house claims its timeout and rules on the request, two days late.
 	if k, err := n.decide(ctx); err != nil || k != 2 {
 		t.Errorf("the house recorded %d duties (%v), want 2", k, err)
@@ -182,4 +187,27 @@ func TestGameGoesDormantWhileRunning(t *testing.T) {
 	if n.state(w.abandoned.ID) != nil {
 		t.Error("the woken game did not go dormant again")
 	}
+}
+
+// gauge reads the value of a gauge from the daemon's registry, -1 when it
+// has no series with that label.
+func gauge(t *testing.T, m *metrics, name, label, value string) float64 {
+	t.Helper()
+	families, err := m.reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range families {
+		if f.GetName() != name {
+			continue
+		}
+		for _, s := range f.GetMetric() {
+			for _, l := range s.GetLabel() {
+				if l.GetName() == label && l.GetValue() == value {
+					return s.GetGauge().GetValue()
+				}
+			}
+		}
+	}
+	return -1
 }

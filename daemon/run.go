@@ -535,6 +535,7 @@ func (n *Daemon) statusCounts(ctx context.Context) map[string]int {
 	if err != nil {
 		out = map[string]int{}
 	}
+	out["dormant"] += 0 // the gauge reads 0, not its last count, once none is left
 	for _, s := range n.snapshot() {
 		if !n.dormant(s, now) { // the store counted it (it leaves at the next evict)
 			out[string(s.Status(now))]++
