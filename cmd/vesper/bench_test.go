@@ -44,6 +44,10 @@ import (
 // which must be at least five weeks after the fixture's season (issue 28:
 // a game abandoned during the season is then one whose clock ran out
 // weeks ago, unclaimed). folded and dormant are the start's counts.
+// -vesper.dormant-after D passes --dormant-after D to the daemon: 0 keeps
+// every unfinished match, as a daemon did before dormancy (the "before"
+// figures), and makes "end" the season's end, when the 1% open matches
+// are live.
 func BenchmarkDaemonStart(b *testing.B) {
 	benchfx.EachSize(b, func(b *testing.B, fx benchfx.Fixture) {
 		open := fx.Meta.Matches / 100
@@ -69,6 +73,10 @@ func BenchmarkDaemonStart(b *testing.B) {
 // final), or "weeks5", five weeks on (every unfinished match as the season
 // left it: issue 28).
 var startAt = flag.String("vesper.start", "end", `BenchmarkDaemonStart's store: "end" (1% of matches open) or "weeks5" (five weeks after the season: every abandoned game unclaimed)`)
+
+// dormantAfter is BenchmarkDaemonStart's --dormant-after ("": the daemon's
+// default).
+var dormantAfter = flag.String("vesper.dormant-after", "", "BenchmarkDaemonStart: the daemon's --dormant-after (0: nothing goes dormant)")
 
 // foldedStore is the fixture's store re-folded by this build (`vesper
 // rebuild`), with all but open of its unfinished matches marked final as
@@ -138,7 +146,11 @@ func benchDaemonStart(b *testing.B, fx benchfx.Fixture, base string) {
 	}
 	defer logf.Close()
 	probe := testkit.Sign(testkit.Key("bench-probe"), nostr.NewChallenge(nostr.GameChess, "", time.Now().Unix()))
-	cmd := exec.Command(binPath, "daemon", "--data", data, "--relays", rl.URL(), "--tick", "1m", "--no-play", "--no-arbiter")
+	args := []string{"daemon", "--data", data, "--relays", rl.URL(), "--tick", "1m", "--no-play", "--no-arbiter"}
+	if *dormantAfter != "" {
+		args = append(args, "--dormant-after", *dormantAfter)
+	}
+	cmd := exec.Command(binPath, args...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	b.StartTimer()
 	start := time.Now()
