@@ -1,16 +1,22 @@
 package daemon
 
 import (
+	"bytes"
 	"context"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"vesper/arbiter"
 	"vesper/internal/testkit"
 	"vesper/match"
 	"vesper/nostr"
+	"vesper/nostr/relay"
+	"vesper/relayd"
 	"vesper/store"
 )
 
@@ -25,10 +31,9 @@ type dormantWorld struct {
 	abandoned, house, requested, unsigned *testkit.Match
 }
 
-func newDormantWorld(t *testing.T, st *store.Store, houseKey nostr.SecretKey) dormantWorld {
+func newDormantWorld(t *testing.T, st *store.Store, houseKey nostr.SecretKey, t0 int64) dormantWorld {
 	t.Helper()
 	alice, bob, carol := testkit.Key("alice"), testkit.Key("bob"), testkit.Key("carol")
-	t0 := int64(1_780_000_000)
 	w := dormantWorld{t0: t0}
 	w.abandoned = testkit.NewMatch(alice, bob, "chess", "", t0-20)
 	w.abandoned.Accept(t0 - 10)
@@ -68,7 +73,7 @@ func TestDormantGameLeavesMemoryAndWakes(t *testing.T) {
 	ctx := context.Background()
 	st := openStore(t)
 	houseKey := testkit.Key("house")
-	w := newDormantWorld(t, st, houseKey)
+	w := newDormantWorld(t, st, houseKey, 1_780_000_000)
 	now := w.t0 + match.MoveClock + 2*86400
 	n := newNode(st, houseKey, nil, arbiter.DefaultConfig(), discardLog())
 	n.clock = func() int64 { return now }
@@ -143,7 +148,7 @@ func TestDormantGameLeavesMemoryAndWakes(t *testing.T) {
 func TestGameGoesDormantWhileRunning(t *testing.T) {
 	ctx := context.Background()
 	st := openStore(t)
-	w := newDormantWorld(t, st, testkit.Key("house"))
+	w := newDormantWorld(t, st, testkit.Key("house"), 1_780_000_000)
 	now := w.t0 + match.MoveClock + 3600
 	n := newNode(st, nostr.SecretKey{}, nil, arbiter.Config{}, discardLog())
 	n.clock = func() int64 { return now }
@@ -187,6 +192,78 @@ func TestGameGoesDormantWhileRunning(t *testing.T) {
 	if n.state(w.abandoned.ID) != nil {
 		t.Error("the woken game did not go dormant again")
 	}
+}
+
+// TestRunLeavesDormantGameAndWakesIt drives Run on an embedded relay with a
+// clock fixed two days after the clocks ran out: the start folds neither
+// the abandoned game nor the unsigned checkmate, alice's timeout claim
+// arriving from the relay folds the game again and makes it final, and
+// the house (arbitrating) claims its own game and rules on the request.
+func TestRunLeavesDormantGameAndWakesIt(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t)
+	houseKey := testkit.Key("house")
+	// Stamped in the past of the wall clock, so that the relay and its
+	// subscriptions take every event as they would a live one.
+	t0 := time.Now().Unix() - 3*86400 - 600
+	w := newDormantWorld(t, st, houseKey, t0)
+	now := t0 + match.MoveClock + 2*86400
+	rl := startRelays(t, 1, relayd.Options{})[0]
+	logs := &lockedLog{}
+	d := running(t, Config{Store: st, Relays: []string{rl.URL()}, Log: slog.New(slog.NewTextHandler(logs, nil)), Key: houseKey,
+		Arbiter: arbiter.DefaultConfig(), Clock: func() int64 { return now },
+		Run: Options{Tick: 50 * time.Millisecond, FirstSyncWait: time.Second}})
+
+	waitFor(t, "the house's claim and ruling", 20*time.Second, func() bool {
+		a, errA := st.OutboxHas(ctx, "claim:"+w.house.ID+":1")
+		b, errB := st.OutboxHas(ctx, "ruling:"+w.requested.ID+":1")
+		return errA == nil && errB == nil && a && b
+	})
+	if started := logs.line("daemon started"); !strings.Contains(started, " matches_folded=2 kept=2 dormant=2 ") {
+		t.Errorf("the start did not leave the two dormant matches out: %s", started)
+	}
+	if d.State(w.abandoned.ID) != nil || d.State(w.unsigned.ID) != nil {
+		t.Fatal("a dormant match is kept in memory")
+	}
+	s, err := match.Fold(w.abandoned.ID, w.abandoned.Events, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	claim := testkit.Sign(testkit.Key("alice"), nostr.NewResult(w.abandoned.ID, s.TimeoutWin(), now))
+	if ok := relay.Accepted(relay.Publish(ctx, []string{rl.URL()}, claim, 5*time.Second)); len(ok) == 0 {
+		t.Fatal("the relay refused the claim")
+	}
+	waitFor(t, "the claim making the abandoned game final", 20*time.Second, func() bool {
+		sum, ok, err := st.Summary(ctx, w.abandoned.ID)
+		return err == nil && ok && sum.Final
+	})
+	if d.State(w.abandoned.ID) != nil {
+		t.Error("the final game is kept in memory")
+	}
+}
+
+// lockedLog is a log's output that a test reads while the daemon writes.
+type lockedLog struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (l *lockedLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+// line returns the first line holding msg, "" when there is none.
+func (l *lockedLog) line(msg string) string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, line := range strings.Split(l.buf.String(), "\n") {
+		if strings.Contains(line, msg) {
+			return line
+		}
+	}
+	return ""
 }
 
 // gauge reads the value of a gauge from the daemon's registry, -1 when it
