@@ -38,9 +38,12 @@ const (
 	UsageTag     = "usage"     // self-reported tokens, cost, latency (8.3)
 )
 
-// GameKinds lists the kinds a verifier subscribes to, in numeric order.
+// GameKinds lists the kinds a verifier subscribes to, in numeric order:
+// the fold's, and reveals (section 8.2), which it stores with their match
+// for the site though the fold never reads them. A relay that serves them
+// only after AUTH restricts these.
 func GameKinds() []int {
-	return []int{KindChallenge, KindAccept, KindMove, KindResult, KindRequest, KindRuling}
+	return []int{KindChallenge, KindAccept, KindMove, KindResult, KindRequest, KindRuling, KindReveal}
 }
 
 // IsMatchKind reports whether an event of kind k belongs to a match through

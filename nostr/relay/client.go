@@ -924,16 +924,19 @@ func gameFilters(authors []string) []gn.Filter {
 	return fs
 }
 
-// matchKinds are the kinds read by a match's g tag: the fold's, and the
-// reveals of section 8.2, which the store keeps with their match.
+// matchKinds are the kinds read by a match's g tag: the fold's and the
+// reveals of section 8.2, which the store keeps with their match. They
+// share one filter: every kind in it is among nostr.GameKinds, the kinds a
+// relay restricting reads to authenticated clients restricts, so such a
+// relay asks for AUTH instead of answering without them.
 func matchKinds() []int {
 	var ks []int
 	for _, k := range nostr.GameKinds() {
-		if nostr.IsMatchKind(k) {
+		if nostr.IsStoredWithMatch(k) {
 			ks = append(ks, k)
 		}
 	}
-	return append(ks, nostr.KindReveal)
+	return ks
 }
 
 func newAuthors(old, now []string) []string {
