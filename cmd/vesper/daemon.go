@@ -21,7 +21,8 @@ func daemonCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "daemon",
 		Usage: "follow the relays, keep every match's state, publish the daemon's duties, build the site",
-		Description: "Subscribes to every relay for game events (kinds 4420-4426) and the players'\n" +
+		Description: "Subscribes to every relay for game events (kinds 4420-4426, and 4427 reveals of\n" +
+			"committed reasoning, which the site checks and the fold never reads) and the players'\n" +
 			"profiles, stores each event once in DIR/vesper.db with the time it was first seen,\n" +
 			"re-folds each match an event touches, and writes its summary. With a key it also\n" +
 			"signs its own games' results, claims timeouts, rules as fallback arbiter and plays\n" +
