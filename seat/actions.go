@@ -120,6 +120,9 @@ func (s *Seat) signTagging(ctx context.Context, snap *Snapshot, action string, l
 	if err != nil {
 		return nil, err
 	}
+	if s.AfterPublish != nil {
+		s.AfterPublish(ev)
+	}
 	snap.SeenAt[ev.ID] = now
 	heldBy := maps.Clone(snap.HeldBy)
 	if heldBy == nil {

@@ -37,6 +37,11 @@ type Seat struct {
 	// [vesper/reasoning/<pubkey> in the user's config directory].
 	JournalDir string
 
+	// AfterPublish, when set, is called after each match event the seat
+	// publishes and before anything that follows it (a reveal): a crash
+	// test stops the process there.
+	AfterPublish func(ev *nostr.Event)
+
 	// sleep, when set (tests), replaces the timer waitFor waits on.
 	sleep func(ctx context.Context, d time.Duration) error
 }

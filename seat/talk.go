@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	gn "github.com/nbd-wtf/go-nostr"
@@ -146,6 +147,24 @@ func (s *Seat) revealAfter(ctx context.Context, st *match.State) []string {
 		return nil
 	}
 	rep, err := s.revealLocked(ctx, nil, st)
+	if err != nil {
+		return nil
+	}
+	return rep.Events
+}
+
+// revealOnFinal publishes the key's pending reveals when a wait wakes
+// final. It reads the journal first, so that a key that committed nothing
+// costs no second read of the match; failures leave the entries pending.
+func (s *Seat) revealOnFinal(ctx context.Context, id, reason string) []string {
+	if reason != WakeFinal {
+		return nil
+	}
+	entries, err := s.journal().entries(id)
+	if err != nil || !slices.ContainsFunc(entries, func(e Committed) bool { return e.Revealed == "" }) {
+		return nil
+	}
+	rep, err := s.RevealDue(ctx, id)
 	if err != nil {
 		return nil
 	}

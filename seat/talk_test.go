@@ -111,10 +111,12 @@ func TestReasoningCommittedJournalledRevealed(t *testing.T) {
 		t.Fatalf("after a's result: %v", got)
 	}
 
+	// The restarted b waits, wakes final, and reveals what its journal
+	// holds.
 	b2 := restart(b)
-	due, err := b2.RevealDue(ctx, id)
-	if err != nil || len(due.Revealed) != 2 || due.Early {
-		t.Fatalf("restarted b: %v %+v", err, due)
+	woke, err := b2.Wait(ctx, id, WaitOptions{Timeout: 10 * time.Second})
+	if err != nil || woke.Reason != WakeFinal || len(woke.Revealed) != 1 {
+		t.Fatalf("restarted b's wait: %v %+v", err, woke)
 	}
 	_, report, err = a.Reveals(ctx, id)
 	if err != nil {
