@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
@@ -56,7 +58,7 @@ func benchOverhead(b *testing.B, games int) {
 	url := rl.URL()
 	me, opp := testkit.Key("bench runner"), testkit.Key("bench opponent")
 	r, err := play.New(play.Config{Seat: &seat.Seat{Relays: []string{url}, Key: me, Timeout: 10 * time.Second},
-		Dir: b.TempDir(), Policy: play.Policy{Invitations: true, MaxGames: games},
+		Dir: benchDir(b), Policy: play.Policy{Invitations: true, MaxGames: games},
 		NewMover: func(string) play.Mover { return &instant{r: rand.New(rand.NewPCG(1, 2))} }})
 	if err != nil {
 		b.Fatal(err)
@@ -185,4 +187,13 @@ func (o *opponent) challenge() {
 	ch.Content = fmt.Sprintf(`{"game":"gomoku","nonce":"%d"}`, rand.Uint64())
 	testkit.Sign(o.key, ch)
 	relay.Publish(context.Background(), []string{o.url}, ch, 10*time.Second)
+}
+
+// benchDir is VESPER_BENCH_DIR when set (to read the runner's records
+// after a run), else a temporary directory.
+func benchDir(b *testing.B) string {
+	if d := os.Getenv("VESPER_BENCH_DIR"); d != "" {
+		return filepath.Join(d, b.Name())
+	}
+	return b.TempDir()
 }

@@ -81,7 +81,15 @@ func OpenJournal(dir, matchID string) (*Journal, error) {
 func (j *Journal) Append(e Entry) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	f, err := os.OpenFile(j.path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	return appendEntry(j.path, e)
+}
+
+// appendEntry appends one synced line to path.
+func appendEntry(path string, e Entry) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("play: journal: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 	if err != nil {
 		return fmt.Errorf("play: journal: %w", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"sort"
 	"sync"
 	"time"
 
@@ -36,6 +37,9 @@ type Config struct {
 	// OpenGame) while fewer than MaxGames are in progress.
 	PostOpen int
 	OpenGame string
+	// Challenge lists players (hex pubkeys) to invite once each, to a game
+	// of OpenGame; challenged.jsonl remembers who was, across restarts.
+	Challenge []string
 	// Retries is how often a refused answer is asked again [3].
 	Retries  int
 	Fallback string
@@ -89,6 +93,9 @@ type Runner struct {
 	active  map[string]bool // games in progress or reserved, for MaxGames
 	series  *series
 	posted  map[string]bool // the key's own open challenges still open
+	// waiting are challenges declined only because MaxGames were being
+	// played: weighed again when a game ends.
+	waiting map[string]seat.StreamEvent
 	wg      sync.WaitGroup
 	ready   bool
 }
@@ -124,7 +131,7 @@ func New(cfg Config) (*Runner, error) {
 		cfg.OpenGame = nostr.GameChess
 	}
 	r := &Runner{cfg: cfg, me: cfg.Seat.Me(), games: filepath.Join(cfg.Dir, "games"),
-		workers: map[string]*worker{}, active: map[string]bool{}, posted: map[string]bool{}}
+		workers: map[string]*worker{}, active: map[string]bool{}, posted: map[string]bool{}, waiting: map[string]seat.StreamEvent{}}
 	if cfg.Series != nil {
 		s, err := loadSeries(cfg.Dir, *cfg.Series)
 		if err != nil {
@@ -200,7 +207,39 @@ func (r *Runner) onReady() {
 	r.mu.Lock()
 	r.ready = true
 	r.mu.Unlock()
+	r.wg.Go(r.challengeList)
 	r.matchmake()
+}
+
+// challengeList invites each player of Config.Challenge that no earlier
+// run invited. The file entry is written before the challenge is signed:
+// a crash in between loses that one invitation rather than doubling it.
+func (r *Runner) challengeList() {
+	path := filepath.Join(r.cfg.Dir, "challenged.jsonl")
+	done := map[string]bool{}
+	es, err := readEntries(path)
+	if err != nil {
+		r.out(Line{Type: "error", Error: err.Error()})
+		return
+	}
+	for _, e := range es {
+		done[e.Note] = true
+	}
+	for _, who := range r.cfg.Challenge {
+		if done[who] || r.ctx.Err() != nil {
+			continue
+		}
+		if err := appendEntry(path, Entry{Type: EntryAction, Action: "challenge", Note: who, At: r.now()}); err != nil {
+			r.out(Line{Type: "error", Error: err.Error()})
+			return
+		}
+		rep, err := r.cfg.Seat.Challenge(r.ctx, r.cfg.OpenGame, who)
+		if err != nil {
+			r.out(Line{Type: "error", Note: "challenge " + who, Error: err.Error()})
+			continue
+		}
+		r.out(Line{Type: "challenge", Match: rep.Match, Note: "invited " + who})
+	}
 }
 
 // matchmake posts the series' invitations and the open challenges due.
@@ -320,14 +359,23 @@ func (r *Runner) dispatch(ev seat.StreamEvent) {
 
 // takes decides on a challenge: the series' own invitation, or the policy.
 func (r *Runner) takes(ev seat.StreamEvent) bool {
+	if r.series != nil && r.series.has(ev.Match) {
+		// Assigned to its slot before a crash kept the accept from going out.
+		return true
+	}
 	if r.series != nil && ev.Type == seat.EventInvitation && ev.From == r.series.cfg.Opponent && ev.Game == r.series.cfg.Game {
 		if i, ok := r.series.nextSecond(); ok {
 			_ = r.series.assign(i, ev.Match)
 			return true
 		}
 	}
+	delete(r.waiting, ev.Match)
 	ok, why := r.cfg.Policy.Accepts(ev, len(r.active), r.now())
 	if !ok {
+		if ok2, _ := r.cfg.Policy.Accepts(ev, 0, r.now()); ok2 {
+			r.waiting[ev.Match] = ev
+			why += ": waiting for a game to end"
+		}
 		r.out(Line{Type: "decline", Match: ev.Match, Note: why})
 	}
 	return ok
@@ -364,7 +412,22 @@ func (r *Runner) release(id string, done bool) {
 	if done {
 		delete(r.workers, id)
 	}
+	again := make([]seat.StreamEvent, 0, len(r.waiting))
+	for _, ev := range r.waiting {
+		again = append(again, ev)
+	}
 	r.mu.Unlock()
+	// The oldest waiting challenge first, as the house does.
+	sort.Slice(again, func(i, j int) bool {
+		a, b := again[i].Status, again[j].Status
+		if a.CreatedAt != b.CreatedAt {
+			return a.CreatedAt < b.CreatedAt
+		}
+		return again[i].Match < again[j].Match
+	})
+	for _, ev := range again {
+		r.dispatch(ev)
+	}
 	r.matchmake()
 }
 
@@ -528,6 +591,9 @@ func (w *worker) handle(ctx context.Context, ev seat.StreamEvent) (done bool, er
 	case seat.EventFinal:
 		return true, w.final(stt)
 	case seat.EventExpired:
+		if w.r.series != nil {
+			w.r.series.expired(ev.Match)
+		}
 		w.r.release(ev.Match, true)
 		return true, w.log(Entry{Type: EntryExpired})
 	}

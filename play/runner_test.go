@@ -2,8 +2,12 @@ package play_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
+
+	gn "github.com/nbd-wtf/go-nostr"
 
 	"vesper/internal/testkit"
 	"vesper/match"
@@ -126,5 +130,204 @@ func TestRunnerSignsAndAsksForArbitration(t *testing.T) {
 	st := fold(t, url, m.ID)
 	if st.Requests[0].Author != me.PublicKey() {
 		t.Fatalf("request by %s", st.Requests[0].Author)
+	}
+}
+
+// TestRunnerTakesAWaitingInvitation: with MaxGames 1, an invitation that
+// comes during a game is declined for the moment and taken once that game
+// ends (the stream says nothing new about it: the runner remembers it).
+func TestRunnerTakesAWaitingInvitation(t *testing.T) {
+	url := startRelay(t)
+	me, a, b := testkit.Key("runner"), testkit.Key("first challenger"), testkit.Key("second challenger")
+	ctx, cancel := context.WithCancel(context.Background())
+	lines := make(chan play.Line, 100)
+	r, err := play.New(play.Config{Seat: &seat.Seat{Relays: []string{url}, Key: me, Timeout: 10 * time.Second}, Dir: t.TempDir(),
+		Policy:   play.Policy{MaxGames: 1, Invitations: true},
+		NewMover: func(string) play.Mover { return &play.Builtin{Limits: play.Limits{Nodes: 500}} },
+		Out: func(l play.Line) {
+			select {
+			case lines <- l:
+			default: // the test reads only the first lines
+			}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { _ = r.Run(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+
+	now := time.Now().Unix()
+	first := testkit.Sign(a, nostr.NewChallenge("gomoku", me.PublicKey(), now))
+	publish(t, url, first)
+	eventually(t, "the first accept", func() bool { return fold(t, url, first.ID).Accepted })
+	second := testkit.Sign(b, nostr.NewChallenge("gomoku", me.PublicKey(), now))
+	publish(t, url, second)
+	for l := range lines {
+		if l.Type == "decline" && l.Match == second.ID {
+			break
+		}
+	}
+	if fold(t, url, second.ID).Accepted {
+		t.Fatal("a second game was taken beyond MaxGames 1")
+	}
+	st := fold(t, url, first.ID)
+	publish(t, url, testkit.Sign(a, nostr.NewMove(first.ID, 1, nostr.ResignContent, st.Stamp(time.Now().Unix()))))
+	eventually(t, "the waiting invitation taken", func() bool { return fold(t, url, second.ID).Accepted })
+}
+
+// TestRunnerAgentTakesADrawOffer: the opponent offers a draw while it is
+// its own turn; the runner asks the agent (the request names the offer),
+// the agent answers accept_offer, and the runner's signature makes the
+// draw final by agreement.
+func TestRunnerAgentTakesADrawOffer(t *testing.T) {
+	url := startRelay(t)
+	me, opp := testkit.Key("runner"), testkit.Key("opponent")
+	now := time.Now().Unix()
+	m := testkit.NewMatch(me, opp, "gomoku", opp.PublicKey(), now-10)
+	m.Accept(now - 9)
+	m.Move(me, 1, "h8", now-8)
+	st, err := match.Fold(m.ID, m.Events, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Result(opp, nostr.Result{Result: match.Draw, Reason: string(match.ReasonAgreement), Plies: 1, FinalHash: st.FinalHash()}, now-7)
+	publish(t, url, m.Events...)
+	dir := t.TempDir()
+	agent := filepath.Join(dir, "agent.sh")
+	// It takes the offer only when the request names one.
+	body := "#!/bin/sh\nread -r req\ncase \"$req\" in *'\"offer\":\"draw\"'*) echo '{\"accept_offer\":true}';; *) echo '{\"move\":\"resign\"}';; esac\n"
+	if err := os.WriteFile(agent, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	r, err := play.New(play.Config{Seat: &seat.Seat{Relays: []string{url}, Key: me, Timeout: 10 * time.Second}, Dir: dir,
+		NewMover: func(string) play.Mover {
+			return &play.Agent{Cmd: play.Command{Argv: []string{agent}, Timeout: time.Minute}}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { _ = r.Run(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	eventually(t, "the agreed draw", func() bool { return fold(t, url, m.ID).Final })
+	if st := fold(t, url, m.ID); st.Result != match.Draw || st.FinalBy != match.FinalBySignatures {
+		t.Fatalf("result %s by %s, want a draw by signatures", st.Result, st.FinalBy)
+	}
+}
+
+// fixed is a mover that always answers the same move.
+type fixed string
+
+func (f fixed) Choose(context.Context, play.Request) play.Choice {
+	return play.Choice{Answer: play.Answer{Move: string(f)}}
+}
+func (f fixed) Close() error { return nil }
+
+// TestRunnerReplaysTheJournaledMove: a crash came after the move for ply 3
+// was journaled (and synced) but before it reached a relay. The restarted
+// runner sends that move, not a new decision: had the first publication
+// reached a relay after all, a new decision would be a second, different
+// move for the same ply.
+func TestRunnerReplaysTheJournaledMove(t *testing.T) {
+	url := startRelay(t)
+	me, opp := testkit.Key("runner"), testkit.Key("opponent")
+	now := time.Now().Unix()
+	m := testkit.NewMatch(me, opp, "gomoku", opp.PublicKey(), now-10)
+	m.Accept(now - 9)
+	m.Move(me, 1, "h8", now-8)
+	m.Move(opp, 2, "a1", now-7)
+	publish(t, url, m.Events...)
+	dir := t.TempDir()
+	j, err := play.OpenJournal(filepath.Join(dir, "games"), m.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = j.Append(play.Entry{Type: play.EntryStart})
+	if err := j.Append(play.Entry{Type: play.EntryIntent, Ply: 3, Move: "c3"}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	r, err := play.New(play.Config{Seat: &seat.Seat{Relays: []string{url}, Key: me, Timeout: 10 * time.Second}, Dir: dir,
+		NewMover: func(string) play.Mover { return fixed("o15") }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { _ = r.Run(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	eventually(t, "ply 3", func() bool { return fold(t, url, m.ID).Plies() >= 3 })
+	if st := fold(t, url, m.ID); st.Moves[2] != "c3" {
+		t.Fatalf("ply 3 is %s, want the journaled c3", st.Moves[2])
+	}
+}
+
+// invitations counts the challenges by author that invite invitee.
+func invitations(t *testing.T, url, author, invitee string) int {
+	t.Helper()
+	got, err := relay.FetchWith(context.Background(), []string{url},
+		[]gn.Filter{{Kinds: []int{nostr.KindChallenge}, Authors: []string{author}, Tags: gn.TagMap{"p": {invitee}}}},
+		relay.FetchOptions{Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(got)
+}
+
+// TestRunnerChallengesAListOnce: each player of Config.Challenge is
+// invited once; a restart with a longer list invites only the new one.
+func TestRunnerChallengesAListOnce(t *testing.T) {
+	url := startRelay(t)
+	me, a, b := testkit.Key("runner"), testkit.Key("first invitee"), testkit.Key("second invitee")
+	dir := t.TempDir()
+	run := func(list ...string) context.CancelFunc {
+		ctx, cancel := context.WithCancel(context.Background())
+		r, err := play.New(play.Config{Seat: &seat.Seat{Relays: []string{url}, Key: me, Timeout: 10 * time.Second}, Dir: dir,
+			Challenge: list, OpenGame: "gomoku", NewMover: func(string) play.Mover { return fixed("h8") }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan struct{})
+		go func() { _ = r.Run(ctx); close(done) }()
+		return func() { cancel(); <-done }
+	}
+	stop := run(a.PublicKey())
+	eventually(t, "the first invitation", func() bool { return invitations(t, url, me.PublicKey(), a.PublicKey()) == 1 })
+	stop()
+	stop = run(a.PublicKey(), b.PublicKey())
+	defer stop()
+	eventually(t, "the second invitation", func() bool { return invitations(t, url, me.PublicKey(), b.PublicKey()) == 1 })
+	if n := invitations(t, url, me.PublicKey(), a.PublicKey()); n != 1 {
+		t.Fatalf("%d invitations to the first player after a restart, want 1", n)
+	}
+}
+
+// TestRunnerTakesAnOpenChallenge: with Policy.Open, an open challenge of
+// another player (seen on the key's stream without being followed) is
+// accepted and played; one of a game the policy does not play is not.
+func TestRunnerTakesAnOpenChallenge(t *testing.T) {
+	url := startRelay(t)
+	me, a, b := testkit.Key("runner"), testkit.Key("open challenger"), testkit.Key("chess challenger")
+	now := time.Now().Unix()
+	chess := testkit.Sign(b, nostr.NewChallenge("chess", "", now))
+	gomoku := testkit.Sign(a, nostr.NewChallenge("gomoku", "", now))
+	publish(t, url, chess, gomoku)
+	ctx, cancel := context.WithCancel(context.Background())
+	r, err := play.New(play.Config{Seat: &seat.Seat{Relays: []string{url}, Key: me, Timeout: 10 * time.Second}, Dir: t.TempDir(),
+		Policy:   play.Policy{Open: true, Games: []string{"gomoku"}, MaxGames: 2},
+		NewMover: func(string) play.Mover { return &play.Builtin{Limits: play.Limits{Nodes: 500}} }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { _ = r.Run(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	eventually(t, "the open challenge accepted and the first reply", func() bool { return fold(t, url, gomoku.ID).Accepted })
+	st := fold(t, url, gomoku.ID)
+	publish(t, url, testkit.Sign(a, nostr.NewMove(gomoku.ID, 1, "h8", st.Stamp(time.Now().Unix()))))
+	eventually(t, "the runner's move", func() bool { return fold(t, url, gomoku.ID).Plies() == 2 })
+	if fold(t, url, chess.ID).Accepted {
+		t.Fatal("a chess challenge was taken by a gomoku-only policy")
 	}
 }

@@ -187,6 +187,25 @@ func (s *series) assign(i int, id string) error {
 	return s.journal(seriesEntry{Type: "slot", Index: i, Match: id})
 }
 
+// expired frees the slot of a challenge that expired unaccepted, so that
+// it is posted (or taken) again; the file's empty slot entry says so.
+func (s *series) expired(id string) {
+	s.mu.Lock()
+	idx := -1
+	for i, m := range s.match {
+		if m == id && s.outcome[i] == "" {
+			idx = i
+		}
+	}
+	if idx >= 0 {
+		s.match[idx], s.posting[idx] = "", false
+	}
+	s.mu.Unlock()
+	if idx >= 0 {
+		_ = s.journal(seriesEntry{Type: "slot", Index: idx})
+	}
+}
+
 func (s *series) has(id string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -17,10 +17,12 @@ go vet ./...
 go test -timeout 30m "$@" ./...
 # The race detector over the code that runs concurrently: the daemon
 # package (Run, ingest, duties, outbox, sync worker, site builds), the relay
-# client, store, seat and MCP server, and the in-process tests of
+# client, store, seat and MCP server, the runner (play), our relay and the
+# test relays, and the in-process tests of
 # cmd/vesper. The end-to-end tests there run the daemon as a separate,
 # uninstrumented binary, so they are left out here.
-go test -race -timeout 30m "$@" ./daemon ./nostr ./nostr/relay ./seat ./store ./match ./arbiter ./mcpseat ./analysis
+go test -race -timeout 30m "$@" ./daemon ./nostr ./nostr/relay ./seat ./store ./match ./arbiter ./mcpseat ./analysis \
+	./play ./relayd ./internal/testrelay
 # The site's builds load analyses from several goroutines at once.
 go test -race -timeout 30m "$@" ./site -run 'TestUpdateEqualsBuild|TestLoadAnalysisFails|TestIncremental'
 go test -race -timeout 30m "$@" ./cmd/vesper \

@@ -27,10 +27,10 @@ const (
 	EventGameOver    = WakeGameOver
 	EventFinal       = WakeFinal
 	EventExpired     = WakeExpired
-	EventClaim       = "claim_timeout" // the opponent's clock ran out: the key may claim the win
-	EventArbitration = "arbitration"   // over, signed by the key, not final a day after the end
-	EventTheirTurn   = "their_turn"    // the game is in progress and the opponent is to move
-	EventPosted      = "posted"        // the key's own challenge, open and not accepted yet
+	EventClaim       = WakeClaimTimeout // the opponent's clock ran out: the key may claim the win
+	EventArbitration = WakeArbitrate    // over, signed by the key, not final a day after the end
+	EventTheirTurn   = "their_turn"     // the game is in progress and the opponent is to move
+	EventPosted      = "posted"         // the key's own challenge, open and not accepted yet
 )
 
 // StreamEvent is one line of the stream: what happened, in which match, and
@@ -189,13 +189,18 @@ func (st *streamer) receive(r relay.Received) {
 	}
 	st.events[ev.ID], st.seen[ev.ID] = ev, at
 	ids := nostr.MatchRefs(ev)
+	// Another's open challenge is listed, not followed: following every
+	// one on a public relay would reopen the subscription at each. Its
+	// accept by the key comes on the key's own filter.
+	others := false
 	if ev.Kind == nostr.KindChallenge {
 		ids = []string{ev.ID}
+		others = ev.PubKey != st.me && !nostr.NamesPubkey(ev, st.me)
 	}
 	for _, id := range ids {
 		st.byMatch[id] = append(st.byMatch[id], ev.ID)
 		st.dirty = append(st.dirty, id)
-		if !st.follow[id] {
+		if !st.follow[id] && !others {
 			st.follow[id] = true
 			st.resub = true
 		}

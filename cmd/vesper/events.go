@@ -20,7 +20,7 @@ func eventsCommand() *cli.Command {
 		Usage: "print one line per event that concerns --key, from one set of live subscriptions, until stopped",
 		Description: "Types: challenge (an invitation to --key), open_challenge (with --open), posted (your\n" +
 			"challenge, waiting), my_turn, their_turn, offer, request, game_over (sign the result),\n" +
-			"claim_timeout (the opponent's clock ran out), arbitration (not final a day after the end),\n" +
+			"claim_timeout (the opponent's clock ran out), arbitrate (not final a day after the end),\n" +
 			"final, expired. With --json each line is {type, match, game, from, at, status}, status the\n" +
 			"object of `vesper status --json`. Clocks come due on a timer, not by polling the relays.",
 		Flags: []cli.Flag{relaysFlag(), keyFlag(), jsonFlag(), relayTimeoutFlag(),

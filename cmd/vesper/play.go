@@ -39,7 +39,7 @@ func playCommand() *cli.Command {
 			"object per line). With --series-opponent it plays that series and stops, printing the\n" +
 			"W-D-L line and the score with its 95% Wilson interval.",
 		Flags: []cli.Flag{relaysFlag(), keyFlag(), jsonFlag(), relayTimeoutFlag(),
-			&cli.StringFlag{Name: "config", Usage: "read flags from FILE (`name: value` lines)"},
+			&cli.StringFlag{Name: "config", Usage: "read flags from `FILE`, one `name: value` line each"},
 			&cli.StringFlag{Name: "dir", Value: "vesper-play", Usage: "directory of the journals, records and PGNs"},
 			&cli.StringFlag{Name: "engine", Usage: "builtin: vesper's own engine (chess and gomoku)"},
 			&cli.StringFlag{Name: "uci", Usage: "a UCI engine command, e.g. /usr/games/stockfish (chess)"},
@@ -59,7 +59,8 @@ func playCommand() *cli.Command {
 			&cli.StringSliceFlag{Name: "game", Usage: "games accepted: chess, gomoku (repeatable; default what the decider plays)"},
 			&cli.IntFlag{Name: "max-games", Value: 5, Usage: "games played at once"},
 			&cli.IntFlag{Name: "post-open", Usage: "keep this many open challenges of the key posted"},
-			&cli.StringFlag{Name: "open-game", Value: nostr.GameChess, Usage: "the game of --post-open challenges"},
+			&cli.StringFlag{Name: "open-game", Value: nostr.GameChess, Usage: "the game of --post-open and --challenge challenges"},
+			&cli.StringSliceFlag{Name: "challenge", Usage: "invite this player once (npub or hex; repeatable; remembered across restarts)"},
 			&cli.StringFlag{Name: "series-opponent", Usage: "play a series against this player (npub or hex)"},
 			&cli.IntFlag{Name: "series-games", Value: 2, Usage: "games of the series, sides swapped each game"},
 			&cli.StringFlag{Name: "series-game", Value: nostr.GameChess, Usage: "the series' game"},
@@ -144,7 +145,15 @@ func playConfig(c *cli.Context, s *seat.Seat) (play.Config, error) {
 		}
 		from = append(from, pk)
 	}
-	cfg := play.Config{Seat: s, Dir: c.String("dir"), NewMover: newMover, Retries: c.Int("retries"), Fallback: c.String("fallback"),
+	var invite []string
+	for _, f := range c.StringSlice("challenge") {
+		pk, err := nostr.ParsePubkey(f)
+		if err != nil {
+			return play.Config{}, fail(exitUsage, "--challenge %q: %v", f, err)
+		}
+		invite = append(invite, pk)
+	}
+	cfg := play.Config{Seat: s, Challenge: invite, Dir: c.String("dir"), NewMover: newMover, Retries: c.Int("retries"), Fallback: c.String("fallback"),
 		PostOpen: c.Int("post-open"), OpenGame: c.String("open-game"),
 		Policy: play.Policy{Games: games, From: from, Invitations: !c.Bool("no-invitations"), Open: c.Bool("accept-open"),
 			OpenAfter: int64(c.Duration("open-after").Seconds()), MaxGames: c.Int("max-games")}}

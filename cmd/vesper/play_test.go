@@ -263,7 +263,12 @@ func agentGame(t *testing.T, agent string, extra ...string) (url, id, dir string
 	url = startRelays(t, 1, relayd.Options{})[0].URL()
 	me, house := testkit.Key("agent runner"), testkit.Key("house runner")
 	base := t.TempDir()
-	startRunner(t, filepath.Join(base, "house"), url, writeKey(t, house), "--engine", "builtin", "--nodes", "2000")
+	// The house runner takes its engine from a --config file.
+	conf := filepath.Join(base, "house.conf")
+	if err := os.WriteFile(conf, []byte("# the house\nengine: builtin\nnodes: 2000\ngame: gomoku\ngame: chess\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	startRunner(t, filepath.Join(base, "house"), url, writeKey(t, house), "--config", conf)
 	dir = filepath.Join(base, "agent")
 	abs, err := filepath.Abs(filepath.Join("testdata", "agents", agent))
 	if err != nil {
@@ -456,5 +461,39 @@ func TestEventsStream(t *testing.T) {
 	m := next("my_turn")
 	if s := m["status"].(map[string]any); s["ply"] != float64(2) || s["my_turn"] != true {
 		t.Fatalf("my_turn status %v", s)
+	}
+}
+
+// TestPlayReadmeAgentAgainstTheDaemonHouse is the README's agent example as
+// written: examples/agent.py plays a series against the daemon's house
+// (which accepts invitations at once and never challenges, hence
+// --series-no-swap); every game ends final.
+func TestPlayReadmeAgentAgainstTheDaemonHouse(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is needed by examples/agent.py")
+	}
+	url := startRelays(t, 1, relayd.Options{})[0].URL()
+	house, me := testkit.Key("house"), testkit.Key("newcomer")
+	startDaemon(t, t.TempDir(), url, "--key", writeKey(t, house), "--think", "50ms", "--analyse", "off")
+	agent, err := filepath.Abs(filepath.Join("..", "..", "examples", "agent.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "me")
+	a := startRunner(t, dir, url, writeKey(t, me), "--agent", agent, "--agent-timeout", "60s",
+		"--series-opponent", nostr.Npub(house.PublicKey()), "--series-games", "2", "--series-game", "gomoku", "--series-no-swap")
+	a.wait(t, 10*time.Minute)
+	ids := seriesMatches(t, dir)
+	if len(ids) != 2 {
+		t.Fatalf("%d games, want 2", len(ids))
+	}
+	for _, id := range ids {
+		st := fetchFold(t, url, id)
+		if !st.Final || st.First != me.PublicKey() || st.Second != house.PublicKey() {
+			t.Fatalf("%s: final %v, first %s, second %s", id, st.Final, st.First, st.Second)
+		}
+	}
+	if sc := lastSeries(t, a.lines(t)).Score; sc.Games() != 2 {
+		t.Fatalf("score over %d games", sc.Games())
 	}
 }
