@@ -73,6 +73,10 @@ func TestReasoningCommittedJournalledRevealed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// a sees b's latest comment (section 8.1), and no reasoning.
+	if oc := snap.Status(a.Me(), snap.At).OpponentComment; oc == nil || oc.Text != "playing Qh4#" || oc.Ply != 4 {
+		t.Fatalf("opponent comment %+v", oc)
+	}
 	for _, ev := range snap.State.Events {
 		for _, text := range texts {
 			if strings.Contains(ev.Content, "secret") || strings.Contains(strings.Join(flat(ev.Tags), " "), text) {
