@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"vesper/match"
 	"vesper/nostr"
 	"vesper/reveal"
 )
@@ -224,4 +225,63 @@ func flat(tags nostr.Tags) []string {
 		out = append(out, slices.Clone(t)...)
 	}
 	return out
+}
+
+// Section 8.2: vesper's seat reveals on its own once the result is final,
+// or once the game has been over for an hour; a live game never.
+func TestRevealDueRule(t *testing.T) {
+	end := int64(1_700_000_000)
+	cases := []struct {
+		name string
+		st   match.State
+		now  int64
+		want bool
+	}{
+		{"live", match.State{}, end + 7200, false},
+		{"over, not final, 59 min", match.State{Over: true, EndedAt: end}, end + 3599, false},
+		{"over, not final, an hour", match.State{Over: true, EndedAt: end}, end + 3600, true},
+		{"final at once", match.State{Over: true, Final: true, EndedAt: end}, end, true},
+	}
+	for _, c := range cases {
+		if got := revealDue(&c.st, time.Unix(c.now, 0)); got != c.want {
+			t.Errorf("%s: due %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// A reveal by hand once the game is over (not yet final) is not early and
+// needs no --early: early means during the game (section 8.2).
+func TestRevealOverNotFinal(t *testing.T) {
+	ctx := context.Background()
+	r := startRelay(t)
+	a, b := journalSeats(t, []string{r.URL()})
+	ch, err := a.Challenge(ctx, "chess", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := ch.Match
+	if _, err := b.Accept(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.MoveWith(ctx, id, "e4", Talk{Reasoning: "centre"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Resign(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	// Not due on its own: not final, and the end was a moment ago.
+	if rep, err := a.RevealDue(ctx, id); err != nil || len(rep.Events) != 0 {
+		t.Fatalf("RevealDue before final: %v %+v", err, rep)
+	}
+	rep, err := a.Reveal(ctx, id, false)
+	if err != nil || rep.Early || len(rep.Revealed) != 1 {
+		t.Fatalf("reveal after the end: %v %+v", err, rep)
+	}
+	_, report, err := b.Reveals(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := statusCount(report); got[reveal.Verified] != 1 {
+		t.Fatalf("statuses %v", got)
+	}
 }
