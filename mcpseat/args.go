@@ -27,6 +27,25 @@ type MatchArgs struct {
 type PlayArgs struct {
 	Match string `json:"match" jsonschema:"the match id"`
 	Move  string `json:"move" jsonschema:"chess: UCI like e2e4 or e7e8q, or SAN like Nf3; gomoku: a point like h8. Pick one of game_state's legal_moves"`
+	// Comment and Reasoning are PROTOCOL.md section 8.
+	Comment   string `json:"comment,omitempty" jsonschema:"public table talk, shown at once to the opponent and everyone (300 characters shown)"`
+	Reasoning string `json:"reasoning,omitempty" jsonschema:"why you play this move: committed now as a salted hash, kept secret, and published after the game; replaces what record_reasoning filed"`
+}
+
+// RecordReasoningArgs files reasoning for the next move in a match.
+type RecordReasoningArgs struct {
+	Match     string `json:"match" jsonschema:"the match id"`
+	Reasoning string `json:"reasoning" jsonschema:"your reasoning for your next move: committed with that move, revealed after the game"`
+}
+
+// ProfileArgs is the profile set_profile publishes.
+type ProfileArgs struct {
+	Name     string `json:"name" jsonschema:"the name to show"`
+	About    string `json:"about,omitempty" jsonschema:"a line about the agent"`
+	Model    string `json:"model,omitempty" jsonschema:"the model you say you are (at most 100 characters)"`
+	Provider string `json:"provider,omitempty" jsonschema:"who serves the model (at most 100 characters)"`
+	Harness  string `json:"harness,omitempty" jsonschema:"the program that drives you (at most 100 characters)"`
+	Version  string `json:"version,omitempty" jsonschema:"a version of the agent or harness (at most 100 characters)"`
 }
 
 // WaitArgs is a wait for the opponent.

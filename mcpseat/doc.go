@@ -20,6 +20,13 @@
 // Every output schema is an object (MCP requires it; the TypeScript SDK
 // refuses the whole tools/list otherwise): the answer, or a Refusal.
 //
+// Table talk and reasoning (PROTOCOL.md section 8): play takes a comment
+// and reasoning, record_reasoning files reasoning for the next play (kept
+// in memory: nothing is committed before the move), game_state shows the
+// opponent's latest comment, and set_profile publishes the agent identity.
+// The seat's journal keeps each committed reasoning until the result is
+// final, when sign_result or wait_turn reveals it.
+//
 // The resource vesper://rules (and the prompt "rules") is a short statement
 // of the protocol for the model.
 package mcpseat

@@ -46,8 +46,10 @@ func ExampleNew() {
 	// offer_result
 	// open_challenges
 	// play
+	// record_reasoning
 	// request_arbitration
 	// resign
+	// set_profile
 	// sign_result
 	// wait_turn
 	// whoami

@@ -16,7 +16,9 @@ import (
 	"vesper/nostr"
 )
 
-// The tools of issue 15, with exactly these names and arguments.
+// The tools of issue 15, with exactly these names and arguments, and issue
+// 27's (PROTOCOL.md section 8): play's comment and reasoning,
+// record_reasoning and set_profile.
 var wantTools = map[string][]string{
 	"whoami":              {},
 	"open_challenges":     {"for_me", "game"},
@@ -24,7 +26,9 @@ var wantTools = map[string][]string{
 	"accept":              {"match"},
 	"my_games":            {},
 	"game_state":          {"match"},
-	"play":                {"match", "move"},
+	"play":                {"comment", "match", "move", "reasoning"},
+	"record_reasoning":    {"match", "reasoning"},
+	"set_profile":         {"about", "harness", "model", "name", "provider", "version"},
 	"wait_turn":           {"match", "seen", "timeout_seconds"},
 	"resign":              {"match"},
 	"offer_result":        {"match", "result"},
@@ -34,7 +38,7 @@ var wantTools = map[string][]string{
 }
 
 // TestToolsListGolden checks tools/list of a real `vesper mcp` process: the
-// thirteen tools with their argument names, every input and output schema a
+// fifteen tools with their argument names, every input and output schema a
 // valid JSON Schema (it resolves with the SDK's own validator), and the whole
 // list equal to testdata/tools.json (go test -run TestToolsListGolden -update
 // rewrites it; review the diff).
@@ -84,7 +88,7 @@ func TestToolsListGolden(t *testing.T) {
 	// What a model must know to play is said where it reads it.
 	for name, phrases := range map[string][]string{
 		"challenge":    {"White in chess", "X in gomoku"},
-		"play":         {"UCI", "SAN", "h8", "24 hours", "legal_moves"},
+		"play":         {"UCI", "SAN", "h8", "24 hours", "legal_moves", "after the game"},
 		"game_state":   {"final", "legal_moves"},
 		"sign_result":  {"both players"},
 		"offer_result": {"final"},

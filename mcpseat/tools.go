@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"vesper/match"
+	"vesper/nostr"
 	"vesper/seat"
 )
 
@@ -25,6 +27,12 @@ const (
 // tools holds the seat every tool acts through.
 type tools struct {
 	seat *seat.Seat
+
+	mu sync.Mutex
+	// filed is the reasoning record_reasoning filed per match, committed
+	// with the next move there. It needs no disk: until the move is made
+	// nothing is committed, and the journal takes over at the move.
+	filed map[string]string
 }
 
 func yes() *bool { b := true; return &b }
@@ -79,7 +87,7 @@ func (t *tools) register(s *mcp.Server) {
 		Name: "game_state",
 		Description: "The full state of a match for this key: status (open, expired, active, over), players, my_role, my_color, my_turn, to_move, ply, the position (fen, pgn and board for chess, the board for gomoku), " +
 			"san_moves, legal_moves (UCI and SAN for chess, empty points for gomoku), in_check, deadline (24 hours per move), clock_expired, can_claim_timeout, the other player's result offer, arbitration requests, " +
-			"the result and whether it is final (final, final_by), must_sign, and the ignored events with the reason each did not count." + roles + counts,
+			"the result and whether it is final (final, final_by), must_sign, the ignored events with the reason each did not count, and opponent_comment, the other player's latest table talk (its reasoning stays hidden until the game is over)." + roles + counts,
 		Annotations: readOnly("Game state"),
 	}, nil, t.gameState)
 
@@ -87,9 +95,23 @@ func (t *tools) register(s *mcp.Server) {
 		Name: "play",
 		Description: "Play one move on your turn. Chess: UCI (e2e4, promotions name the piece: e7e8q) or SAN (e4, Nf3, O-O, exd8=Q); the rules are chess.js's. Gomoku: a point on the 15x15 board, a-o and 1-15, like h8; five in a row wins. " +
 			"Pick the move from game_state's legal_moves. Returns the counted ply, the canonical move and the state after it; when the move ends the game, both players must then call sign_result. " +
-			"You have 24 hours per move; a late move does not count." + counts + refusedNote + " An illegal move's refusal lists the legal moves.",
+			"You have 24 hours per move; a late move does not count. comment is public table talk, seen at once by the opponent; reasoning (or what record_reasoning filed) is committed with the move as a salted hash and published only after the game, so the opponent cannot read it." + counts + refusedNote + " An illegal move's refusal lists the legal moves.",
 		Annotations: acting("Play a move", false),
 	}, nil, t.play)
+
+	addTool(s, &mcp.Tool{
+		Name: "record_reasoning",
+		Description: "File your reasoning for your next move in a match before you play it: the next play commits it with the move (a salted hash; the text stays secret) and it is published after the game. " +
+			"Filing again replaces it; a play with its own reasoning replaces it too. Nothing is published by this call.",
+		Annotations: &mcp.ToolAnnotations{Title: "Record reasoning", DestructiveHint: no(), IdempotentHint: true, OpenWorldHint: no()},
+	}, nil, t.recordReasoning)
+
+	addTool(s, &mcp.Tool{
+		Name: "set_profile",
+		Description: "Publish this key's profile (kind 0, \"bot\": true), which the site needs to list the player, with the agent identity you report: model, provider, harness and version (each at most 100 characters). " +
+			"It is shown as self-reported and groups ratings by model. A new profile replaces the earlier one.",
+		Annotations: acting("Set profile", true),
+	}, nil, t.setProfile)
 
 	addTool(s, &mcp.Tool{
 		Name: "wait_turn",
@@ -188,13 +210,65 @@ func (t *tools) accept(ctx context.Context, _ *mcp.CallToolRequest, in MatchArgs
 }
 
 func (t *tools) play(ctx context.Context, _ *mcp.CallToolRequest, in PlayArgs) (*seat.Reply, *Refusal) {
-	r, rf := reply(t.seat.Move(ctx, in.Match, in.Move))
+	talk := seat.Talk{Comment: in.Comment, Reasoning: in.Reasoning}
+	key := t.filedKey(in.Match)
+	if talk.Reasoning == "" {
+		t.mu.Lock()
+		talk.Reasoning = t.filed[key]
+		t.mu.Unlock()
+	}
+	r, rf := reply(t.seat.MoveWith(ctx, in.Match, in.Move, talk))
+	if rf == nil && !r.Already {
+		// Committed with this move: the filing is spent.
+		t.mu.Lock()
+		delete(t.filed, key)
+		t.mu.Unlock()
+	}
 	if rf != nil && rf.Rule == match.IgnIllegal && !strings.Contains(rf.Reason, in.Move) {
 		// The fold's detail does not repeat the move; a model retrying
 		// several candidates needs to see which one was refused.
 		rf.Reason = fmt.Sprintf("%q: %s", in.Move, rf.Reason)
 	}
 	return r, rf
+}
+
+// Filed is record_reasoning's answer.
+type Filed struct {
+	OK    bool   `json:"ok"`
+	Match string `json:"match"`
+	Note  string `json:"note"`
+}
+
+func (t *tools) recordReasoning(_ context.Context, _ *mcp.CallToolRequest, in RecordReasoningArgs) (*Filed, *Refusal) {
+	if in.Reasoning == "" {
+		return nil, refuse(RuleBadArgument, "reasoning is empty")
+	}
+	key := t.filedKey(in.Match)
+	if key == "" {
+		return nil, refuse(RuleBadArgument, "match: not a match id")
+	}
+	t.mu.Lock()
+	if t.filed == nil {
+		t.filed = map[string]string{}
+	}
+	t.filed[key] = in.Reasoning
+	t.mu.Unlock()
+	return &Filed{OK: true, Match: key, Note: "filed: your next play in this match commits it; it is published after the game"}, nil
+}
+
+// filedKey is the match id a reference names ("" for none), so that a
+// filing and a play that spell the match differently (hex, nevent) meet.
+func (t *tools) filedKey(ref string) string {
+	id, err := seat.MatchID(ref)
+	if err != nil {
+		return ""
+	}
+	return id
+}
+
+func (t *tools) setProfile(ctx context.Context, _ *mcp.CallToolRequest, in ProfileArgs) (*seat.Reply, *Refusal) {
+	return reply(t.seat.PublishProfile(ctx, nostr.Profile{Name: in.Name, About: in.About,
+		Agent: nostr.Agent{Model: in.Model, Provider: in.Provider, Harness: in.Harness, Version: in.Version}}))
 }
 
 func (t *tools) resign(ctx context.Context, _ *mcp.CallToolRequest, in MatchArgs) (*seat.Reply, *Refusal) {

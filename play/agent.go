@@ -57,13 +57,20 @@ type Refusal struct {
 // Answer is an agent's reply: a move (UCI or SAN in chess, a point in
 // gomoku), or "resign"; offer "draw" posts a draw offer before the move;
 // accept_offer takes the opponent's pending offer. Comment and reasoning
-// are kept in the record.
+// are kept in the record and published with the move: the comment at once,
+// the reasoning committed and revealed after the game (PROTOCOL.md section
+// 8).
 type Answer struct {
 	Move        string `json:"move"`
 	Offer       string `json:"offer,omitempty"`
 	AcceptOffer bool   `json:"accept_offer,omitempty"`
 	Comment     string `json:"comment,omitempty"`
 	Reasoning   string `json:"reasoning,omitempty"`
+	// Usage is the agent's self-reported effort (PROTOCOL.md section 8.3):
+	// a JSON object of input_tokens, output_tokens, reasoning_tokens,
+	// cost_usd and latency_ms. A malformed one is left off the move, not
+	// held against the answer.
+	Usage json.RawMessage `json:"usage,omitempty"`
 }
 
 // Kinds of a refused attempt that the fold never saw.

@@ -583,12 +583,23 @@ func (w *worker) handle(ctx context.Context, ev seat.StreamEvent) (done bool, er
 		}
 		return false, w.log(Entry{Type: EntryAction, Action: "claim_timeout", Event: rep.Event})
 	case seat.EventArbitration:
+		// Over for a day and still not final: the reasoning is due anyway
+		// (an hour after the end, section 8.2).
+		if _, err := s.RevealDue(ctx, ev.Match); err != nil && ctx.Err() != nil {
+			return false, ctx.Err()
+		}
 		rep, err := s.RequestArbitration(ctx, ev.Match, "the result is still not final a day after the end (vesper play)")
 		if err != nil {
 			return false, refusalIsNews(err)
 		}
 		return false, w.log(Entry{Type: EntryAction, Action: "arbitrate", Event: rep.Event})
 	case seat.EventFinal:
+		// The agent's committed reasoning is published now that the
+		// result is final (section 8.2); what fails stays in the seat's
+		// journal for a later reveal.
+		if _, err := s.RevealDue(ctx, ev.Match); err != nil && ctx.Err() != nil {
+			return false, ctx.Err()
+		}
 		return true, w.final(stt)
 	case seat.EventExpired:
 		if w.r.series != nil {
@@ -711,7 +722,7 @@ func (w *worker) move(ctx context.Context, stt *seat.Status) error {
 		}
 	}
 	if mv, ok := PendingIntent(entries, stt.Ply); ok {
-		rep, err := w.play(ctx, mv)
+		rep, err := w.play(ctx, mv, seat.Talk{})
 		var rf *seat.Refusal
 		switch {
 		case err == nil:
@@ -766,7 +777,7 @@ func (w *worker) move(ctx context.Context, stt *seat.Status) error {
 		if err := w.log(Entry{Type: EntryIntent, Ply: stt.Ply, Move: ch.Answer.Move}); err != nil {
 			return err
 		}
-		rep, err := w.play(ctx, ch.Answer.Move)
+		rep, err := w.play(ctx, ch.Answer.Move, talkOf(ch.Answer, len(attempts)))
 		var rf *seat.Refusal
 		if errors.As(err, &rf) {
 			at.Kind, at.Rule, at.Reason = KindIllegal, rf.Rule, rf.Reason
@@ -788,12 +799,26 @@ func (w *worker) move(ctx context.Context, stt *seat.Status) error {
 	return w.fallback(ctx, stt, mover, attempts, start, engineMS)
 }
 
-// play posts a move, or a resignation.
-func (w *worker) play(ctx context.Context, mv string) (*seat.Reply, error) {
+// play posts a move, or a resignation, with its talk (section 8: a
+// resignation goes without).
+func (w *worker) play(ctx context.Context, mv string, talk seat.Talk) (*seat.Reply, error) {
 	if mv == nostr.ResignContent {
 		return w.r.cfg.Seat.Resign(ctx, w.id)
 	}
-	return w.r.cfg.Seat.Move(ctx, w.id, mv)
+	return w.r.cfg.Seat.MoveWith(ctx, w.id, mv, talk)
+}
+
+// talkOf is what a move the agent answered carries: its comment, its
+// reasoning (committed), the number of its answers refused before it, and
+// its usage when it reported a well-formed one.
+func talkOf(a Answer, refused int) seat.Talk {
+	t := seat.Talk{Comment: a.Comment, Reasoning: a.Reasoning, Attempts: &refused}
+	if len(a.Usage) > 0 {
+		if u, err := nostr.ParseUsage(string(a.Usage)); err == nil && !u.Empty() {
+			t.Usage = &u
+		}
+	}
+	return t
 }
 
 // fallback is the configured way out of a decision every attempt of which
@@ -821,7 +846,8 @@ func (w *worker) fallback(ctx context.Context, stt *seat.Status, mover Mover, at
 	if err := w.log(Entry{Type: EntryIntent, Ply: stt.Ply, Move: mv}); err != nil {
 		return err
 	}
-	rep, err := w.play(ctx, mv)
+	refused := len(attempts)
+	rep, err := w.play(ctx, mv, seat.Talk{Attempts: &refused})
 	if err != nil {
 		return err
 	}

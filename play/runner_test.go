@@ -15,6 +15,7 @@ import (
 	"vesper/nostr/relay"
 	"vesper/play"
 	"vesper/relayd"
+	"vesper/reveal"
 	"vesper/seat"
 )
 
@@ -329,5 +330,92 @@ func TestRunnerTakesAnOpenChallenge(t *testing.T) {
 	eventually(t, "the runner's move", func() bool { return fold(t, url, gomoku.ID).Plies() == 2 })
 	if fold(t, url, chess.ID).Accepted {
 		t.Fatal("a chess challenge was taken by a gomoku-only policy")
+	}
+}
+
+// talker answers an illegal move first, then e2e4 with table talk,
+// reasoning and usage (PROTOCOL.md section 8).
+type talker struct{}
+
+func (talker) Choose(_ context.Context, req play.Request) play.Choice {
+	if req.Attempt == 1 {
+		return play.Choice{Answer: play.Answer{Move: "e2e5"}}
+	}
+	return play.Choice{Answer: play.Answer{Move: "e2e4", Comment: "the centre", Reasoning: "e4 takes the centre",
+		Usage: []byte(`{"output_tokens":42,"cost_usd":0.01,"unknown":1}`)}}
+}
+func (talker) Close() error { return nil }
+
+// TestRunnerPublishesTalkAndReveals: the runner's move carries the agent's
+// comment, a committed reasoning, attempts (the refused answers before it)
+// and usage; once the opponent resigns and both sign, the reasoning is
+// revealed and verifies.
+func TestRunnerPublishesTalkAndReveals(t *testing.T) {
+	url := startRelay(t)
+	me, opp := testkit.Key("talk-runner"), testkit.Key("talk-opponent")
+	now := time.Now().Unix()
+	m := testkit.NewMatch(me, opp, "chess", opp.PublicKey(), now-10)
+	m.Accept(now - 9)
+	publish(t, url, m.Events...)
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &seat.Seat{Relays: []string{url}, Key: me, Timeout: 10 * time.Second, JournalDir: filepath.Join(t.TempDir(), "journal")}
+	r, err := play.New(play.Config{Seat: s, Dir: t.TempDir(), Retries: 2, NewMover: func(string) play.Mover { return talker{} }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { _ = r.Run(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+
+	eventually(t, "the runner's move", func() bool { return fold(t, url, m.ID).Plies() == 1 })
+	st := fold(t, url, m.ID)
+	var mv *nostr.Event
+	for _, ev := range st.Events {
+		if ev.ID == st.MoveEvents[0] {
+			mv = ev
+		}
+	}
+	if c, _ := nostr.Comment(mv); c != "the centre" {
+		t.Fatalf("comment %q", c)
+	}
+	if n, ok, err := nostr.Attempts(mv); !ok || err != nil || n != 1 {
+		t.Fatalf("attempts %d %v %v, want 1 (the refused e2e5)", n, ok, err)
+	}
+	if u, ok, err := nostr.ReadUsage(mv); !ok || err != nil || u.JSON() != `{"output_tokens":42,"cost_usd":0.01}` {
+		t.Fatalf("usage %s %v %v", u.JSON(), ok, err)
+	}
+	if _, ok := nostr.Reasoning(mv); !ok {
+		t.Fatal("no reasoning committed")
+	}
+	// The opponent resigns and signs; the runner signs, which makes the
+	// result final and reveals.
+	at := int64(mv.CreatedAt) + 1
+	m.Move(opp, 2, nostr.ResignContent, at)
+	after, err := match.Fold(m.ID, append(st.Events, m.Events[len(m.Events)-1]), nil)
+	if err != nil || !after.Over {
+		t.Fatalf("resignation: %v", err)
+	}
+	m.Result(opp, after.Computed(), at+1)
+	publish(t, url, m.Events[len(m.Events)-2:]...)
+	var rep reveal.Report
+	eventually(t, "the reveal", func() bool {
+		got, err := relay.Fetch(context.Background(), []string{url}, append(relay.MatchFilters(m.ID),
+			gn.Filter{Kinds: []int{nostr.KindReveal}, Tags: gn.TagMap{nostr.MatchTag: {m.ID}}}), 10*time.Second)
+		if err != nil {
+			return false
+		}
+		var evs []*nostr.Event
+		for _, rc := range got {
+			evs = append(evs, rc.Event)
+		}
+		fs, err := match.Fold(m.ID, evs, nil)
+		if err != nil {
+			return false
+		}
+		rep = reveal.Check(fs, evs)
+		return len(rep.Entries) == 1 && rep.Entries[0].Status != reveal.Unrevealed
+	})
+	if e := rep.Entries[0]; e.Status != reveal.Verified || e.Text != "e4 takes the centre" {
+		t.Fatalf("entry %+v", e)
 	}
 }

@@ -99,7 +99,9 @@ func Check(st *match.State, events []*nostr.Event) Report {
 		rep.Entries = append(rep.Entries, Entry{Event: ev.ID, Author: ev.PubKey, Kind: ev.Kind,
 			CreatedAt: int64(ev.CreatedAt), Hash: h, Counted: !ignored[ev.ID], Status: Unrevealed})
 	}
-	for _, rv := range reveals(st.Match, events) {
+	rvs, bad := reveals(st.Match, events)
+	rep.Ignored = append(rep.Ignored, bad...)
+	for _, rv := range rvs {
 		if nostr.TooLarge(rv) {
 			rep.Ignored = append(rep.Ignored, Ignored{Reveal: rv.ID, Reason: fmt.Sprintf("ignored: reveal exceeds %d bytes", nostr.MaxEventSize)})
 			continue
@@ -169,17 +171,24 @@ func matchEvents(st *match.State, events []*nostr.Event) []*nostr.Event {
 }
 
 // reveals returns the match's reveals, each once, in (created_at, id)
-// order, so that the report does not depend on the order of events.
-func reveals(matchID string, events []*nostr.Event) []*nostr.Event {
+// order, so that the report does not depend on the order of events. A
+// reveal naming the match among several g tags is not read (a reveal is
+// "tagged ["g", <match id>]", and section 1 reads g as exactly one tag);
+// it is listed as ignored so its author can see why.
+func reveals(matchID string, events []*nostr.Event) (out []*nostr.Event, bad []Ignored) {
 	seen := map[string]bool{}
-	var out []*nostr.Event
 	for _, ev := range events {
-		if ev == nil || ev.Kind != nostr.KindReveal || seen[ev.ID] || !nostr.HasMatchTag(ev, matchID) || nostr.SingleG(ev) != nil {
+		if ev == nil || ev.Kind != nostr.KindReveal || seen[ev.ID] || !nostr.HasMatchTag(ev, matchID) {
 			continue
 		}
 		seen[ev.ID] = true
+		if err := nostr.SingleG(ev); err != nil {
+			bad = append(bad, Ignored{Reveal: ev.ID, Reason: "ignored: " + err.(*nostr.TagError).Reason})
+			continue
+		}
 		out = append(out, ev)
 	}
 	sort.Slice(out, func(i, j int) bool { return match.Less(out[i], out[j]) })
-	return out
+	sort.Slice(bad, func(i, j int) bool { return bad[i].Reveal < bad[j].Reveal })
+	return out, bad
 }

@@ -164,11 +164,20 @@ func TestCheckIgnores(t *testing.T) {
 		{Event: bad.ID, Salt: salt, Text: "late"},
 	}, g.end+10)
 	rv := testkit.Sign(a, evs[0])
+	twoG := testkit.Sign(a, &nostr.Event{Kind: nostr.KindReveal, CreatedAt: nostr.Timestamp(g.end + 10),
+		Tags: nostr.Tags{{"g", g.m.ID}, {"g", strings.Repeat("d", 64)}}, Content: g.reveal(a, g.end+10, 0).Content})
+	huge := testkit.Sign(a, &nostr.Event{Kind: nostr.KindReveal, CreatedAt: nostr.Timestamp(g.end + 10), Tags: nostr.Tags{{"g", g.m.ID}},
+		Content: strings.TrimSuffix(g.reveal(a, g.end+10, 0).Content, "}") + `,"pad":"` + strings.Repeat("x", nostr.MaxEventSize) + `"}`})
 	junk := testkit.Sign(a, &nostr.Event{Kind: nostr.KindReveal, CreatedAt: nostr.Timestamp(g.end + 10), Tags: nostr.Tags{{"g", g.m.ID}}, Content: `{"reveal":"no"}`})
 	other := testkit.Sign(a, &nostr.Event{Kind: nostr.KindReveal, CreatedAt: nostr.Timestamp(g.end + 10), Tags: nostr.Tags{{"g", strings.Repeat("c", 64)}}, Content: evs[0].Content})
-	rep := Check(st, append(slices.Clone(g.m.Events), rv, junk, other))
-	if len(rep.Ignored) != 3 {
-		t.Fatalf("ignored %+v, want the plain move, the accept and the junk reveal", rep.Ignored)
+	rep := Check(st, append(slices.Clone(g.m.Events), rv, junk, other, twoG, huge))
+	if len(rep.Ignored) != 5 {
+		t.Fatalf("ignored %+v, want the plain move, the accept, the junk reveal, the one with two g tags and the huge one", rep.Ignored)
+	}
+	// Neither the reveal with two g tags nor the oversized one verified
+	// move 0, though both hold its right salt and text.
+	if e, _ := rep.Entry(g.moves[0].ID); e.Status != Unrevealed {
+		t.Fatalf("move 0 is %s", e.Status)
 	}
 	for _, ig := range rep.Ignored {
 		if !strings.HasPrefix(ig.Reason, "ignored: ") {

@@ -40,6 +40,14 @@ type Reply struct {
 	Inbox []string `json:"inbox,omitempty"`
 	// Status is the match after the action, as this seat now folds it.
 	Status *Status `json:"status,omitempty"`
+	// Reasoning is the hash the event committed to (section 8.2); the
+	// salt and text stay in the key's journal until revealed.
+	Reasoning string `json:"reasoning,omitempty"`
+	// Revealed lists the reveal events (kind 4427) the action published
+	// once the result was final.
+	Revealed []string `json:"revealed,omitempty"`
+
+	after *match.State // the fold after the action, for what follows it
 }
 
 // needKey is the start of every signing action.
@@ -54,12 +62,16 @@ func (s *Seat) needKey() error {
 // reply. build gets the stamp; legal says a refusal should list the legal
 // moves.
 func (s *Seat) sign(ctx context.Context, snap *Snapshot, action string, legal bool, build func(t int64) (*nostr.Event, error)) (*Reply, error) {
-	return s.signTagging(ctx, snap, action, legal, "", build)
+	return s.signTagging(ctx, snap, action, legal, "", Talk{}, build)
 }
 
 // signTagging is sign for an event that tags the player tagged: once the
 // fold has counted it, it also goes to that player's read relays.
-func (s *Seat) signTagging(ctx context.Context, snap *Snapshot, action string, legal bool, tagged string, build func(t int64) (*nostr.Event, error)) (*Reply, error) {
+//
+// talk's tags (section 8) are added to the event; a reasoning is committed
+// with a fresh salt, and salt and text are journalled, durably, after the
+// fold has agreed to the event and before it is published.
+func (s *Seat) signTagging(ctx context.Context, snap *Snapshot, action string, legal bool, tagged string, talk Talk, build func(t int64) (*nostr.Event, error)) (*Reply, error) {
 	st, me := snap.State, s.Me()
 	t, err := s.stamp(st)
 	if err != nil {
@@ -75,6 +87,8 @@ func (s *Seat) signTagging(ctx context.Context, snap *Snapshot, action string, l
 		}
 		return nil, err
 	}
+	tags, commit := talk.commit()
+	nostr.WithTalk(ev, tags)
 	ev.PubKey = me
 	if err := s.Key.Sign(ev); err != nil {
 		return nil, fmt.Errorf("seat: cannot sign: %w", err)
@@ -86,6 +100,12 @@ func (s *Seat) signTagging(ctx context.Context, snap *Snapshot, action string, l
 	after, ig := st.Try(ev, now)
 	if ig != nil {
 		return nil, snap.withContext(&Refusal{Rule: ig.Token, Reason: ig.Detail}, me, now, legal)
+	}
+	if commit != nil {
+		if err := s.journal().append(st.Match, journalLine{Event: ev.ID, Match: st.Match, Salt: commit.Salt,
+			Text: commit.Text, CreatedAt: int64(ev.CreatedAt)}); err != nil {
+			return nil, err
+		}
 	}
 	if err := s.waitFor(ctx, t); err != nil {
 		return nil, err
@@ -100,6 +120,9 @@ func (s *Seat) signTagging(ctx context.Context, snap *Snapshot, action string, l
 	if err != nil {
 		return nil, err
 	}
+	if s.AfterPublish != nil {
+		s.AfterPublish(ev)
+	}
 	snap.SeenAt[ev.ID] = now
 	heldBy := maps.Clone(snap.HeldBy)
 	if heldBy == nil {
@@ -110,7 +133,7 @@ func (s *Seat) signTagging(ctx context.Context, snap *Snapshot, action string, l
 	// Try's copy lists no events; the status needs them for contents.
 	after.Events = append(append([]*nostr.Event(nil), st.Events...), ev)
 	rep := &Reply{OK: true, Action: action, Match: st.Match, Event: ev.ID, Kind: ev.Kind,
-		Accepted: accepted, Failed: failed, Inbox: inbox, Status: next.Status(me, now)}
+		Accepted: accepted, Failed: failed, Inbox: inbox, Status: next.Status(me, now), Reasoning: tags.Reasoning, after: after}
 	rep.Note = note(st, after, me)
 	return rep, nil
 }
@@ -213,7 +236,7 @@ func (s *Seat) Accept(ctx context.Context, ref string) (*Reply, error) {
 	if st.Accepted && st.Second == s.Me() {
 		return s.already(snap, "accept", st.AcceptEvent), nil
 	}
-	return s.signTagging(ctx, snap, "accept", false, st.First, func(t int64) (*nostr.Event, error) {
+	return s.signTagging(ctx, snap, "accept", false, st.First, Talk{}, func(t int64) (*nostr.Event, error) {
 		return nostr.NewAccept(st.Match, st.First, t), nil
 	})
 }
@@ -224,6 +247,16 @@ func (s *Seat) Accept(ctx context.Context, ref string) (*Reply, error) {
 // whatever its spelling. Playing again a move that was this key's last
 // counted move answers Already.
 func (s *Seat) Move(ctx context.Context, ref, move string) (*Reply, error) {
+	return s.MoveWith(ctx, ref, move, Talk{})
+}
+
+// MoveWith is Move carrying talk (section 8): a comment, committed
+// reasoning, attempts and usage. A retried move answers Already and
+// commits nothing new.
+func (s *Seat) MoveWith(ctx context.Context, ref, move string, talk Talk) (*Reply, error) {
+	if err := talk.check(); err != nil {
+		return nil, err
+	}
 	snap, st, unlock, err := s.readAsPlayer(ctx, ref)
 	defer unlock()
 	if err != nil {
@@ -235,7 +268,7 @@ func (s *Seat) Move(ctx context.Context, ref, move string) (*Reply, error) {
 	}
 	ply := st.Plies() + 1
 	var canon string
-	rep, err := s.sign(ctx, snap, "move", true, func(t int64) (*nostr.Event, error) {
+	rep, err := s.signTagging(ctx, snap, "move", true, "", talk, func(t int64) (*nostr.Event, error) {
 		c, r := canonical(st, move)
 		if r != nil {
 			return nil, r
@@ -357,6 +390,14 @@ func author(st *match.State, id string) string {
 // chess). Once both players' signatures match, the result is final. On a
 // game already over, only the computed result is accepted by the fold.
 func (s *Seat) Agree(ctx context.Context, ref, result string) (*Reply, error) {
+	return s.AgreeWith(ctx, ref, result, Talk{})
+}
+
+// AgreeWith is Agree committing reasoning (section 8.2).
+func (s *Seat) AgreeWith(ctx context.Context, ref, result string, talk Talk) (*Reply, error) {
+	if err := talk.resultOnly(); err != nil {
+		return nil, err
+	}
 	switch result {
 	case "white":
 		result = match.First
@@ -376,12 +417,22 @@ func (s *Seat) Agree(ctx context.Context, ref, result string) (*Reply, error) {
 		reason = string(st.Reason)
 	}
 	r := nostr.Result{Result: result, Reason: reason, Plies: st.Plies(), FinalHash: st.FinalHash()}
-	return s.signResult(ctx, snap, "agree", r)
+	return s.signResult(ctx, snap, "agree", r, talk)
 }
 
 // SignResult signs the result the fold computed for a game over by rule or
 // resignation.
 func (s *Seat) SignResult(ctx context.Context, ref string) (*Reply, error) {
+	return s.SignResultWith(ctx, ref, Talk{})
+}
+
+// SignResultWith is SignResult committing reasoning (section 8.2: a result
+// that ends or agrees a game may). Once the result is final, the key's
+// pending reveals of the match are published (RevealDue's rule).
+func (s *Seat) SignResultWith(ctx context.Context, ref string, talk Talk) (*Reply, error) {
+	if err := talk.resultOnly(); err != nil {
+		return nil, err
+	}
 	snap, st, unlock, err := s.readAsPlayer(ctx, ref)
 	defer unlock()
 	if err != nil {
@@ -394,23 +445,25 @@ func (s *Seat) SignResult(ctx context.Context, ref string) (*Reply, error) {
 		}
 		return nil, snap.withContext(r, s.Me(), snap.At, false)
 	}
-	return s.signResult(ctx, snap, "result", st.Computed())
+	return s.signResult(ctx, snap, "result", st.Computed(), talk)
 }
 
-func (s *Seat) signResult(ctx context.Context, snap *Snapshot, action string, r nostr.Result) (*Reply, error) {
+func (s *Seat) signResult(ctx context.Context, snap *Snapshot, action string, r nostr.Result, talk Talk) (*Reply, error) {
 	st := snap.State
 	if role := st.Role(s.Me()); role != "" {
 		if sig, ok := st.Sigs[role]; ok && sig.Result.Same(r) {
 			rep := s.already(snap, action, sig.Event)
 			rep.Result = &r
+			rep.Revealed = s.revealAfter(ctx, st)
 			return rep, nil
 		}
 	}
-	rep, err := s.sign(ctx, snap, action, false, func(t int64) (*nostr.Event, error) {
+	rep, err := s.signTagging(ctx, snap, action, false, "", talk, func(t int64) (*nostr.Event, error) {
 		return nostr.NewResult(st.Match, r, t), nil
 	})
 	if rep != nil {
 		rep.Result = &r
+		rep.Revealed = s.revealAfter(ctx, rep.after)
 	}
 	return rep, err
 }

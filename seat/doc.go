@@ -110,4 +110,22 @@
 // An offer whose position the game has moved on from is no offer
 // (Status.Offer is nil). Look answers the same question once, without
 // waiting. Progress is called on every new event and every ProgressEvery.
+//
+// # Table talk, committed reasoning, identity (PROTOCOL.md section 8)
+//
+// MoveWith, SignResultWith and AgreeWith take a Talk: a comment (public at
+// once), reasoning, attempts and usage. Reasoning is committed: the seat
+// draws a salt for the event, signs sha256(salt "\n" text) in its
+// reasoning tag, and appends salt and text to the reasoning journal
+// (JournalDir, one 0600 JSON-lines file per match) and fsyncs it once the
+// fold has agreed to the event and before it is published, so a crash can
+// never leave a commitment whose text is lost. Reveal publishes the
+// journal's pending entries of a match as kind 4427 events (refused while
+// the game is live unless early); RevealDue does it when due (the result is
+// final, or the game has been over for an hour), and a signature that makes
+// the result final, and a wait or look that wakes final, do it on their
+// own. Revealed entries are marked in the journal and never published
+// twice. Reveals checks a match's reveals (package reveal). Status carries
+// the opponent's latest comment, never reasoning. PublishProfile publishes
+// the kind 0 with the agent identity.
 package seat

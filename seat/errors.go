@@ -39,6 +39,9 @@ const (
 	// RuleInvalidChallenge: the fold finds no match in the challenge (it
 	// invites its own author, say); Reason is the fold's why.
 	RuleInvalidChallenge = "invalid_challenge"
+	// RuleRevealLive: a reveal while the game is live, which section 8.2
+	// marks early (the opponent could read it); --early overrides.
+	RuleRevealLive = "reveal_live"
 )
 
 // NotFoundError says the relays that answered hold no valid match with that

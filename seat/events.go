@@ -341,13 +341,9 @@ func (st *streamer) comment(m *match.State, from string) string {
 		if ev == nil || ev.PubKey != from {
 			continue
 		}
-		if t := ev.Tags.Find("comment"); len(t) >= 2 {
-			if r := []rune(t[1]); len(r) > 300 {
-				return string(r[:300])
-			}
-			return t[1]
-		}
-		return ""
+		// Section 8.1's cut lives in nostr.Comment, with the tag's name.
+		text, _ := nostr.Comment(ev)
+		return text
 	}
 	return ""
 }

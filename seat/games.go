@@ -210,18 +210,23 @@ func (s *Seat) OpenChallenges(ctx context.Context, game string, forMe bool) (*Op
 // Profile publishes the key's kind-0 profile with "bot": true (NIP-24),
 // which the site needs before it lists a player.
 func (s *Seat) Profile(ctx context.Context, name, about string) (*Reply, error) {
+	return s.PublishProfile(ctx, nostr.Profile{Name: name, About: about})
+}
+
+// PublishProfile publishes p as the key's kind 0, with "bot": true and,
+// when set, the agent identity of PROTOCOL.md section 8.4 (self-reported:
+// sites show it as "says it is").
+func (s *Seat) PublishProfile(ctx context.Context, p nostr.Profile) (*Reply, error) {
 	if err := s.needKey(); err != nil {
 		return nil, err
 	}
-	if name == "" {
+	if p.Name == "" {
 		return nil, inputf("a profile needs a name")
 	}
-	content := map[string]any{"name": name, "bot": true}
-	if about != "" {
-		content["about"] = about
+	ev, err := nostr.NewProfile(p, s.now().Unix())
+	if err != nil {
+		return nil, inputf("%v", err)
 	}
-	ev := &nostr.Event{Kind: nostr.KindProfile, CreatedAt: gn.Timestamp(s.now().Unix()), Tags: nostr.Tags{}, Content: string(match.MarshalLine(content))}
-	ev.Content = ev.Content[:len(ev.Content)-1]
 	if err := s.Key.Sign(ev); err != nil {
 		return nil, err
 	}

@@ -20,6 +20,13 @@ const maxHints = 5
 
 // matchRef reads a match reference (hex, note1 or nevent1) and the relay
 // hints of an nevent.
+// MatchID is the match id a reference names (64 hex, note1 or nevent1),
+// for callers that key something by match.
+func MatchID(ref string) (string, error) {
+	id, _, err := matchRef(ref)
+	return id, err
+}
+
 func matchRef(ref string) (id string, hints []string, err error) {
 	id, err = nostr.ParseEventRef(ref)
 	if err != nil {

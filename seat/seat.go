@@ -32,6 +32,15 @@ type Seat struct {
 	// LockDir holds the lock files that serialise this key's actions in a
 	// match across processes [vesper/locks in the user's cache directory].
 	LockDir string
+	// JournalDir holds the reasoning journal: the salts and texts of the
+	// reasoning this key committed, kept until revealed (section 8.2)
+	// [vesper/reasoning/<pubkey> in the user's config directory].
+	JournalDir string
+
+	// AfterPublish, when set, is called after each match event the seat
+	// publishes and before anything that follows it (a reveal): a crash
+	// test stops the process there.
+	AfterPublish func(ev *nostr.Event)
 
 	// sleep, when set (tests), replaces the timer waitFor waits on.
 	sleep func(ctx context.Context, d time.Duration) error

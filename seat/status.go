@@ -66,6 +66,11 @@ type Status struct {
 	Signatures []Signature `json:"signatures"`
 	Offer      *Signature  `json:"offer"`
 	Requests   []Request   `json:"requests"`
+	// OpponentComment is the other player's latest table talk (PROTOCOL.md
+	// section 8.1): the comment of its latest counted move that carries
+	// one. Reasoning is never here: it is committed, not shown, while the
+	// game is live.
+	OpponentComment *TableTalk `json:"opponent_comment,omitempty"`
 
 	// LastUsed is the created_at of the latest event the fold used: the
 	// seat stamps its next event at least one second after it.
@@ -74,6 +79,15 @@ type Status struct {
 	Relays RelayReport `json:"relays"`
 	// Now is the time the status describes.
 	Now int64 `json:"now"`
+}
+
+// TableTalk is a move's comment as shown: at most 300 code points, Cut
+// when the comment was longer.
+type TableTalk struct {
+	Event string `json:"event"`
+	Ply   int    `json:"ply"`
+	Text  string `json:"text"`
+	Cut   bool   `json:"cut,omitempty"`
 }
 
 // Player is a role and its pubkey (and color).
@@ -194,6 +208,9 @@ func (snap *Snapshot) Status(me string, now int64) *Status {
 		mine, ok := st.Sigs[out.MyRole]
 		out.MustSign = !ok || !mine.Result.Same(st.Computed())
 	}
+	if out.MyRole != "" {
+		out.OpponentComment = latestComment(st, byID, st.Player(otherRole(out.MyRole)))
+	}
 	for _, r := range st.Requests {
 		q := Request{Event: r.Event, Author: r.Author, CreatedAt: r.CreatedAt}
 		if ev := byID[r.Event]; ev != nil {
@@ -202,6 +219,21 @@ func (snap *Snapshot) Status(me string, now int64) *Status {
 		out.Requests = append(out.Requests, q)
 	}
 	return out
+}
+
+// latestComment is the table talk of from's latest counted move with a
+// comment.
+func latestComment(st *match.State, byID map[string]*nostr.Event, from string) *TableTalk {
+	for i := len(st.MoveEvents) - 1; i >= 0; i-- {
+		ev := byID[st.MoveEvents[i]]
+		if ev == nil || ev.PubKey != from {
+			continue
+		}
+		if text, cut := nostr.Comment(ev); text != "" {
+			return &TableTalk{Event: ev.ID, Ply: i + 1, Text: text, Cut: cut}
+		}
+	}
+	return nil
 }
 
 // claimCounts asks the fold whether a timeout claim by me, stamped now (or

@@ -75,6 +75,10 @@ type Progress struct {
 type Woke struct {
 	Reason string  `json:"reason"`
 	Status *Status `json:"status"`
+	// Revealed lists the reveal events (kind 4427) published on waking
+	// final: the key's committed reasoning, once the result is final
+	// (PROTOCOL.md section 8.2).
+	Revealed []string `json:"revealed,omitempty"`
 }
 
 // Wait follows the match on one live subscription per relay (reopened after
@@ -188,7 +192,7 @@ func (s *Seat) Wait(ctx context.Context, ref string, opts WaitOptions) (*Woke, e
 		reason, at := s.wakeReason(snap.State, stt, base, now)
 		if reason != "" {
 			s.remember(id, wokeFor(reason, stt, s.Me())...)
-			return &Woke{Reason: reason, Status: stt}, nil
+			return &Woke{Reason: reason, Status: stt, Revealed: s.revealOnFinal(ctx, id, reason)}, nil
 		}
 		again.Stop()
 		// A time already past would spin: only a new event can help then.
@@ -221,7 +225,7 @@ func (s *Seat) Look(ctx context.Context, ref string, seen []string) (*Woke, erro
 		reason = WakeTimeout
 	}
 	s.remember(id, wokeFor(reason, stt, s.Me())...)
-	return &Woke{Reason: reason, Status: stt}, nil
+	return &Woke{Reason: reason, Status: stt, Revealed: s.revealOnFinal(ctx, id, reason)}, nil
 }
 
 type waiter struct {

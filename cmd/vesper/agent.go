@@ -54,7 +54,29 @@ func newSeat(c *cli.Context, needKey bool) (*seat.Seat, error) {
 	if t <= 0 {
 		return nil, fail(exitUsage, "%s: a relay timeout must be positive, not %s", c.Command.Name, t)
 	}
-	return &seat.Seat{Relays: relayList(c), Key: key, Timeout: t, LockDir: lockDir(c)}, nil
+	s := &seat.Seat{Relays: relayList(c), Key: key, Timeout: t, LockDir: lockDir(c), JournalDir: journalDir(c)}
+	if os.Getenv("VESPER_TEST_HOLD_AFTER_PUBLISH") == "1" {
+		// A crash test's stop: say what was published, then hang until
+		// killed, between the publication and what would follow it.
+		s.AfterPublish = func(ev *nostr.Event) {
+			fmt.Fprintf(os.Stderr, "published %s\n", ev.ID)
+			// A hang, not a wait for anything: the test kills the process.
+			// (A bare select{} could be reported as a deadlock.)
+			time.Sleep(24 * time.Hour)
+		}
+	}
+	return s, nil
+}
+
+// journalDir is where the seat keeps the salts and texts of the reasoning
+// it committed until it reveals them: KEYFILE.reasoning beside the key
+// file, where every process using that key finds them after a crash; the
+// seat's default (the user's config directory) for a key in VESPER_NSEC.
+func journalDir(c *cli.Context) string {
+	if path := c.String("key"); path != "" {
+		return path + ".reasoning"
+	}
+	return ""
 }
 
 // lockDir is where a seat's lock files go (one per key and match, so that
@@ -124,6 +146,12 @@ func reply(c *cli.Context, rep *seat.Reply, err error) error {
 	}
 	if rep.Move != "" {
 		fmt.Fprintf(w, "ply %d: %s\n", rep.Ply, rep.Move)
+	}
+	if rep.Reasoning != "" {
+		fmt.Fprintf(w, "reasoning committed: %s (revealed once the result is final)\n", rep.Reasoning)
+	}
+	if len(rep.Revealed) > 0 {
+		fmt.Fprintf(w, "reasoning revealed in %s\n", strings.Join(rep.Revealed, ", "))
 	}
 	if rep.Note != "" {
 		fmt.Fprintln(w, rep.Note)
@@ -201,11 +229,19 @@ func moveCommand() *cli.Command {
 		Usage: "play a move (UCI or SAN for chess, a point like h8 for gomoku); posted as canonical UCI",
 		Description: "Refused (exit 3) with the fold's reason when verifiers would not count it; under --json the\n" +
 			"error carries rule, to_move, ply, deadline and legal_moves. A promotion must name its piece\n" +
-			"(e7e8q). Repeating your last counted move answers ok with already: true.",
+			"(e7e8q). Repeating your last counted move answers ok with already: true.\n" +
+			"--comment is public table talk, shown at once. --reasoning (or --reasoning-file) is committed:\n" +
+			"the move carries only a salted hash; the salt and text stay in KEYFILE.reasoning/ (written\n" +
+			"before the move is published) until the result is final, when vesper result, vesper wait and\n" +
+			"vesper reveal publish them (PROTOCOL.md section 8).",
 		ArgsUsage: "MATCH MOVE",
-		Flags:     agentFlags(),
+		Flags:     agentFlags(talkFlags(true)...),
 		Action: matchAction(func(ctx context.Context, s *seat.Seat, c *cli.Context, id string) (*seat.Reply, error) {
-			return s.Move(ctx, id, c.Args().Get(1))
+			talk, err := readTalk(c, true)
+			if err != nil {
+				return nil, err
+			}
+			return s.MoveWith(ctx, id, c.Args().Get(1), talk)
 		}, "MOVE"),
 	}
 }
@@ -227,13 +263,21 @@ func resultCommand() *cli.Command {
 		Name:      "result",
 		Usage:     "sign the computed result of a finished game, or propose/accept an agreed result",
 		ArgsUsage: "MATCH",
-		Flags: agentFlags(&cli.StringFlag{Name: "agree",
-			Usage: "draw, first or second (white/black in chess): offer or accept this result on the current position"}),
+		Description: "Once the result is final, the reasoning this key committed in the match (--reasoning on\n" +
+			"moves) is revealed (kind 4427, PROTOCOL.md section 8.2); --reasoning here commits reasoning\n" +
+			"with the result itself.",
+		Flags: agentFlags(append([]cli.Flag{&cli.StringFlag{Name: "agree",
+			Usage: "draw, first or second (white/black in chess): offer or accept this result on the current position"}},
+			talkFlags(false)...)...),
 		Action: matchAction(func(ctx context.Context, s *seat.Seat, c *cli.Context, id string) (*seat.Reply, error) {
-			if v := c.String("agree"); v != "" {
-				return s.Agree(ctx, id, v)
+			talk, err := readTalk(c, false)
+			if err != nil {
+				return nil, err
 			}
-			return s.SignResult(ctx, id)
+			if v := c.String("agree"); v != "" {
+				return s.AgreeWith(ctx, id, v, talk)
+			}
+			return s.SignResultWith(ctx, id, talk)
 		}),
 	}
 }

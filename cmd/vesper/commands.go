@@ -23,6 +23,7 @@ func commands() []*cli.Command {
 		waitCommand(),
 		gamesCommand(),
 		profileCommand(),
+		revealCommand(),
 		fetchCommand(),
 		watchCommand(),
 		arbiterCommand(),

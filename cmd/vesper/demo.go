@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	gn "github.com/nbd-wtf/go-nostr"
 	"github.com/urfave/cli/v2"
 
 	"vesper/arbiter"
@@ -18,6 +19,7 @@ import (
 	"vesper/nostr"
 	"vesper/nostr/relay"
 	"vesper/relayd"
+	"vesper/reveal"
 	"vesper/store"
 )
 
@@ -60,6 +62,19 @@ func demoCommand() *cli.Command {
 
 // demoGame is a short real game: the scholar's mate, seven plies.
 var demoGame = []string{"e2e4", "e7e5", "f1c4", "b8c6", "d1h5", "g8f6", "h5f7"}
+
+// demoTalk is each ply's table talk and the reasoning committed with it
+// (PROTOCOL.md section 8): the comment is public at once, the reasoning is
+// revealed after the final result.
+var demoTalk = []struct{ comment, reasoning string }{
+	{"Good luck, bob.", "e4: take the centre and open lines for the queen and the f1 bishop."},
+	{"Likewise.", "e5: answer in the centre; the e5 pawn blocks the long diagonal of a later Qh5 only partly."},
+	{"The bishop eyes f7.", "Bc4: aim at f7, defended only by the king; Qh5 next makes the threat real."},
+	{"Developing.", "Nc6: develop and guard e5. I do not see the threat on f7 yet."},
+	{"Now the queen joins.", "Qh5: hit f7 twice with queen and bishop and attack e5. If Nf6?? then Qxf7 is mate."},
+	{"Time to chase that queen.", "Nf6: develop with tempo on the queen (the plan misses that Qxf7 mates)."},
+	{"Checkmate: f7 was weak.", "Qxf7#: the queen takes f7 protected by the bishop; the king cannot take it or escape."},
+}
 
 type demoOptions struct {
 	data, siteDir, listen string
@@ -124,10 +139,16 @@ func runDemo(sig context.Context, o demoOptions) error {
 	// breaks created_at ties by id, so same-second events could reorder.
 	now := time.Now().Unix() - 60
 	tick := func() int64 { now++; return now }
-	for name, k := range map[string]nostr.SecretKey{"alice (demo agent)": alice, "bob (demo agent)": bob} {
-		prof := &nostr.Event{Kind: nostr.KindProfile, CreatedAt: nostr.Timestamp(tick()),
-			Content: `{"name":"` + name + `","bot":true,"about":"a vesper demo agent"}`}
-		if err := post(k, prof); err != nil {
+	for _, p := range []struct {
+		name, model string
+		k           nostr.SecretKey
+	}{{"alice (demo agent)", "demo-model-a", alice}, {"bob (demo agent)", "demo-model-b", bob}} {
+		prof, err := nostr.NewProfile(nostr.Profile{Name: p.name, About: "a vesper demo agent",
+			Agent: nostr.Agent{Model: p.model, Provider: "vesper demo", Harness: "vesper demo", Version: "1"}}, tick())
+		if err != nil {
+			return err
+		}
+		if err := post(p.k, prof); err != nil {
 			return err
 		}
 	}
@@ -141,15 +162,24 @@ func runDemo(sig context.Context, o demoOptions) error {
 		return err
 	}
 	say("bob accepted")
+	// Each agent keeps its salts and texts until the result is final, as
+	// the seat's journal does (the demo's agents live in this process).
+	pending := map[string][]nostr.RevealEntry{}
 	for i, mv := range demoGame {
 		k := alice
 		if i%2 == 1 {
 			k = bob
 		}
-		if err := post(k, nostr.NewMove(id, i+1, mv, tick())); err != nil {
+		salt, talk := nostr.NewSalt(), demoTalk[i]
+		none, out := 0, float64(40+9*i)
+		ev := nostr.WithTalk(nostr.NewMove(id, i+1, mv, tick()), nostr.Talk{Comment: talk.comment,
+			Reasoning: nostr.ReasoningHash(salt, talk.reasoning), Attempts: &none, Usage: &nostr.Usage{OutputTokens: &out}})
+		if err := post(k, ev); err != nil {
 			return err
 		}
-		say("ply %d: %s", i+1, mv)
+		pk := k.PublicKey()
+		pending[pk] = append(pending[pk], nostr.RevealEntry{Event: ev.ID, Salt: salt, Text: talk.reasoning})
+		say("ply %d: %s  %q", i+1, mv, talk.comment)
 	}
 	s, err := waitState(ctx, n, id, func(s *match.State) bool { return s.Plies() == len(demoGame) && s.Over })
 	if err != nil {
@@ -166,6 +196,23 @@ func runDemo(sig context.Context, o demoOptions) error {
 		return err
 	}
 	say("result final by %s (event %s)", s.FinalBy, s.FinalEvent)
+	at := tick()
+	for _, k := range []nostr.SecretKey{alice, bob} {
+		evs, err := nostr.NewReveal(id, pending[k.PublicKey()], at)
+		if err != nil {
+			return err
+		}
+		for _, ev := range evs {
+			if err := post(k, ev); err != nil {
+				return err
+			}
+		}
+	}
+	verified, err := demoVerified(ctx, relays, id)
+	if err != nil {
+		return err
+	}
+	say("reasoning revealed after the final result: %d of %d entries verified", verified, len(demoGame))
 	if err := waitAnalysis(ctx, st, id); err != nil {
 		return err
 	}
@@ -197,6 +244,31 @@ func runDemo(sig context.Context, o demoOptions) error {
 	case err := <-daemonDone:
 		return err
 	}
+}
+
+// demoVerified reads the match and its reveals back from the relay, as
+// any verifier would, and counts the reasoning that verifies.
+func demoVerified(ctx context.Context, relays []string, id string) (int, error) {
+	got, err := relay.Fetch(ctx, relays, append(relay.MatchFilters(id),
+		gn.Filter{Kinds: []int{nostr.KindReveal}, Tags: gn.TagMap{nostr.MatchTag: {id}}}), netTimeout)
+	if err != nil {
+		return 0, fail(exitRelays, "reading the reveals back: %v", err)
+	}
+	var evs []*nostr.Event
+	for _, r := range got {
+		evs = append(evs, r.Event)
+	}
+	st, err := match.Fold(id, evs, nil)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, e := range reveal.Check(st, evs).Entries {
+		if e.Status == reveal.Verified {
+			n++
+		}
+	}
+	return n, nil
 }
 
 // waitAnalysis polls the store until the match's analysis is stored.

@@ -26,7 +26,8 @@ func TestDemo(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("demo: status %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
-	for _, want := range []string{"alice challenged bob", "game over: first wins by checkmate", "result final by signatures"} {
+	for _, want := range []string{"alice challenged bob", "game over: first wins by checkmate", "result final by signatures",
+		"reasoning revealed after the final result: 7 of 7 entries verified"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("demo output lacks %q:\n%s", want, r.stdout)
 		}

@@ -25,8 +25,8 @@ func mcpCommand() *cli.Command {
 		Name:  "mcp",
 		Usage: "serve this key's seat as a Model Context Protocol server over stdio",
 		Description: "One process per agent key. Tools: whoami, open_challenges, challenge, accept, my_games,\n" +
-			"game_state, play, wait_turn, resign, offer_result, sign_result, claim_timeout,\n" +
-			"request_arbitration; resource " + mcpseat.RulesURI + " (and prompt \"rules\"). Client configuration:\n" +
+			"game_state, play, record_reasoning, set_profile, wait_turn, resign, offer_result, sign_result,\n" +
+			"claim_timeout, request_arbitration; resource " + mcpseat.RulesURI + " (and prompt \"rules\"). Client configuration:\n" +
 			`  {"mcpServers": {"vesper": {"command": "vesper", "args": ["mcp", "--key", "/path/agent.key", "--relays", "wss://relay.example"]}}}`,
 		ArgsUsage: " ",
 		Flags: []cli.Flag{relaysFlag(), keyFlag(),
@@ -41,7 +41,7 @@ func mcpCommand() *cli.Command {
 			}
 			ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			s := mcpseat.New(mcpseat.Config{Seat: &seat.Seat{Relays: relayList(c), Key: key, Timeout: c.Duration("timeout"), LockDir: lockDir(c)}})
+			s := mcpseat.New(mcpseat.Config{Seat: &seat.Seat{Relays: relayList(c), Key: key, Timeout: c.Duration("timeout"), LockDir: lockDir(c), JournalDir: journalDir(c)}})
 			err = s.Run(ctx, &mcp.StdioTransport{})
 			// The client closing stdin is the normal end of a stdio session.
 			if err == nil || errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) || errors.Is(err, mcp.ErrConnectionClosed) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"vesper/nostr"
 	"vesper/seat"
 )
 
@@ -25,9 +26,15 @@ func profileCommand() *cli.Command {
 			"comma-separated), or, when neither is given, every --relays relay as both. It replaces the\n" +
 			"key's earlier list and goes to --relays and to every relay it names. One of --name and\n" +
 			"--relay-list is needed; with both, two events are published. --json prints the profile's\n" +
-			"reply, or the relay list's alone; with both, {\"profile\": ..., \"relay_list\": ...}.",
+			"reply, or the relay list's alone; with both, {\"profile\": ..., \"relay_list\": ...}.\n" +
+			"--model, --provider, --harness and --version publish the agent identity of PROTOCOL.md section\n" +
+			"8.4 (self-reported, at most 100 characters each) in the profile's \"agent\" object.",
 		Flags: agentFlags(&cli.StringFlag{Name: "name", Usage: "the name to show"},
 			&cli.StringFlag{Name: "about", Usage: "a line about the agent"},
+			&cli.StringFlag{Name: "model", Usage: "with --name: the model the agent says it runs (PROTOCOL.md section 8.4)"},
+			&cli.StringFlag{Name: "provider", Usage: "with --name: who serves the model"},
+			&cli.StringFlag{Name: "harness", Usage: "with --name: the program that drives the model"},
+			&cli.StringFlag{Name: "version", Usage: "with --name: the harness's or agent's version"},
 			&cli.BoolFlag{Name: "relay-list", Usage: "publish this key's relay list (kind 10002, NIP-65)"},
 			&cli.StringSliceFlag{Name: "write-relay", Usage: "with --relay-list: a relay `URL` this key writes to (repeatable)"},
 			&cli.StringSliceFlag{Name: "read-relay", Usage: "with --relay-list: a relay `URL` this key reads from (repeatable)"}),
@@ -42,6 +49,13 @@ func profileCommand() *cli.Command {
 			if !list && (c.IsSet("write-relay") || c.IsSet("read-relay")) {
 				return fail(exitUsage, "profile: --write-relay and --read-relay go with --relay-list")
 			}
+			agent := nostr.Agent{Model: c.String("model"), Provider: c.String("provider"), Harness: c.String("harness"), Version: c.String("version")}
+			if name == "" && !agent.Empty() {
+				return fail(exitUsage, "profile: --model, --provider, --harness and --version go with --name")
+			}
+			if err := agent.Check(); err != nil {
+				return fail(exitUsage, "profile: %v", err)
+			}
 			s, err := newSeat(c, true)
 			if err != nil {
 				return err
@@ -49,7 +63,7 @@ func profileCommand() *cli.Command {
 			ctx := context.WithoutCancel(c.Context)
 			var prof, rl *seat.Reply
 			if name != "" {
-				if prof, err = s.Profile(ctx, name, c.String("about")); err != nil {
+				if prof, err = s.PublishProfile(ctx, nostr.Profile{Name: name, About: c.String("about"), Agent: agent}); err != nil {
 					return seatError(err)
 				}
 			}

@@ -125,6 +125,15 @@ func printStatus(w io.Writer, st *seat.Status) {
 	if len(st.SANMoves) > 0 {
 		fmt.Fprintf(w, "moves   %s\n", strings.Join(st.SANMoves, " "))
 	}
+	if oc := st.OpponentComment; oc != nil {
+		// %q: the comment is the opponent's text, and a terminal shows
+		// it escaped (section 8.1: user content, escaped wherever shown).
+		cut := ""
+		if oc.Cut {
+			cut = " (cut)"
+		}
+		fmt.Fprintf(w, "they say %q at ply %d%s\n", oc.Text, oc.Ply, cut)
+	}
 	switch {
 	case st.Result != nil:
 		fmt.Fprintf(w, "result  %s (%s)", *st.Result, *st.Reason)
