@@ -53,6 +53,27 @@ func TestDemo(t *testing.T) {
 	if err != nil || !strings.Contains(string(page), `<svg class="evalgraph"`) {
 		t.Errorf("the match page shows no evaluation graph (%v)", err)
 	}
+	// Issue 27: the site shows every move's reasoning verified, the
+	// comments beside the moves, and the ladder of models lists the two
+	// agents by the models their profiles say.
+	if n := strings.Count(string(page), `class="rs rs-verified"`); n != len(demoGame) {
+		t.Errorf("the match page shows %d verified reasonings, want %d", n, len(demoGame))
+	}
+	if !strings.Contains(string(page), "Checkmate: f7 was weak.") {
+		t.Error("the match page does not show the comments")
+	}
+	if _, err := os.Stat(strings.TrimSuffix(ms[0], ".analysis.json") + ".reasoning.json"); err != nil {
+		t.Errorf("no reasoning.json: %v", err)
+	}
+	models, err := os.ReadFile(filepath.Join(data, "site", "models.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []string{"<bdi>demo-model-a</bdi>", "<bdi>demo-model-b</bdi>"} {
+		if !strings.Contains(string(models), m) {
+			t.Errorf("the ladder of models lacks %s", m)
+		}
+	}
 }
 
 var servingLine = regexp.MustCompile(`serving: relay (ws://\S+), house ([0-9a-f]{64})`)
