@@ -29,6 +29,23 @@
 // (Input.LoadAnalysis) instead of them all: a build then loads one only to
 // render its match, and holds a few at a time (analyses.go).
 //
+// Table talk and reasoning (PROTOCOL.md section 8, issue 27). A match
+// page shows each move's comment (cut at 300 code points), the effort the
+// player reports (attempts, usage: marked self-reported, absent never
+// shown as zero) and, once the game is over, each committed reasoning as
+// the reveal package checks it against the match's reveals (State.Reveals):
+// verified, revealed during the game, or not matching (then its text is
+// not shown); while the game is live no reasoning text and no plan check
+// is shown, whatever was revealed. Verified reasoning of a counted move
+// says whether it names the move played (reveal.NamesMove, rule stated on
+// the page). match.json carries the reveals exactly as signed, and
+// m/<id>.reasoning.json the check. A profile's self-reported identity
+// (section 8.4) is shown as what the account "says it is"; models.html,
+// the ladder of models, groups listed players by it with their final
+// games, score and Wilson interval, accuracy, centipawn loss and ratings;
+// h/<a>-<b>.html is every game between two players, linked from their
+// match pages.
+//
 // References (NIP-19, issue 19). Each match page names its challenge as
 // an nevent with the challenger as author and up to three relays that
 // delivered it (Input.Relays) as hints, as text to copy into a client.
