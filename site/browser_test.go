@@ -94,10 +94,12 @@ func TestBrowserRunsNoScript(t *testing.T) {
 
 	// Mallory's first match carries hostile moves; the one with an analysis
 	// carries a hostile engine's grades.
-	var hostileMatch, hostileGrades string
+	var hostileMatch, hostileGrades, hostileTalk string
 	for _, s := range in.States {
 		switch {
 		case s == nil || s.First != mallory.PublicKey():
+		case len(s.Reveals) > 0:
+			hostileTalk = s.Match // comments and revealed reasoning
 		case in.Analyses[s.Match] != nil:
 			hostileGrades = s.Match
 		case hostileMatch == "":
@@ -117,6 +119,8 @@ func TestBrowserRunsNoScript(t *testing.T) {
 		{"index", srv.URL, "/", "Board games over Nostr · vesper", false},
 		{"match", srv.URL, "/m/" + hostileMatch + ".html", "", false},
 		{"analysed match", srv.URL, "/m/" + hostileGrades + ".html", "", false},
+		{"talk match", srv.URL, "/m/" + hostileTalk + ".html", "", false},
+		{"models", srv.URL, "/models.html", "Ladder of models · vesper", false},
 	}
 	t.Run("pages", func(t *testing.T) {
 		for _, c := range cases {
