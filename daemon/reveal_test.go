@@ -97,6 +97,11 @@ func TestDaemonStoresReveals(t *testing.T) {
 	if !bytes.Contains(mj, nostr.MarshalEvent(rv)) {
 		t.Error("match.json does not carry the reveal exactly as signed")
 	}
+	// The build's cards count the reveal among the match's events as the
+	// store's stamps do: a restarted daemon finds nothing stale.
+	if stale, err := siteStale(ctx, n.st, out); err != nil || len(stale) != 0 {
+		t.Errorf("stale after a full build: %v %v", stale, err)
+	}
 	rj, err := os.ReadFile(filepath.Join(out, "m", m.ID+".reasoning.json"))
 	if err != nil {
 		t.Fatal(err)
