@@ -313,6 +313,25 @@ func testUpdateEqualsBuild(t *testing.T, a *analyses) {
 		f.in.States = slices.DeleteFunc(f.in.States, func(s *match.State) bool { return s.Match == id })
 		update(t, id)
 	})
+	t.Run("committed reasoning, then its reveal", func(t *testing.T) {
+		// Section 8.2: the game's reasoning.json appears with the game, and
+		// a reveal (an event the fold skips) renders the match again.
+		g := newTalkGame(t, now-86400, false)
+		f.games["talk"], f.ids["talk"] = g.m, g.m.ID
+		f.in.States = append(f.in.States, foldT(t, g.m))
+		refold(t, f, "talk")
+		if got := update(t, g.m.ID); !slices.Equal(got, []string{g.m.ID}) {
+			t.Errorf("loaded %v, want the new game", got)
+		}
+		g.reveal(alice, g.signed+5, "", 0, 2)
+		refold(t, f, "talk")
+		if got := update(t, g.m.ID); !slices.Equal(got, []string{g.m.ID}) {
+			t.Errorf("loaded %v after the reveal, want its match", got)
+		}
+		if r := readReasoning(t, out, g.m.ID); strings.Join(statusesOf(r), ",") != "verified,unrevealed,verified,unrevealed" {
+			t.Errorf("after the update: %v", statusesOf(r))
+		}
+	})
 }
 
 // TestLoadAnalysisFails: an analysis the build cannot read fails the
