@@ -64,6 +64,9 @@ type card struct {
 	// Reasoning says that the match has committed reasoning or reveals
 	// (section 8.2), so it has an m/<id>.reasoning.json.
 	Reasoning bool `json:"rs,omitempty"`
+	// Talk is each player's section 8 tally in this game (first, second),
+	// nil for a game without any: the player pages sum them.
+	Talk []talkTally `json:"tk,omitempty"`
 	// Idle is Input.IdleSince of the match's state: a function of its
 	// events, so a card carried over keeps it.
 	Idle int64 `json:"il,omitempty"`
@@ -114,6 +117,7 @@ func newCard(s *match.State, seenAt map[string]int64, g *analysis.Game) *card {
 	}
 	c.Events = EventsDigest(stamps)
 	c.Reasoning = hasReasoning(s)
+	c.Talk = cardTalk(s)
 	if len(authors) > 0 {
 		c.Authors = sortedKeys(authors)
 	}

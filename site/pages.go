@@ -323,6 +323,10 @@ type playerPage struct {
 	Games          []gameRow
 	GamesMore      int
 	Abandoned      int // games whose clock ran out long ago with no claim (dormant)
+	// Talk sums the player's section 8 content over its games (TalkGames
+	// of them), nil when it has none.
+	Talk      *talkSummary
+	TalkGames int
 }
 
 // qualityRow sums a player's analysed games of one kind (their cards'
@@ -445,6 +449,17 @@ func (b *builder) playerPage(pk string) *playerPage {
 		if !s.Over && b.dormant(s) {
 			v.Abandoned++
 		}
+	}
+	var talk talkTally
+	for _, c := range b.byPlayer[pk] {
+		if i := slices.Index([]string{c.First, c.Second}, pk); i >= 0 && len(c.Talk) == 2 && c.Talk[i].Any() {
+			talk.add(c.Talk[i])
+			v.TalkGames++
+		}
+	}
+	if v.TalkGames > 0 {
+		sum := talk.summary("", "")
+		v.Talk = &sum
 	}
 	for i, s := range b.byPlayer[pk] { // newest challenge first
 		if i == playerRows {

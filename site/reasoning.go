@@ -60,16 +60,133 @@ type talkRow struct {
 	Plan      string // "names the move", "does not name the move", ""
 }
 
-// talkSummary is one player's figures over its moves.
+// talkSummary is one player's figures, in one game or (player page)
+// over its games.
 type talkSummary struct {
-	Side                              string
-	Who                               template.HTML
-	Moves, Commented, Committed       int
-	Verified, Early, Mismatch, Hidden int
-	Named, Checked                    int // plan checks: named / verified counted moves
-	Attempts                          string
-	AttemptsOf                        int // moves that reported attempts
-	Usage                             []usageSum
+	Side string
+	Who  template.HTML
+	talkTally
+	Hidden   int    // committed, not verified, early or mismatched
+	Attempts string // the sum, "" when no move reported attempts
+	Usage    []usageSum
+}
+
+// talkTally counts one player's section 8 content in one game (a card
+// keeps one per player, for the player page). Statuses and plan checks
+// are counted only once the game is over, as the page shows them.
+type talkTally struct {
+	Moves      int                `json:"m,omitempty"` // counted board moves
+	Commented  int                `json:"c,omitempty"`
+	Committed  int                `json:"r,omitempty"`
+	Verified   int                `json:"v,omitempty"`
+	Early      int                `json:"e,omitempty"`
+	Mismatch   int                `json:"x,omitempty"`
+	Named      int                `json:"n,omitempty"` // verified counted moves whose plan names the move
+	Checked    int                `json:"k,omitempty"` // verified counted moves
+	AttemptsN  int                `json:"a,omitempty"` // the sum of reported attempts
+	AttemptsOf int                `json:"ao,omitempty"`
+	UsageSum   map[string]float64 `json:"u,omitempty"`
+	UsageOf    map[string]int     `json:"uo,omitempty"`
+}
+
+// add sums another tally into t.
+func (t *talkTally) add(o talkTally) {
+	t.Moves, t.Commented, t.Committed = t.Moves+o.Moves, t.Commented+o.Commented, t.Committed+o.Committed
+	t.Verified, t.Early, t.Mismatch = t.Verified+o.Verified, t.Early+o.Early, t.Mismatch+o.Mismatch
+	t.Named, t.Checked = t.Named+o.Named, t.Checked+o.Checked
+	t.AttemptsN, t.AttemptsOf = t.AttemptsN+o.AttemptsN, t.AttemptsOf+o.AttemptsOf
+	for k, v := range o.UsageSum {
+		if t.UsageSum == nil {
+			t.UsageSum, t.UsageOf = map[string]float64{}, map[string]int{}
+		}
+		t.UsageSum[k] += v
+		t.UsageOf[k] += o.UsageOf[k]
+	}
+}
+
+// summary is the tally in words.
+func (t talkTally) summary(side string, who template.HTML) talkSummary {
+	v := talkSummary{Side: side, Who: who, talkTally: t, Hidden: t.Committed - t.Verified - t.Early - t.Mismatch}
+	if t.AttemptsOf > 0 {
+		v.Attempts = strconv.Itoa(t.AttemptsN)
+	}
+	for _, k := range nostr.UsageKeys() {
+		if t.UsageOf[k] > 0 {
+			v.Usage = append(v.Usage, usageSum{Key: strings.ReplaceAll(k, "_", " "), Total: number(t.UsageSum[k]), Of: t.UsageOf[k]})
+		}
+	}
+	return v
+}
+
+// Any says whether the tally holds anything to show.
+func (t talkTally) Any() bool {
+	return t.Commented > 0 || t.Committed > 0 || t.AttemptsOf > 0 || len(t.UsageOf) > 0
+}
+
+// tally counts the players' section 8 content in a game: first, second.
+func tally(s *match.State, rep reveal.Report, sans []string) [2]talkTally {
+	var out [2]talkTally
+	ply := map[string]int{}
+	for i, id := range s.MoveEvents {
+		ply[id] = i + 1
+	}
+	for _, ev := range s.Events {
+		if ev.Kind != nostr.KindMove && ev.Kind != nostr.KindResult {
+			continue
+		}
+		var t *talkTally
+		switch ev.PubKey {
+		case s.First:
+			t = &out[0]
+		case s.Second:
+			t = &out[1]
+		default:
+			continue
+		}
+		n := ply[ev.ID] // > 0: a counted board move
+		if n > 0 {
+			t.Moves++
+		}
+		if c, _ := nostr.Comment(ev); c != "" {
+			t.Commented++
+		}
+		if e, ok := rep.Entry(ev.ID); ok {
+			t.Committed++
+			if s.Over {
+				switch e.Status {
+				case reveal.Verified:
+					t.Verified++
+				case reveal.Early:
+					t.Early++
+				case reveal.Mismatch:
+					t.Mismatch++
+				}
+				if (e.Status == reveal.Verified || e.Status == reveal.Early) && n > 0 && n <= len(sans) {
+					t.Checked++
+					if names(s, n, sans, e.Text) {
+						t.Named++
+					}
+				}
+			}
+		}
+		if n == 0 {
+			continue // effort is counted per counted move
+		}
+		if k, present, err := nostr.Attempts(ev); present && err == nil {
+			t.AttemptsN += k
+			t.AttemptsOf++
+		}
+		if u, present, err := nostr.ReadUsage(ev); present && err == nil {
+			for _, f := range u.Fields() {
+				if t.UsageSum == nil {
+					t.UsageSum, t.UsageOf = map[string]float64{}, map[string]int{}
+				}
+				t.UsageSum[f.Key] += f.Value
+				t.UsageOf[f.Key]++
+			}
+		}
+	}
+	return out
 }
 
 type usageSum struct {
@@ -104,6 +221,47 @@ func hasReasoning(s *match.State) bool {
 	return false
 }
 
+// cardTalk is the players' tallies for a card, nil for a game without
+// section 8 content (most games: they skip the replay this costs).
+func cardTalk(s *match.State) []talkTally {
+	if !hasTalk(s) {
+		return nil
+	}
+	t := tally(s, reveal.Check(s, s.Reveals), readMoves(s))
+	return t[:]
+}
+
+// hasTalk says whether a move or result of the match carries a section 8
+// tag, or the match has reveals.
+func hasTalk(s *match.State) bool {
+	if len(s.Reveals) > 0 {
+		return true
+	}
+	for _, ev := range s.Events {
+		if ev.Kind != nostr.KindMove && ev.Kind != nostr.KindResult {
+			continue
+		}
+		for _, tag := range ev.Tags {
+			if len(tag) > 0 {
+				switch tag[0] {
+				case nostr.CommentTag, nostr.ReasoningTag, nostr.AttemptsTag, nostr.UsageTag:
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// readMoves are the counted moves as the replay shows them (SAN, or the
+// point), without drawing a board.
+func readMoves(s *match.State) []string {
+	if s.Kind != nostr.GameChess {
+		return s.Moves
+	}
+	return sanMoves(s.Moves)
+}
+
 func reasoningPath(id string) string { return "m/" + id + ".reasoning.json" }
 
 // talk builds the section from the fold and the reveal check. sans are
@@ -121,55 +279,24 @@ func (b *builder) talk(s *match.State, rep reveal.Report, sans []string, firstSi
 	for _, ig := range s.Ignored {
 		ignored[ig.ID] = true
 	}
-	v.Players[0] = talkSummary{Side: firstSide, Who: b.player(s.First).Who(matchRoot)}
-	v.Players[1] = talkSummary{Side: secondSide, Who: b.player(s.Second).Who(matchRoot)}
-	attempts := [2]int{}
-	usage := [2]map[string]float64{{}, {}}
-	usageOf := [2]map[string]int{{}, {}}
+	t := tally(s, rep, sans)
+	v.Players[0] = t[0].summary(firstSide, b.player(s.First).Who(matchRoot))
+	v.Players[1] = t[1].summary(secondSide, b.player(s.Second).Who(matchRoot))
 	for _, ev := range s.Events {
 		if ev.Kind != nostr.KindMove && ev.Kind != nostr.KindResult {
 			continue
 		}
-		p := -1
-		switch ev.PubKey {
-		case s.First:
-			p = 0
-		case s.Second:
-			p = 1
-		}
-		n := ply[ev.ID]
-		if p >= 0 && n > 0 {
-			v.Players[p].Moves++
-		}
-		row, ok := b.talkRow(s, ev, rep, n, sans, !ignored[ev.ID])
+		row, ok := b.talkRow(s, ev, rep, ply[ev.ID], sans, !ignored[ev.ID])
 		if !ok {
 			continue
 		}
-		if p >= 0 {
-			row.Side = v.Players[p].Side
-			b.count(&v.Players[p], row, n > 0)
-			if k, present, err := nostr.Attempts(ev); present && err == nil && n > 0 {
-				attempts[p] += k
-				v.Players[p].AttemptsOf++
-			}
-			if u, present, err := nostr.ReadUsage(ev); present && err == nil && n > 0 {
-				for _, f := range u.Fields() {
-					usage[p][f.Key] += f.Value
-					usageOf[p][f.Key]++
-				}
-			}
+		switch ev.PubKey {
+		case s.First:
+			row.Side = firstSide
+		case s.Second:
+			row.Side = secondSide
 		}
 		v.Rows = append(v.Rows, row)
-	}
-	for p := range v.Players {
-		if v.Players[p].AttemptsOf > 0 {
-			v.Players[p].Attempts = strconv.Itoa(attempts[p])
-		}
-		for _, k := range nostr.UsageKeys() {
-			if usageOf[p][k] > 0 {
-				v.Players[p].Usage = append(v.Players[p].Usage, usageSum{Key: strings.ReplaceAll(k, "_", " "), Total: number(usage[p][k]), Of: usageOf[p][k]})
-			}
-		}
 	}
 	for _, ig := range rep.Ignored {
 		t := talkIgnored{Reveal: ig.Reveal, Short: shortID(ig.Reveal), Event: ig.Event, Reason: cleanLine(ig.Reason, 200)}
@@ -254,33 +381,6 @@ func names(s *match.State, n int, sans []string, text string) bool {
 		uci = s.Moves[n-1]
 	}
 	return reveal.NamesMove(text, sans[n-1], uci)
-}
-
-// count adds a row to its player's figures.
-func (b *builder) count(p *talkSummary, row talkRow, counted bool) {
-	if row.Comment != "" {
-		p.Commented++
-	}
-	if !row.Committed {
-		return
-	}
-	p.Committed++
-	switch row.Status {
-	case string(reveal.Verified):
-		p.Verified++
-	case string(reveal.Early):
-		p.Early++
-	case string(reveal.Mismatch):
-		p.Mismatch++
-	default:
-		p.Hidden++
-	}
-	if counted && row.Plan != "" {
-		p.Checked++
-		if row.Plan == "names the move" {
-			p.Named++
-		}
-	}
 }
 
 func number(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }

@@ -168,6 +168,14 @@ func TestReasoningVerified(t *testing.T) {
 	if !strings.Contains(page, "Attempts <span class=\"mute\">(self-reported)</span>") {
 		t.Error("attempts are not marked self-reported")
 	}
+	// Per player over its games, on its page (from the cards).
+	ap := readSite(t, out, "p/"+alice.PublicKey()+".html")
+	if !strings.Contains(ap, "Plan names the move: <strong>2 of 2</strong>") || !strings.Contains(ap, "(self-reported)</span>: 4 over 2 moves") {
+		t.Error("Alice's page does not sum her plan checks and reported attempts")
+	}
+	if bp := readSite(t, out, "p/"+bob.PublicKey()+".html"); !strings.Contains(bp, `(self-reported)</span>: <span class="mute">not reported</span>`) {
+		t.Error("Bob's page does not show his unreported attempts as absent")
+	}
 	f := readReasoning(t, out, g.m.ID)
 	if got := strings.Join(statusesOf(f), ","); got != "verified,verified,verified,verified" {
 		t.Fatalf("reasoning.json statuses %s", got)
