@@ -324,12 +324,12 @@ func (b *builder) talkRow(s *match.State, ev *nostr.Event, rep reveal.Report, n 
 	default:
 		row.Label = "ignored move: " + cleanLine(ev.Content, 20)
 	}
-	any := false
+	shown := false
 	if text, cut := nostr.Comment(ev); text != "" {
-		row.Comment, row.Cut, any = cleanText(text, nostr.MaxCommentShown), cut, true
+		row.Comment, row.Cut, shown = cleanText(text, nostr.MaxCommentShown), cut, true
 	}
 	if k, present, err := nostr.Attempts(ev); present {
-		any = true
+		shown = true
 		if err != nil {
 			row.BadTag = "attempts tag not read (malformed)"
 		} else {
@@ -337,7 +337,7 @@ func (b *builder) talkRow(s *match.State, ev *nostr.Event, rep reveal.Report, n 
 		}
 	}
 	if u, present, err := nostr.ReadUsage(ev); present {
-		any = true
+		shown = true
 		if err != nil {
 			row.BadTag = strings.TrimPrefix(row.BadTag+"; ", "; ") + "usage tag not read (malformed)"
 		} else {
@@ -349,7 +349,7 @@ func (b *builder) talkRow(s *match.State, ev *nostr.Event, rep reveal.Report, n 
 		}
 	}
 	if e, ok := rep.Entry(ev.ID); ok {
-		any, row.Committed = true, true
+		shown, row.Committed = true, true
 		row.Status = string(e.Status)
 		row.Mark = statusMarks[e.Status]
 		if !s.Over {
@@ -371,7 +371,7 @@ func (b *builder) talkRow(s *match.State, ev *nostr.Event, rep reveal.Report, n 
 			}
 		}
 	}
-	return row, any
+	return row, shown
 }
 
 // names applies the plan-to-move rule to counted ply n.
