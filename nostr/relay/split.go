@@ -255,6 +255,19 @@ func (sp *negSplitter) reconcile(ctx context.Context, f gn.Filter, w SyncWindow,
 	// of halving, so the stack stays small.
 	stack := []job{{spanOf(w), items}}
 	var out []negLeaf
+	// whole is the first session's answer, for a relay that turns out to
+	// ignore the windows; held, the ids of the store in w, built at the
+	// first split to tell such a relay.
+	var whole *negLeaf
+	var held map[string]bool
+	hold := func() {
+		if held == nil {
+			held = make(map[string]bool, len(items))
+			for _, it := range items {
+				held[it.ID] = true
+			}
+		}
+	}
 	for len(stack) > 0 {
 		j := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
@@ -262,6 +275,7 @@ func (sp *negSplitter) reconcile(ctx context.Context, f gn.Filter, w SyncWindow,
 		if sp.cut > 0 && len(j.items) >= sp.cut {
 			if lower, upper, ok := j.s.halves(j.items); ok {
 				sp.st.Splits++
+				hold()
 				a, b := splitItems(j.items, lower.until)
 				stack = append(stack, job{upper, b}, job{lower, a})
 				continue
@@ -274,6 +288,22 @@ func (sp *negSplitter) reconcile(ctx context.Context, f gn.Filter, w SyncWindow,
 		}
 		sp.sessions--
 		res, err := sp.s.negWindow(ctx, sp.st, fw, j.items, sp.o, sp.log)
+		if whole == nil && err == nil {
+			whole = &negLeaf{f: fw, base: f, need: res.need}
+		}
+		if held != nil && slices.ContainsFunc(res.need, func(id string) bool { return held[id] }) {
+			// The relay lists, in a part of w, an id the store holds in
+			// another part: it ignores since/until (or lies about
+			// created_at), so halving cannot uncut its set. Its first
+			// answer is taken whole, as before windows were split.
+			sp.log.Warn("relay: NIP-77 answers ignore the created_at window; not splitting", "splits", sp.st.Splits)
+			if whole == nil {
+				err := errors.New("relay: NIP-77: the relay ignores the created_at window of a reconciliation")
+				sp.st.NegError = err.Error()
+				return nil, err
+			}
+			return []negLeaf{*whole}, nil
+		}
 		var why string
 		switch {
 		case tooMany(err):
@@ -297,6 +327,7 @@ func (sp *negSplitter) reconcile(ctx context.Context, f gn.Filter, w SyncWindow,
 			continue
 		}
 		sp.st.Splits++
+		hold()
 		a, b := splitItems(j.items, lower.until)
 		stack = append(stack, job{upper, b}, job{lower, a})
 	}
