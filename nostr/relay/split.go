@@ -70,21 +70,30 @@ const fetchBatch = 500
 // created_at range. Paged leaves stay as they are.
 func byFilter(leaves []negLeaf) []negLeaf {
 	var out []negLeaf
-	seen := map[string]bool{}
 	cur := -1 // the leaf of out being joined, -1 for none
+	// An id is listed twice only by adjacent windows of a filter (they
+	// share a second), which come one after the other: only the previous
+	// window's ids are kept to drop the repeats, not every id.
+	var prev map[string]bool
+	var prevBase gn.Filter
 	for _, l := range leaves {
 		if l.page {
 			out = append(out, l)
 			cur = -1
 			continue
 		}
+		if !sameFilter(prevBase, l.base) {
+			prev = nil
+		}
 		var fresh []string
+		next := make(map[string]bool, len(l.need))
 		for _, id := range l.need {
-			if !seen[id] {
-				seen[id] = true
+			if !prev[id] && !next[id] {
 				fresh = append(fresh, id)
 			}
+			next[id] = true
 		}
+		prev, prevBase = next, l.base
 		if cur >= 0 && sameFilter(out[cur].base, l.base) && len(out[cur].need)+len(fresh) <= fetchBatch {
 			out[cur].f.Since, out[cur].f.Until = joinBound(out[cur].f.Since, l.f.Since, false), joinBound(out[cur].f.Until, l.f.Until, true)
 			out[cur].need = append(out[cur].need, fresh...)
