@@ -242,9 +242,10 @@ type negSplitter struct {
 	log      *slog.Logger
 	maxLimit int // NIP-11 max_limit, 0 when not announced
 	sessions int
-	// cut is the size of the first set this relay cut: a window holding
-	// that many local items would be cut too (the relay holds what the
-	// store holds, and more), so it is halved without a session.
+	// cut is the size of the first set this relay cut while the store
+	// held more there: a window holding that many local items would be
+	// cut too (the relay holds what the store holds, and more), so it is
+	// halved without a session.
 	cut int
 }
 
@@ -321,7 +322,10 @@ func (sp *negSplitter) reconcile(ctx context.Context, f gn.Filter, w SyncWindow,
 			return nil, err
 		case looksCut(res.relaySize(), sp.maxLimit):
 			why = fmt.Sprintf("%d ids", res.relaySize())
-			if sp.cut == 0 {
+			// Learnt only from a set that left out stored events: a window
+			// that merely holds max_limit events (20, say) must not make
+			// every window of 20 stored events be halved unasked.
+			if sp.cut == 0 && res.haves > 0 {
 				sp.cut = res.relaySize()
 			}
 		default:
