@@ -298,7 +298,8 @@ func (sp *negSplitter) reconcile(ctx context.Context, f gn.Filter, w SyncWindow,
 		}
 		sp.sessions--
 		res, err := sp.s.negWindow(ctx, sp.st, fw, j.items, sp.o, sp.log)
-		if whole == nil && err == nil {
+		if held == nil && err == nil {
+			// Still w itself: nothing was halved yet.
 			whole = &negLeaf{f: fw, base: f, need: res.need}
 		}
 		if held != nil && slices.ContainsFunc(res.need, func(id string) bool { return held[id] }) {
@@ -335,7 +336,7 @@ func (sp *negSplitter) reconcile(ctx context.Context, f gn.Filter, w SyncWindow,
 		lower, upper, ok := j.s.halves(j.items)
 		if !ok {
 			sp.st.Paged++
-			sp.log.Debug("relay: NIP-77 window of one second cut, paging it", "window", fmt.Sprint(fw.Since, fw.Until), "why", why)
+			sp.log.Debug("relay: NIP-77 window of one second cut, paging it", "second", j.s.until, "why", why)
 			out = append(out, negLeaf{f: fw, base: f, page: true})
 			continue
 		}
