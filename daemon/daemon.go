@@ -182,6 +182,6 @@ func (n *Daemon) Load(ctx context.Context, id string) (*match.State, error) {
 // left behind their events), as Run does first; `arbiter --once` calls it
 // before it decides.
 func (n *Daemon) Resume(ctx context.Context) error {
-	_, _, err := n.resume(ctx)
+	_, err := n.resume(ctx)
 	return err
 }

@@ -10,10 +10,13 @@ type Limits struct {
 	PublishParallel int   // outbox items published at once
 	MaxSkew         int64 // seconds ahead of our clock a challenge may be stamped, or our own event
 	SummaryIgnored  int   // ignored entries kept in full in each stored summary
+	// DormantAfter is the grace, in seconds, after which a game whose
+	// clock ran out, with no event since, leaves memory (dormant.go).
+	DormantAfter int64
 }
 
 // DefaultLimits are the operator flags' defaults.
 func DefaultLimits() Limits {
 	return Limits{OpenPerAuthor: 20, EventsPerAuthor: 1000, RelayChallenges: 20000, DutiesPerPass: 20,
-		PublishParallel: 4, MaxSkew: 120, SummaryIgnored: 200}
+		PublishParallel: 4, MaxSkew: 120, SummaryIgnored: 200, DormantAfter: 86400}
 }

@@ -34,7 +34,7 @@ func newMetrics(connected func() int) *metrics {
 	m.pub = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "vesper_publish_total", Help: "Outbox publish attempts, by outcome."}, []string{"outcome"})
 	m.fold = prometheus.NewHistogram(prometheus.HistogramOpts{Name: "vesper_fold_seconds", Help: "Time to fold one match.", Buckets: prometheus.ExponentialBuckets(0.0001, 4, 8)})
 	m.relays = prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "vesper_relays_connected", Help: "Relays connected now."}, func() float64 { return float64(m.connected()) })
-	m.byStatus = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "vesper_matches", Help: "Matches by status."}, []string{"status"})
+	m.byStatus = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "vesper_matches", Help: "Matches by status; dormant counts the abandoned matches this daemon leaves in the store (their status stays active or over)."}, []string{"status"})
 	m.quotas = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "vesper_quota_dropped_total", Help: "Events dropped by a quota, by quota (open_challenges, match_events, relay_challenges)."}, []string{"quota"})
 	m.deferred = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "vesper_duties_deferred_total", Help: "Duties left for a later pass, by why (per_pass: the --max-duties bound; skew: it would be stamped beyond --max-skew)."}, []string{"why"})
 	m.stubs = prometheus.NewCounter(prometheus.CounterOpts{Name: "vesper_events_stubbed_total", Help: "Events every match ignores for what they are (over 65536 bytes, not one g tag), stored as a small stub without their body."})

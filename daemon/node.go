@@ -201,7 +201,7 @@ func (n *Daemon) keepAll(ctx context.Context, states []*match.State) error {
 		sums = append(sums, store.Summary{
 			Match: s.Match, Game: s.Kind, First: s.First, Second: s.Second,
 			Status: string(sum.Status), Final: s.Final, UpdatedAt: now, JSON: match.MarshalLine(sum),
-			FoldVersion: match.FoldVersion,
+			FoldVersion: match.FoldVersion, IdleSince: idleSince(s), Requested: len(s.Requests) > 0,
 		})
 	}
 	if err := n.st.PutSummaries(ctx, sums); err != nil {
@@ -212,9 +212,10 @@ func (n *Daemon) keepAll(ctx context.Context, states []*match.State) error {
 		// expired match needs nothing more from the daemon, and whatever
 		// touches it later (a late event, the site) reads it from the
 		// store. Parsed events are most of a state's memory and the store
-		// has them: live matches are kept lean (they still extend).
+		// has them: live matches are kept lean (they still extend). A
+		// dormant game leaves too (dormant.go).
 		n.mu.Lock()
-		if kept(s, now) {
+		if n.kept(s, now) {
 			if s.Events != nil {
 				s = s.Lean()
 			}
@@ -232,36 +233,43 @@ func (n *Daemon) keepAll(ctx context.Context, states []*match.State) error {
 }
 
 // kept says whether the daemon keeps s in memory at now: a match that is
-// neither final nor expired, which duties may still act on.
-func kept(s *match.State, now int64) bool {
-	return !s.Final && s.Status(now) != match.StatusExpired
+// neither final nor expired nor dormant, which duties may still act on.
+func (n *Daemon) kept(s *match.State, now int64) bool {
+	return !s.Final && s.Status(now) != match.StatusExpired && !n.dormant(s, now)
 }
 
-// evict lets go of the matches that expired since they were kept.
+// evict lets go of the matches that expired or went dormant since they
+// were kept.
 func (n *Daemon) evict(now int64) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	for id, s := range n.states {
-		if !kept(s, now) {
+		if !n.kept(s, now) {
 			delete(n.states, id)
 		}
 	}
 }
 
-// resume folds what a start needs, in proportion to the open matches: the
-// matches that are not final, and those whose stored events are newer
-// than their summary (a crash between the two). It returns how many
-// summaries another version of the fold wrote, for upgrade.
-func (n *Daemon) resume(ctx context.Context) (folded, stale int, err error) {
-	r, err := n.st.ResumeSet(ctx, match.FoldVersion)
+// resume folds what a start needs, in proportion to the live matches: the
+// matches that are neither final nor dormant, and those whose stored
+// events are newer than their summary (a crash between the two). It
+// returns how many summaries another version of the fold wrote, for
+// upgrade.
+func (n *Daemon) resume(ctx context.Context) (r resumed, err error) {
+	set, err := n.st.ResumeSet(ctx, match.FoldVersion, n.dormancy(n.clock()))
 	if err != nil {
-		return 0, 0, err
+		return r, err
 	}
-	ids := append(append([]string{}, r.Open...), r.Dirty...)
+	ids := append(append([]string{}, set.Open...), set.Dirty...)
 	sort.Strings(ids)
 	ids = slices.Compact(ids)
-	return len(ids), r.Stale, n.refoldAll(ctx, ids, nil)
+	r = resumed{folded: len(ids), stale: set.Stale, dormant: set.Dormant}
+	return r, n.refoldAll(ctx, ids, nil)
 }
+
+// resumed is what a start folded: matches, summaries of another fold
+// version (for upgrade) and the dormant matches it left in the store.
+type resumed struct{ folded, stale, dormant int }
 
 // upgradeGroup is how many stale matches upgrade folds under one hold of
 // the fold lock: the loop waits for at most one group.
@@ -363,12 +371,13 @@ func (n *Daemon) snapshot() []*match.State {
 	return out
 }
 
-// live returns the states the arbiter may act on: not final and not
-// expired (a finished match needs nothing more from anyone).
+// live returns the states the arbiter may act on: those the daemon keeps
+// at now (a finished match needs nothing more from anyone, and a dormant
+// one nothing until an event wakes it).
 func (n *Daemon) live(now int64) []*match.State {
 	var out []*match.State
 	for _, s := range n.snapshot() {
-		if !s.Final && s.Status(now) != match.StatusExpired {
+		if n.kept(s, now) {
 			out = append(out, s)
 		}
 	}

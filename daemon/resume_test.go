@@ -88,12 +88,12 @@ func TestResumeFoldsOnlyOpenAndDirty(t *testing.T) {
 	w := newResumeWorld(t, st, now)
 	n := newNode(st, nostr.SecretKey{}, nil, arbiter.Config{}, discardLog())
 	n.clock = func() int64 { return now }
-	folded, stale, err := n.resume(context.Background())
+	r, err := n.resume(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if folded != 2 || stale != 1 {
-		t.Errorf("resume folded %d matches and found %d stale summaries, want 2 and 1", folded, stale)
+	if r.folded != 2 || r.stale != 1 {
+		t.Errorf("resume folded %d matches and found %d stale summaries, want 2 and 1", r.folded, r.stale)
 	}
 	for _, c := range []struct {
 		name string
@@ -104,9 +104,9 @@ func TestResumeFoldsOnlyOpenAndDirty(t *testing.T) {
 			t.Errorf("%s: kept %v, want %v", c.name, got, c.kept)
 		}
 	}
-	r, err := st.ResumeSet(context.Background(), match.FoldVersion)
-	if err != nil || len(r.Dirty) != 0 {
-		t.Errorf("dirty after resume: %v %v", r.Dirty, err)
+	set, err := st.ResumeSet(context.Background(), match.FoldVersion, store.Dormancy{})
+	if err != nil || len(set.Dirty) != 0 {
+		t.Errorf("dirty after resume: %v %v", set.Dirty, err)
 	}
 }
 

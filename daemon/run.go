@@ -51,7 +51,7 @@ func (n *Daemon) runDaemon(ctx context.Context, o Options) error {
 	// A start folds the open matches and those a crash left behind their
 	// events (resume), not the history; summaries of another fold version
 	// are re-folded behind it, while the daemon runs.
-	folded, stale, err := n.resume(ctx)
+	r, err := n.resume(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil
@@ -65,8 +65,8 @@ func (n *Daemon) runDaemon(ctx context.Context, o Options) error {
 		}
 		return fmt.Errorf("resume: %v", err)
 	}
-	n.log.Info("daemon started", "matches_folded", folded, "kept", len(n.snapshot()), "stale_summaries", stale,
-		"relays", len(n.relays), "pubkey", n.self)
+	n.log.Info("daemon started", "matches_folded", r.folded, "kept", len(n.snapshot()), "dormant", r.dormant,
+		"stale_summaries", r.stale, "relays", len(n.relays), "pubkey", n.self)
 	client.WatchAuthors(watch...)
 	if n.analyst != nil {
 		wg.Go(func() { n.analyse(ctx) })
@@ -74,7 +74,7 @@ func (n *Daemon) runDaemon(ctx context.Context, o Options) error {
 	if n.self != "" && o.SiteDir == "" {
 		wg.Go(func() { n.recordsWorker(ctx, o, max(o.Tick, time.Minute)) })
 	}
-	if stale > 0 {
+	if r.stale > 0 {
 		wg.Go(func() {
 			if err := n.upgrade(ctx); err != nil && ctx.Err() == nil {
 				n.log.Error("re-folding summaries of another fold version", "err", err)
@@ -526,15 +526,20 @@ func (n *Daemon) publisher(ctx context.Context, kick <-chan struct{}, client *re
 }
 
 // statusCounts counts the matches by status: the kept ones by their
-// status now, the others (final or expired) as the store has them.
+// status now, the others (final or expired) as the store has them, and
+// the dormant ones under "dormant" (their status stays active: dormancy
+// is this daemon's memory, not the match's state).
 func (n *Daemon) statusCounts(ctx context.Context) map[string]int {
 	now := n.clock()
-	out, err := n.st.StatusCounts(ctx, true)
+	out, err := n.st.StatusCounts(ctx, true, n.dormancy(now))
 	if err != nil {
 		out = map[string]int{}
 	}
+	out["dormant"] += 0 // the gauge reads 0, not its last count, once none is left
 	for _, s := range n.snapshot() {
-		out[string(s.Status(now))]++
+		if !n.dormant(s, now) { // the store counted it (it leaves at the next evict)
+			out[string(s.Status(now))]++
+		}
 	}
 	return out
 }

@@ -15,17 +15,19 @@ import (
 // (daemon "") is the key of the store's outbox, and its profile the one it
 // published there when no newer one came back from a relay.
 func BuildSite(ctx context.Context, st *store.Store, out, daemon string, listAll bool, now int64) (site.Stats, error) {
-	return buildFull(ctx, st, out, daemon, listAll, false, now)
+	return buildFull(ctx, st, out, daemon, listAll, false, DefaultLimits().DormantAfter, now)
 }
 
 // buildFull is BuildSite; analysing says that the caller grades finished
-// games, so that one without its analysis yet reads "being analysed".
-func buildFull(ctx context.Context, st *store.Store, out, daemon string, listAll, analysing bool, now int64) (site.Stats, error) {
+// games, so that one without its analysis yet reads "being analysed", and
+// dormantAfter is the daemon's grace (Limits.DormantAfter), after which
+// the site shows a game in progress as abandoned.
+func buildFull(ctx context.Context, st *store.Store, out, daemon string, listAll, analysing bool, dormantAfter, now int64) (site.Stats, error) {
 	in, err := siteInput(ctx, st, daemon, listAll, now)
 	if err != nil {
 		return site.Stats{}, err
 	}
-	in.Analysing = analysing
+	in.Analysing, in.DormantAfter = analysing, dormantAfter
 	ids, err := st.MatchIDs(ctx)
 	if err != nil {
 		return site.Stats{}, err
@@ -72,7 +74,11 @@ func siteInput(ctx context.Context, st *store.Store, daemon string, listAll bool
 	if daemon == "" {
 		daemon = house.Pubkey
 	}
-	in := site.Input{Profiles: map[string]site.Profile{}, Daemon: daemon, Now: now, ListAll: listAll}
+	in := site.Input{Profiles: map[string]site.Profile{}, Daemon: daemon, Now: now, ListAll: listAll,
+		// The site shows as abandoned the games in progress a daemon with
+		// the default grace leaves dormant (dormant.go); a daemon's own
+		// builds give its grace.
+		IdleSince: abandonedSince, DormantAfter: DefaultLimits().DormantAfter}
 	// The analyses by status only: a build loads the few whose pages it
 	// renders (LoadAnalysis), not every analysed game.
 	statuses, err := st.AnalysisStatuses(ctx)

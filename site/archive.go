@@ -45,12 +45,12 @@ func (b *builder) archives() []archiveSet {
 			for _, unlisted := range []bool{false, true} {
 				a := archiveSet{kind: kind, unlisted: unlisted}
 				for _, c := range b.cards {
-					if c.Kind == kind && c.Over && b.matchListed(c) != unlisted {
+					if c.Kind == kind && (c.Over || b.dormant(c)) && b.matchListed(c) != unlisted {
 						a.cards = append(a.cards, c)
 					}
 				}
 				slices.SortFunc(a.cards, func(x, y *card) int {
-					return cmp.Or(cmp.Compare(x.EndedAt, y.EndedAt), cmp.Compare(x.ID, y.ID))
+					return cmp.Or(cmp.Compare(b.endedAt(x), b.endedAt(y)), cmp.Compare(x.ID, y.ID))
 				})
 				b.archiveSets = append(b.archiveSets, a)
 			}
@@ -115,7 +115,7 @@ func (b *builder) archivePage(a archiveSet, page int) *archivePage {
 		v.Title = v.Game + " archive of unlisted matches, page " + strconv.Itoa(page)
 	}
 	for i := hi - 1; i >= lo; i-- {
-		v.Rows = append(v.Rows, b.finishedRow(a.cards[i]))
+		v.Rows = append(v.Rows, b.archiveRow(a.cards[i]))
 	}
 	rel := func(p int) string { return a.name() + "-" + strconv.Itoa(p) + ".html" }
 	if page < n {
@@ -136,4 +136,24 @@ func (b *builder) archivePage(a archiveSet, page int) *archivePage {
 		prev = p
 	}
 	return v
+}
+
+// endedAt places a game in the archive: when it ended, or for an abandoned
+// game (dormant) when its clock ran out.
+func (b *builder) endedAt(c *card) int64 {
+	if c.Over {
+		return c.EndedAt
+	}
+	return c.deadline()
+}
+
+// archiveRow is a finished game's row, or an abandoned game's: no result,
+// the date its clock ran out, and why it is here.
+func (b *builder) archiveRow(c *card) finishedRow {
+	if c.Over {
+		return b.finishedRow(c)
+	}
+	return finishedRow{ID: c.ID, Game: gameName(c.Kind), First: b.player(c.First), Second: b.player(c.Second),
+		ResultCode: "–", ReasonText: "abandoned: the clock ran out on " + date(c.deadline()) + " and no one claimed it",
+		EndedAt: c.deadline(), Plies: c.Plies, Abandoned: true}
 }

@@ -109,6 +109,15 @@ type Input struct {
 	// key, so like Profiles this must hold every match's entry for Update
 	// as for Build: a match whose hints changed is rendered again.
 	Relays map[string][]string
+	// IdleSince and DormantAfter show the daemon's dormant games (issue
+	// 28): IdleSince says since when a match has been idle (0: it never
+	// goes dormant), and a game idle since more than DormantAfter seconds
+	// before Now, not the Daemon's own, is shown as abandoned: in the
+	// archive, not among the live games. The daemon decides both (it keeps
+	// such a game out of memory, which is a policy, not a rule of the
+	// fold); nil or 0 shows no game as abandoned.
+	IdleSince    func(*match.State) int64
+	DormantAfter int64
 }
 
 // Stats counts the files of a build: Written were rendered and written,
@@ -231,6 +240,7 @@ func (b *builder) add(s *match.State, seenAt map[string]int64) {
 	g, later := b.heldAnalysis(s.Match)
 	c := newCard(s, seenAt, g)
 	c.gradeLater = later
+	c.Idle = b.idleSince(s)
 	b.cards = append(b.cards, c)
 	b.states[s.Match] = full{s: s, seen: seenAt}
 }

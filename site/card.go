@@ -61,6 +61,9 @@ type card struct {
 	// pages show.
 	Analysis string  `json:"an,omitempty"`
 	Grades   []grade `json:"gr,omitempty"`
+	// Idle is Input.IdleSince of the match's state: a function of its
+	// events, so a card carried over keeps it.
+	Idle int64 `json:"il,omitempty"`
 	// gradeLater marks a card made without its done analysis, which the
 	// build loads when it makes the match's files and only then records in
 	// Analysis and Grades (matchFiles). Nothing reads those fields before.
@@ -150,6 +153,22 @@ func Stale(outDir string, digests map[string]string) ([]string, error) {
 	}
 	slices.Sort(out)
 	return out, nil
+}
+
+// idleSince is Input.IdleSince of s, 0 without one.
+func (b *builder) idleSince(s *match.State) int64 {
+	if b.in.IdleSince == nil {
+		return 0
+	}
+	return b.in.IdleSince(s)
+}
+
+// dormant says whether the game is one the daemon leaves dormant at now:
+// idle since more than Input.DormantAfter ago, and not the daemon's own
+// (the comparison store.Dormancy makes of a stored summary).
+func (b *builder) dormant(c *card) bool {
+	return b.in.DormantAfter > 0 && c.Idle > 0 && c.Idle < b.in.Now-b.in.DormantAfter &&
+		(b.in.Daemon == "" || c.role(b.in.Daemon) == "")
 }
 
 // The methods below are match.State's, computed from the card's fields

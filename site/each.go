@@ -128,6 +128,7 @@ func (b *builder) eachMatch(o *output, ids []string, load Loader) (int64, error)
 				g, later := b.heldAnalysis(s.Match)
 				c := newCard(s, seenAt, g)
 				c.gradeLater = later
+				c.Idle = b.idleSince(s)
 				b.mu.Lock()
 				b.cards = append(b.cards, c)
 				b.byID[c.ID] = c

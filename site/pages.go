@@ -38,6 +38,9 @@ type indexPage struct {
 	// Not listed (issue 17 item 6): matches with a player whose profile
 	// does not declare a bot, and those accounts.
 	UnlistedMatches, UnlistedFinished, UnlistedAccounts int
+	// Abandoned counts the listed games whose clock ran out long ago with
+	// no claim (dormant): they are in the archive, not among the live ones.
+	Abandoned int
 }
 
 // archiveLink is the entry to one game kind's archive: its newest page.
@@ -73,6 +76,7 @@ type finishedRow struct {
 	Final                      bool
 	EndedAt                    int64
 	Plies                      int
+	Abandoned                  bool // dormant: the clock ran out and no one claimed it
 }
 
 type poolTop struct {
@@ -119,7 +123,9 @@ func (b *builder) indexPage() *indexPage {
 		}
 		switch s.status(now) {
 		case match.StatusActive:
-			if now > s.clockStart()+match.MoveClock {
+			if b.dormant(s) {
+				v.Abandoned++
+			} else if now > s.clockStart()+match.MoveClock {
 				stale = append(stale, s)
 			} else {
 				live = append(live, s)
@@ -316,6 +322,7 @@ type playerPage struct {
 	Blunder        string // the blunder threshold, as analysis defines it
 	Games          []gameRow
 	GamesMore      int
+	Abandoned      int // games whose clock ran out long ago with no claim (dormant)
 }
 
 // qualityRow sums a player's analysed games of one kind (their cards'
@@ -434,6 +441,11 @@ func (b *builder) playerPage(pk string) *playerPage {
 		pool.History = hist
 		v.Pools = append(v.Pools, pool)
 	}
+	for _, s := range b.byPlayer[pk] {
+		if !s.Over && b.dormant(s) {
+			v.Abandoned++
+		}
+	}
 	for i, s := range b.byPlayer[pk] { // newest challenge first
 		if i == playerRows {
 			v.GamesMore = len(b.byPlayer[pk]) - i
@@ -523,6 +535,8 @@ func (b *builder) gameRow(s *card, pk string) gameRow {
 	if s.Over {
 		r.ReasonText = reasonText(s.Reason)
 		r.Outcome = outcome(s, role)
+	} else if b.dormant(s) {
+		r.Status = "abandoned"
 	}
 	return r
 }

@@ -12,20 +12,44 @@ import (
 // are newer than their summary (dirty), and whether any summary was
 // written by another version of the fold.
 
-// Resume is what a start folds: Open (not final) and Dirty (stored events
-// newer than the summary, or no summary at all), and how many summaries
-// an older or newer fold wrote (Stale: re-folded in the background).
+// Resume is what a start folds: Open (not final, not expired, not
+// dormant) and Dirty (stored events newer than the summary, or no summary
+// at all), and how many summaries an older or newer fold wrote (Stale:
+// re-folded in the background).
 type Resume struct {
 	Open, Dirty []string
 	Stale       int
+	Dormant     int // open matches left out as dormant
 }
 
-// ResumeSet reads the resume set for a fold of version foldVersion.
-func (s *Store) ResumeSet(ctx context.Context, foldVersion int) (Resume, error) {
+// Dormancy says which stored matches a daemon leaves dormant (issue 28):
+// those whose summary says they have been idle since before Before (the
+// daemon's now minus its grace), except the games Self plays, whose duties
+// (a timeout claim, a result to sign) the house must never miss, and, for
+// an Arbiter, the matches with a request, which it must rule on. The zero
+// Dormancy leaves nothing dormant.
+type Dormancy struct {
+	Before  int64
+	Self    string
+	Arbiter bool
+}
+
+// dormantSQL is the condition on a summary row of a dormant match, with
+// Dormancy's Before, Self and Arbiter as the parameters ?1, ?2 and ?3 (the
+// daemon decides IdleSince and Requested; this only compares them).
+const dormantSQL = `(final = 0 AND idle_since > 0 AND idle_since < ?1 AND first != ?2 AND second != ?2 AND (?3 = 0 OR requested = 0))`
+
+// ResumeSet reads the resume set for a fold of version foldVersion, leaving
+// out the matches d says are dormant.
+func (s *Store) ResumeSet(ctx context.Context, foldVersion int, d Dormancy) (Resume, error) {
 	var r Resume
 	var err error
-	if r.Open, err = s.column(ctx, `SELECT match FROM summaries WHERE final = 0 AND status != 'expired' ORDER BY match`); err != nil {
+	if r.Open, err = s.column(ctx, `SELECT match FROM summaries INDEXED BY summaries_open
+		WHERE final = 0 AND status != 'expired' AND NOT `+dormantSQL+` ORDER BY match`, d.Before, d.Self, d.Arbiter); err != nil {
 		return r, fmt.Errorf("store: open matches: %w", err)
+	}
+	if r.Dormant, err = s.DormantCount(ctx, d); err != nil {
+		return r, err
 	}
 	if r.Dirty, err = s.column(ctx, `SELECT match FROM dirty ORDER BY match`); err != nil {
 		return r, fmt.Errorf("store: dirty matches: %w", err)
@@ -100,14 +124,27 @@ func (s *Store) AcceptedPlayers(ctx context.Context) ([]string, error) {
 	return ids, nil
 }
 
-// StatusCounts counts the stored summaries by status; settled counts only
-// the final and expired ones (those a daemon does not keep).
-func (s *Store) StatusCounts(ctx context.Context, settled bool) (map[string]int, error) {
-	q := `SELECT status, count(*) FROM summaries GROUP BY status`
-	if settled {
-		q = `SELECT status, count(*) FROM summaries WHERE final = 1 OR status = 'expired' GROUP BY status`
+// DormantCount counts the matches d says are dormant.
+func (s *Store) DormantCount(ctx context.Context, d Dormancy) (int, error) {
+	var n int
+	if err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM summaries INDEXED BY summaries_open
+		WHERE `+dormantSQL, d.Before, d.Self, d.Arbiter).Scan(&n); err != nil {
+		return 0, fmt.Errorf("store: dormant matches: %w", err)
 	}
-	rows, err := s.r.QueryContext(ctx, q)
+	return n, nil
+}
+
+// StatusCounts counts the stored summaries by status; settled counts only
+// the final and expired ones and those d says are dormant (the matches a
+// daemon does not keep), the dormant ones under "dormant", not their
+// status.
+func (s *Store) StatusCounts(ctx context.Context, settled bool, d Dormancy) (map[string]int, error) {
+	q := `SELECT CASE WHEN ` + dormantSQL + ` THEN 'dormant' ELSE status END AS st, count(*) FROM summaries GROUP BY st`
+	if settled {
+		q = `SELECT CASE WHEN ` + dormantSQL + ` THEN 'dormant' ELSE status END AS st, count(*) FROM summaries
+			WHERE final = 1 OR status = 'expired' OR ` + dormantSQL + ` GROUP BY st`
+	}
+	rows, err := s.r.QueryContext(ctx, q, d.Before, d.Self, d.Arbiter)
 	if err != nil {
 		return nil, fmt.Errorf("store: status counts: %w", err)
 	}

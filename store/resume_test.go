@@ -20,7 +20,7 @@ func TestDirtyMarks(t *testing.T) {
 	if _, err := s.PutEvents(ctx, []Incoming{{Event: ch, SeenAt: 1}}); err != nil {
 		t.Fatal(err)
 	}
-	r, err := s.ResumeSet(ctx, 1)
+	r, err := s.ResumeSet(ctx, 1, Dormancy{})
 	if err != nil || !slices.Equal(r.Dirty, []string{ch.ID}) {
 		t.Fatalf("after the challenge: dirty %v, %v; want the match", r.Dirty, err)
 	}
@@ -28,25 +28,25 @@ func TestDirtyMarks(t *testing.T) {
 	if err := s.PutSummary(ctx, sum); err != nil {
 		t.Fatal(err)
 	}
-	if r, _ = s.ResumeSet(ctx, 1); len(r.Dirty) != 0 || !slices.Equal(r.Open, []string{ch.ID}) || r.Stale != 0 {
+	if r, _ = s.ResumeSet(ctx, 1, Dormancy{}); len(r.Dirty) != 0 || !slices.Equal(r.Open, []string{ch.ID}) || r.Stale != 0 {
 		t.Fatalf("after its summary: %+v; want it open, nothing dirty or stale", r)
 	}
 	// A copy is not new: no mark. A new event is.
 	if _, err := s.PutEvents(ctx, []Incoming{{Event: ch, SeenAt: 2}}); err != nil {
 		t.Fatal(err)
 	}
-	if r, _ = s.ResumeSet(ctx, 1); len(r.Dirty) != 0 {
+	if r, _ = s.ResumeSet(ctx, 1, Dormancy{}); len(r.Dirty) != 0 {
 		t.Fatalf("a copy marked the match: %v", r.Dirty)
 	}
 	if _, err := s.PutEvents(ctx, []Incoming{{Event: mv, SeenAt: 2}}); err != nil {
 		t.Fatal(err)
 	}
-	if r, _ = s.ResumeSet(ctx, 1); !slices.Equal(r.Dirty, []string{ch.ID}) {
+	if r, _ = s.ResumeSet(ctx, 1, Dormancy{}); !slices.Equal(r.Dirty, []string{ch.ID}) {
 		t.Fatalf("a new event did not mark its match: %v", r.Dirty)
 	}
 	// Another fold version makes the summary stale; final or expired
 	// summaries are not open.
-	if r, _ = s.ResumeSet(ctx, 2); r.Stale != 1 {
+	if r, _ = s.ResumeSet(ctx, 2, Dormancy{}); r.Stale != 1 {
 		t.Errorf("stale %d under fold version 2, want 1", r.Stale)
 	}
 	if got, _ := s.StaleSummaries(ctx, 2, "", 10); !slices.Equal(got, []string{ch.ID}) {
@@ -56,7 +56,7 @@ func TestDirtyMarks(t *testing.T) {
 	if err := s.PutSummary(ctx, sum); err != nil {
 		t.Fatal(err)
 	}
-	if r, _ = s.ResumeSet(ctx, 1); len(r.Open) != 0 || len(r.Dirty) != 0 {
+	if r, _ = s.ResumeSet(ctx, 1, Dormancy{}); len(r.Open) != 0 || len(r.Dirty) != 0 {
 		t.Errorf("a final summary: %+v; want nothing to fold", r)
 	}
 	if err := s.ClearDirty(ctx, []string{ch.ID}); err != nil {
@@ -91,5 +91,52 @@ func TestChallengeRelaysAndAnalysisStatuses(t *testing.T) {
 	st, err := s.AnalysisStatuses(ctx)
 	if err != nil || len(st) != 1 || st[ch.ID] != "done" {
 		t.Errorf("AnalysisStatuses = %v, %v", st, err)
+	}
+}
+
+// Dormancy (issue 28) leaves out of the resume set the games idle since
+// before its Before, but never one its Self plays nor, for an Arbiter, one
+// with a request, and counts them apart.
+func TestResumeSetLeavesDormantOut(t *testing.T) {
+	ctx := context.Background()
+	s := openTemp(t)
+	put := func(id, first, second string, idle int64, final, requested bool) {
+		t.Helper()
+		status := "active"
+		if final {
+			status = "over"
+		}
+		if err := s.PutSummary(ctx, Summary{Match: id, Game: "chess", First: first, Second: second, Status: status,
+			Final: final, JSON: []byte(`{}`), FoldVersion: 1, IdleSince: idle, Requested: requested}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put("a-live", "p1", "p2", 0, false, false)        // never dormant (IdleSince 0)
+	put("b-idle", "p1", "p2", 1000, false, false)     // idle since before 2000: dormant
+	put("c-recent", "p1", "p2", 2000, false, false)   // idle since 2000: not before it
+	put("d-house", "p1", "house", 1000, false, false) // the house's own game
+	put("e-final", "p1", "p2", 1000, true, false)     // final: settled, never dormant
+	put("f-asked", "p1", "p2", 1000, false, true)     // a request: an arbiter keeps it
+	d := Dormancy{Before: 2000, Self: "house", Arbiter: true}
+	r, err := s.ResumeSet(ctx, 1, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"a-live", "c-recent", "d-house", "f-asked"}; !slices.Equal(r.Open, want) || r.Dormant != 1 {
+		t.Errorf("resume set %v, %d dormant; want %v, 1", r.Open, r.Dormant, want)
+	}
+	if r, _ := s.ResumeSet(ctx, 1, Dormancy{Before: 2000, Self: "house"}); r.Dormant != 2 || slices.Contains(r.Open, "f-asked") {
+		t.Errorf("no arbiter: %v, %d dormant; want the requested match dormant too", r.Open, r.Dormant)
+	}
+	if r, _ := s.ResumeSet(ctx, 1, Dormancy{}); len(r.Open) != 5 || r.Dormant != 0 {
+		t.Errorf("without dormancy: %v, %d dormant; want every open match", r.Open, r.Dormant)
+	}
+	counts, err := s.StatusCounts(ctx, true, d)
+	if err != nil || counts["dormant"] != 1 || counts["over"] != 1 || counts["active"] != 0 {
+		t.Errorf("settled counts %v, %v; want 1 dormant, 1 over", counts, err)
+	}
+	counts, err = s.StatusCounts(ctx, false, d)
+	if err != nil || counts["dormant"] != 1 || counts["active"] != 4 || counts["over"] != 1 {
+		t.Errorf("all counts %v, %v; want 1 dormant, 4 active, 1 over", counts, err)
 	}
 }

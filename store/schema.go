@@ -115,11 +115,24 @@ var migrations = []migration{
 			updated_at INTEGER NOT NULL
 		)`,
 	}},
+	{version: 5, stmts: []string{
+		// Abandoned games (issue 28): idle_since is when an accepted
+		// match that is not final last saw anything happen, its deadline
+		// (the pending clock's run-out, or the end + 24 h) or its last
+		// event, whichever is later (0: a match that never goes dormant);
+		// requested says it has a valid arbitration request, which keeps
+		// it for an arbiter. A start leaves out the matches idle for
+		// longer than the daemon's grace. Summaries written before this
+		// step say 0, so the first start folds them as before and writes
+		// both.
+		`ALTER TABLE summaries ADD COLUMN idle_since INTEGER NOT NULL DEFAULT 0`,
+		`ALTER TABLE summaries ADD COLUMN requested INTEGER NOT NULL DEFAULT 0`,
+	}},
 }
 
 // SchemaVersion is the version this build writes: the last migration's
 // (a test keeps the two in step).
-const SchemaVersion = 4
+const SchemaVersion = 5
 
 // migrate applies the steps newer than the file's version. Each step runs
 // in a write transaction that also reads the version, so two processes

@@ -19,9 +19,15 @@ type Summary struct {
 	JSON                               []byte
 	// FoldVersion is the match.FoldVersion of the fold that wrote it.
 	FoldVersion int
+	// IdleSince is when an accepted match that is not final last saw
+	// anything happen (its deadline or its last event, the later), 0 for a
+	// match that never goes dormant; Requested says it has a valid
+	// arbitration request. Dormancy compares them.
+	IdleSince int64
+	Requested bool
 }
 
-const summaryCols = `match, game, first, second, status, final, updated_at, json, fold_version`
+const summaryCols = `match, game, first, second, status, final, updated_at, json, fold_version, idle_since, requested`
 
 // PutSummary stores or replaces the summary of sum.Match.
 func (s *Store) PutSummary(ctx context.Context, sum Summary) error {
@@ -45,12 +51,13 @@ func (s *Store) PutSummaries(ctx context.Context, sums []Summary) error {
 	}
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		stmt, err := tx.PrepareContext(ctx,
-			`INSERT INTO summaries (`+summaryCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+			`INSERT INTO summaries (`+summaryCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			 ON CONFLICT (match) DO UPDATE SET
 			   game = excluded.game, first = excluded.first, second = excluded.second,
 			   status = excluded.status, final = excluded.final,
 			   updated_at = excluded.updated_at, json = excluded.json,
-			   fold_version = excluded.fold_version`)
+			   fold_version = excluded.fold_version, idle_since = excluded.idle_since,
+			   requested = excluded.requested`)
 		if err != nil {
 			return err
 		}
@@ -58,7 +65,7 @@ func (s *Store) PutSummaries(ctx context.Context, sums []Summary) error {
 		clean := tx.StmtContext(ctx, s.st.clearDirty)
 		for _, sum := range sums {
 			if _, err := stmt.ExecContext(ctx, sum.Match, sum.Game, sum.First, sum.Second, sum.Status,
-				sum.Final, sum.UpdatedAt, sum.JSON, sum.FoldVersion); err != nil {
+				sum.Final, sum.UpdatedAt, sum.JSON, sum.FoldVersion, sum.IdleSince, sum.Requested); err != nil {
 				return fmt.Errorf("summary of %s: %w", sum.Match, err)
 			}
 			if _, err := clean.ExecContext(ctx, sum.Match); err != nil {
@@ -117,7 +124,7 @@ func (s *Store) summaries(ctx context.Context, where string, args ...any) ([]Sum
 	for rows.Next() {
 		var sum Summary
 		if err := rows.Scan(&sum.Match, &sum.Game, &sum.First, &sum.Second, &sum.Status,
-			&sum.Final, &sum.UpdatedAt, &sum.JSON, &sum.FoldVersion); err != nil {
+			&sum.Final, &sum.UpdatedAt, &sum.JSON, &sum.FoldVersion, &sum.IdleSince, &sum.Requested); err != nil {
 			return nil, err
 		}
 		out = append(out, sum)

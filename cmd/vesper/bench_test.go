@@ -3,10 +3,13 @@ package main
 import (
 	"context"
 	"database/sql"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -34,21 +37,58 @@ import (
 // high-water mark.
 //
 //	go test ./cmd/vesper -run '^$' -bench DaemonStart -benchtime 1x -timeout 2h -vesper.scale 1000,10000
+//	go test ./cmd/vesper -run '^$' -bench DaemonStart -benchtime 1x -timeout 2h -vesper.scale 1000,10000 -vesper.start weeks5
+//
+// With -vesper.start weeks5 the store is the one `vesper rebuild` leaves,
+// unfinished matches untouched, and the daemon starts on today's clock,
+// which must be at least five weeks after the fixture's season (issue 28:
+// a game abandoned during the season is then one whose clock ran out
+// weeks ago, unclaimed). folded and dormant are the start's counts.
+// -vesper.dormant-after D passes --dormant-after D to the daemon: 0 keeps
+// every unfinished match, as a daemon did before dormancy (the "before"
+// figures), and makes "end" the season's end, when the 1% open matches
+// are live.
 func BenchmarkDaemonStart(b *testing.B) {
 	benchfx.EachSize(b, func(b *testing.B, fx benchfx.Fixture) {
-		base := foldedStore(b, fx, fx.Meta.Matches/100)
+		open := fx.Meta.Matches / 100
+		switch *startAt {
+		case "end":
+		case "weeks5":
+			if weeks := float64(time.Now().Unix()-fx.Meta.End) / (7 * 86400); weeks < 5 {
+				b.Fatalf("today is %.1f weeks after the fixture's season, not five", weeks)
+			}
+			open = -1
+		default:
+			b.Fatalf("-vesper.start %q: want end or weeks5", *startAt)
+		}
+		base := foldedStore(b, fx, open)
 		for range b.N {
 			benchDaemonStart(b, fx, base)
 		}
 	})
 }
 
+// startAt is the store BenchmarkDaemonStart starts on: "end", the season's
+// end as a running daemon leaves it (all but 1% of the unfinished matches
+// final), or "weeks5", five weeks on (every unfinished match as the season
+// left it: issue 28).
+var startAt = flag.String("vesper.start", "end", `BenchmarkDaemonStart's store: "end" (1% of matches open) or "weeks5" (five weeks after the season: every abandoned game unclaimed)`)
+
+// dormantAfter is BenchmarkDaemonStart's --dormant-after ("": the daemon's
+// default).
+var dormantAfter = flag.String("vesper.dormant-after", "", "BenchmarkDaemonStart: the daemon's --dormant-after (0: nothing goes dormant)")
+
 // foldedStore is the fixture's store re-folded by this build (`vesper
 // rebuild`), with all but open of its unfinished matches marked final as
-// if they had finished: cached beside the fixture, per fold version.
+// if they had finished (open < 0: none marked): cached beside the
+// fixture, per fold version.
 func foldedStore(b *testing.B, fx benchfx.Fixture, open int) string {
 	b.Helper()
-	path := filepath.Join(fx.Dir, fmt.Sprintf("folded-v%d-schema%d-open%d-sync.db", match.FoldVersion, store.SchemaVersion, open))
+	name := fmt.Sprintf("folded-v%d-schema%d-open%d-sync.db", match.FoldVersion, store.SchemaVersion, open)
+	if open < 0 {
+		name = fmt.Sprintf("folded-v%d-schema%d-asis-sync.db", match.FoldVersion, store.SchemaVersion)
+	}
+	path := filepath.Join(fx.Dir, name)
 	if _, err := os.Stat(path); err == nil {
 		return path
 	}
@@ -61,9 +101,11 @@ func foldedStore(b *testing.B, fx benchfx.Fixture, open int) string {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if _, err := db.Exec(`UPDATE summaries SET final = 1 WHERE final = 0 AND status != 'expired' AND match NOT IN
+	if open >= 0 {
+		if _, err := db.Exec(`UPDATE summaries SET final = 1 WHERE final = 0 AND status != 'expired' AND match NOT IN
 		(SELECT match FROM summaries WHERE final = 0 AND status != 'expired' ORDER BY match LIMIT ?)`, open); err != nil {
-		b.Fatal(err)
+			b.Fatal(err)
+		}
 	}
 	if err := db.Close(); err != nil {
 		b.Fatal(err)
@@ -104,7 +146,11 @@ func benchDaemonStart(b *testing.B, fx benchfx.Fixture, base string) {
 	}
 	defer logf.Close()
 	probe := testkit.Sign(testkit.Key("bench-probe"), nostr.NewChallenge(nostr.GameChess, "", time.Now().Unix()))
-	cmd := exec.Command(binPath, "daemon", "--data", data, "--relays", rl.URL(), "--tick", "1m", "--no-play", "--no-arbiter")
+	args := []string{"daemon", "--data", data, "--relays", rl.URL(), "--tick", "1m", "--no-play", "--no-arbiter"}
+	if *dormantAfter != "" {
+		args = append(args, "--dormant-after", *dormantAfter)
+	}
+	cmd := exec.Command(binPath, args...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	b.StartTimer()
 	start := time.Now()
@@ -154,6 +200,15 @@ func benchDaemonStart(b *testing.B, fx benchfx.Fixture, base string) {
 	rssDay, hwm := benchfx.ProcStatusMB(status, "VmRSS:"), benchfx.ProcStatusMB(status, "VmHWM:")
 	if keep := os.Getenv("VESPER_BENCH_LOG"); keep != "" {
 		benchfx.CopyFile(b, logPath, keep) // the daemon's log, for a look at what it did
+	}
+	// What the start folded and left dormant, from its log line.
+	if raw, err := os.ReadFile(logPath); err == nil {
+		for _, kv := range []struct{ key, unit string }{{"matches_folded", "folded"}, {"dormant", "dormant"}} {
+			if m := regexp.MustCompile(`daemon started.* ` + kv.key + `=(\d+)`).FindSubmatch(raw); m != nil {
+				v, _ := strconv.Atoi(string(m[1]))
+				b.ReportMetric(float64(v), kv.unit)
+			}
+		}
 	}
 	b.ReportMetric(first.Seconds(), "first-s")
 	b.ReportMetric(rssStart, "rss-start-MB")

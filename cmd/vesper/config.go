@@ -108,6 +108,7 @@ func limitFlags() []cli.Flag {
 		&cli.IntFlag{Name: "publish-parallel", Value: d.PublishParallel, Usage: "outbox events published at once (in the order recorded within a match)"},
 		&cli.DurationFlag{Name: "max-skew", Value: time.Duration(d.MaxSkew) * time.Second, Usage: "how far ahead of this clock a challenge may be stamped before the house defers it, and the most the house stamps its own events ahead"},
 		&cli.IntFlag{Name: "summary-ignored", Value: d.SummaryIgnored, Usage: "ignored events listed in full in each stored summary (the rest are counted; vesper verify always lists all)"},
+		&cli.DurationFlag{Name: "dormant-after", Value: time.Duration(d.DormantAfter) * time.Second, Usage: "a game whose clock ran out this long ago, with no event since, is dormant: not kept in memory nor folded at start until an event of it comes (0: never)"},
 	}
 }
 
@@ -132,6 +133,9 @@ func limitsOf(c *cli.Context) daemon.Limits {
 	}
 	if defined("max-skew") {
 		l.MaxSkew = int64(c.Duration("max-skew") / time.Second)
+	}
+	if defined("dormant-after") {
+		l.DormantAfter = int64(c.Duration("dormant-after") / time.Second)
 	}
 	return l
 }
