@@ -67,8 +67,8 @@ func talkGame(t *testing.T, sc int, extra func(i int) nostr.Tags) (*testkit.Matc
 // (PROTOCOL.md section 8: "a verifier that ignores section 8 reaches the
 // same summary"). The same game, with any comment, reasoning, attempts and
 // usage tags (well formed or not, once or twice) on any of its moves and
-// results, folds to the same summary, once each tagged event's id is read
-// as its plain twin's.
+// results, and with reveals of them, folds to the same summary, once each
+// tagged event's id is read as its plain twin's.
 func FuzzTalkTagsLeaveFoldAlone(f *testing.F) {
 	h := nostr.ReasoningHash("00112233445566778899aabbccddeeff", "plan")
 	f.Add(uint8(0), uint32(0xffff), "good move", h, "2", `{"output_tokens":5}`, false)
@@ -76,9 +76,10 @@ func FuzzTalkTagsLeaveFoldAlone(f *testing.F) {
 	f.Add(uint8(2), uint32(0x7), "", "", "", "", false)
 	f.Add(uint8(3), uint32(0xff), "resign", "resign", "007", "[]", true)
 	f.Fuzz(func(t *testing.T, sc uint8, mask uint32, comment, reasoning, attempts, usage string, twice bool) {
-		tags := nostr.Tags{{nostr.CommentTag, comment}, {nostr.ReasoningTag, reasoning}, {nostr.AttemptsTag, attempts}, {nostr.UsageTag, usage}, {nostr.CommentTag}}
+		tags := nostr.Tags{{nostr.CommentTag, comment}, {nostr.ReasoningTag, reasoning}, {nostr.AttemptsTag, attempts}, {nostr.UsageTag, usage}}
 		if twice {
-			tags = append(tags, tags...)
+			// Repeated tags, and one without a value: readers show none.
+			tags = append(append(tags, tags...), gn.Tag{nostr.CommentTag})
 		}
 		extra := func(i int) nostr.Tags {
 			if i >= 32 || mask&(1<<i) == 0 {
@@ -88,6 +89,22 @@ func FuzzTalkTagsLeaveFoldAlone(f *testing.F) {
 		}
 		_, plain := talkGame(t, int(sc), func(int) nostr.Tags { return nil })
 		m, tagged := talkGame(t, int(sc), extra)
+		if len(tagged) != len(plain) {
+			// The scenario signs results only for a game the fold ended.
+			t.Fatalf("the tags changed the game: %d events with them, %d without", len(tagged), len(plain))
+		}
+		// A reveal (kind 4427) of every tagged event rides along: the fold
+		// must not read it either, nor list it as ignored.
+		var entries []nostr.RevealEntry
+		for _, ev := range tagged[1:] {
+			entries = append(entries, nostr.RevealEntry{Event: ev.ID, Salt: "00112233445566778899aabbccddeeff", Text: reasoning})
+		}
+		if rvs, err := nostr.NewReveal(m.ID, entries, 1500); err == nil {
+			for _, rv := range rvs {
+				testkit.Sign(m.A, rv)
+			}
+			tagged = append(tagged, rvs...)
+		}
 		for _, ev := range tagged {
 			if nostr.TooLarge(ev) {
 				t.Skip("a tag made an event exceed section 1's size limit, which the fold rightly reads")
@@ -95,7 +112,7 @@ func FuzzTalkTagsLeaveFoldAlone(f *testing.F) {
 		}
 		want := summaryLine(t, m.ID, plain)
 		got := summaryLine(t, m.ID, tagged)
-		for i := range tagged {
+		for i := range plain {
 			got = bytes.ReplaceAll(got, []byte(tagged[i].ID), []byte(plain[i].ID))
 		}
 		if !bytes.Equal(got, want) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestNewRevealRoundTrip(t *testing.T) {
@@ -151,4 +152,39 @@ func TestAgentProfile(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzReveal: any content is a reveal or an error, never a panic; and any
+// text round-trips through NewReveal and ParseReveal, within the size
+// limit (section 8.2).
+func FuzzReveal(f *testing.F) {
+	f.Add(`{"reveal":[{"event":"`+strings.Repeat("1", 64)+`","salt":"`+strings.Repeat("a", 32)+`","text":"t"}]}`, "plan\n\"quoted\"")
+	f.Add(`{"reveal":null}`, "")
+	f.Add(`[]`, "\x00\u2028<>&")
+	f.Fuzz(func(t *testing.T, content, text string) {
+		_, _ = ParseReveal(content)
+		if !utf8.ValidString(text) {
+			return // event strings are valid UTF-8 once parsed
+		}
+		e := RevealEntry{Event: strings.Repeat("2", 64), Salt: strings.Repeat("b", 32), Text: text}
+		evs, err := NewReveal(strings.Repeat("c", 64), []RevealEntry{e, e}, 1)
+		if err != nil {
+			return // too large for one event
+		}
+		var got []RevealEntry
+		for _, ev := range evs {
+			ev.PubKey = strings.Repeat("f", 64)
+			if TooLarge(ev) {
+				t.Fatal("a reveal exceeds the size limit")
+			}
+			list, err := ParseReveal(ev.Content)
+			if err != nil {
+				t.Fatalf("own reveal does not parse: %v", err)
+			}
+			got = append(got, list...)
+		}
+		if len(got) != 2 || got[0] != e || got[1] != e {
+			t.Fatalf("round trip: %q", got)
+		}
+	})
 }

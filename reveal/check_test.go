@@ -238,3 +238,27 @@ func TestNamesMove(t *testing.T) {
 		}
 	}
 }
+
+// A lean or compact state (the daemon's, without Events) checks the same:
+// the match's events are then taken from the events given.
+func TestCheckLeanState(t *testing.T) {
+	g := newGame(t)
+	st := g.fold(t)
+	evs := append(slices.Clone(g.m.Events), g.reveal(g.m.A, g.end+1, 0), g.reveal(g.m.B, g.end-1, 1))
+	slices.Reverse(evs)
+	want := Check(st, evs)
+	for name, s := range map[string]*match.State{"lean": st.Lean(), "compact": st.Compact()} {
+		got := Check(s, evs)
+		if len(got.Entries) != len(want.Entries) {
+			t.Fatalf("%s: %d entries, want %d", name, len(got.Entries), len(want.Entries))
+		}
+		for i := range got.Entries {
+			if got.Entries[i] != want.Entries[i] {
+				t.Fatalf("%s: entry %d %+v, want %+v", name, i, got.Entries[i], want.Entries[i])
+			}
+		}
+	}
+	if s := statuses(want); !slices.Equal(s, []Status{Verified, Early, Unrevealed, Unrevealed}) {
+		t.Fatalf("statuses %v", s)
+	}
+}

@@ -21,10 +21,11 @@ import (
 )
 
 // TestRevealSurvivesKill9 (PROTOCOL.md section 8.2, issue 27): both players
-// commit reasoning with their moves through the CLI. The process whose
-// signature makes the result final is killed with SIGKILL right after
-// publishing it, before it can reveal. A new process finds the journal
-// beside the key and reveals; reveal.Check verifies every entry.
+// commit reasoning with their moves through the CLI. The mating move's
+// process is killed with SIGKILL right after publishing it, and so is the
+// process whose signature makes the result final, before it can reveal. A
+// new process finds the journal beside the key and reveals; reveal.Check
+// verifies every entry.
 func TestRevealSurvivesKill9(t *testing.T) {
 	t.Parallel()
 	e := newAgentEnv(t)
@@ -41,10 +42,12 @@ func TestRevealSurvivesKill9(t *testing.T) {
 		}
 		args := []string{"move", "--key", k, id, mv, "--comment", "gl", "--attempts", "1", "--usage", `{"output_tokens":12}`}
 		if mv == "Qh4#" {
-			args = append(args, "--reasoning-file", reasonFile)
-		} else {
-			args = append(args, "--reasoning", "plan "+mv)
+			// The mate's process is killed right after it published the
+			// move: the journal, written before, holds the reasoning.
+			killAfterPublish(t, append(args, "--reasoning-file", reasonFile, "--relays", e.relay.URL())...)
+			continue
 		}
+		args = append(args, "--reasoning", "plan "+mv)
 		if out := e.ok(t, args...); !nostr.IsLowerHex(out["reasoning"].(string), 64) {
 			t.Fatalf("move output %v", out)
 		}
@@ -62,23 +65,8 @@ func TestRevealSurvivesKill9(t *testing.T) {
 	e.ok(t, "result", "--key", e.aKey, id) // not final yet: reveals nothing
 
 	// b's signature makes the result final; the process stops right after
-	// publishing it and is killed there.
-	cmd := exec.Command(binPath, "result", "--json", "--relays", e.relay.URL(), "--key", e.bKey, id)
-	cmd.Env = append(os.Environ(), "VESPER_TEST_HOLD_AFTER_PUBLISH=1")
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	line, err := bufio.NewReader(stderr).ReadString('\n')
-	if err != nil || !strings.HasPrefix(line, "published ") {
-		cmd.Process.Kill()
-		t.Fatalf("the result process said %q, %v", line, err)
-	}
-	_ = cmd.Process.Signal(syscall.SIGKILL)
-	_ = cmd.Wait()
+	// publishing it and is killed there, before it could reveal.
+	killAfterPublish(t, "result", "--json", "--relays", e.relay.URL(), "--key", e.bKey, id)
 
 	rep := checkReveals(t, e.relay.URL(), id)
 	if len(rep.Entries) != 4 {
@@ -115,6 +103,29 @@ func TestRevealSurvivesKill9(t *testing.T) {
 	if out := e.ok(t, "reveal", "--key", e.bKey, id); len(out["events"].([]any)) != 0 {
 		t.Fatalf("second reveal %v", out)
 	}
+}
+
+// killAfterPublish runs vesper with args, stopped by the test hook right
+// after it published its event, and kills it there with SIGKILL.
+func killAfterPublish(t *testing.T, args ...string) {
+	t.Helper()
+	cmd := exec.Command(binPath, args...)
+	cmd.Env = append(os.Environ(), "VESPER_TEST_HOLD_AFTER_PUBLISH=1")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(stderr).ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "published ") {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		t.Fatalf("vesper %v said %q, %v", args, line, err)
+	}
+	_ = cmd.Process.Signal(syscall.SIGKILL)
+	_ = cmd.Wait()
 }
 
 // checkReveals reads the match and its reveals from the relay as an

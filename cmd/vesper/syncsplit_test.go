@@ -117,3 +117,28 @@ func TestDaemonSyncCappedKhatru(t *testing.T) {
 		t.Error("the sync's log line does not record the splits")
 	}
 }
+
+// TestSyncCommandCappedKhatru is the issue's first report: `vesper sync`
+// into an empty store from stock khatru stored 540 of a season's events
+// (the relay's newest 500 and what they named). Now every event is
+// stored once, every match agrees with verify, and the relay's line says
+// how many windows were split.
+func TestSyncCommandCappedKhatru(t *testing.T) {
+	r := testrelay.Khatru(t, testrelay.KhatruOptions{})
+	union := splitSeason(t, time.Now().Add(-60*24*time.Hour).Unix(), 0, 40)
+	if err := r.Store(t.Context(), union...); err != nil {
+		t.Fatal(err)
+	}
+	data := t.TempDir()
+	res := vesper(t, nil, nil, "sync", "--data", data, "--relays", r.URL)
+	if res.code != 0 {
+		t.Fatalf("sync: exit %d: %s", res.code, res.stderr)
+	}
+	if !strings.Contains(res.stdout, "nip77, compared 0, fetched ") || !strings.Contains(res.stdout, "windows split (set cut by the relay)") {
+		t.Fatalf("sync output:\n%s", res.stdout)
+	}
+	checkStoredOnce(t, data, union)
+	if ok, wrong := unionAgrees(t, data, union); !ok {
+		t.Fatalf("%d matches differ from verify's", wrong)
+	}
+}

@@ -70,21 +70,30 @@ const fetchBatch = 500
 // created_at range. Paged leaves stay as they are.
 func byFilter(leaves []negLeaf) []negLeaf {
 	var out []negLeaf
-	seen := map[string]bool{}
 	cur := -1 // the leaf of out being joined, -1 for none
+	// An id is listed twice only by adjacent windows of a filter (they
+	// share a second), which come one after the other: only the previous
+	// window's ids are kept to drop the repeats, not every id.
+	var prev map[string]bool
+	var prevBase gn.Filter
 	for _, l := range leaves {
 		if l.page {
 			out = append(out, l)
 			cur = -1
 			continue
 		}
+		if !sameFilter(prevBase, l.base) {
+			prev = nil
+		}
 		var fresh []string
+		next := make(map[string]bool, len(l.need))
 		for _, id := range l.need {
-			if !seen[id] {
-				seen[id] = true
+			if !prev[id] && !next[id] {
 				fresh = append(fresh, id)
 			}
+			next[id] = true
 		}
+		prev, prevBase = next, l.base
 		if cur >= 0 && sameFilter(out[cur].base, l.base) && len(out[cur].need)+len(fresh) <= fetchBatch {
 			out[cur].f.Since, out[cur].f.Until = joinBound(out[cur].f.Since, l.f.Since, false), joinBound(out[cur].f.Until, l.f.Until, true)
 			out[cur].need = append(out[cur].need, fresh...)
@@ -233,9 +242,10 @@ type negSplitter struct {
 	log      *slog.Logger
 	maxLimit int // NIP-11 max_limit, 0 when not announced
 	sessions int
-	// cut is the size of the first set this relay cut: a window holding
-	// that many local items would be cut too (the relay holds what the
-	// store holds, and more), so it is halved without a session.
+	// cut is the size of the first set this relay cut while the store
+	// held more there: a window holding that many local items would be
+	// cut too (the relay holds what the store holds, and more), so it is
+	// halved without a session.
 	cut int
 }
 
@@ -255,6 +265,19 @@ func (sp *negSplitter) reconcile(ctx context.Context, f gn.Filter, w SyncWindow,
 	// of halving, so the stack stays small.
 	stack := []job{{spanOf(w), items}}
 	var out []negLeaf
+	// whole is the first session's answer, for a relay that turns out to
+	// ignore the windows; held, the ids of the store in w, built at the
+	// first split to tell such a relay.
+	var whole *negLeaf
+	var held map[string]bool
+	hold := func() {
+		if held == nil {
+			held = make(map[string]bool, len(items))
+			for _, it := range items {
+				held[it.ID] = true
+			}
+		}
+	}
 	for len(stack) > 0 {
 		j := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
@@ -262,6 +285,7 @@ func (sp *negSplitter) reconcile(ctx context.Context, f gn.Filter, w SyncWindow,
 		if sp.cut > 0 && len(j.items) >= sp.cut {
 			if lower, upper, ok := j.s.halves(j.items); ok {
 				sp.st.Splits++
+				hold()
 				a, b := splitItems(j.items, lower.until)
 				stack = append(stack, job{upper, b}, job{lower, a})
 				continue
@@ -274,6 +298,23 @@ func (sp *negSplitter) reconcile(ctx context.Context, f gn.Filter, w SyncWindow,
 		}
 		sp.sessions--
 		res, err := sp.s.negWindow(ctx, sp.st, fw, j.items, sp.o, sp.log)
+		if held == nil && err == nil {
+			// Still w itself: nothing was halved yet.
+			whole = &negLeaf{f: fw, base: f, need: res.need}
+		}
+		if held != nil && slices.ContainsFunc(res.need, func(id string) bool { return held[id] }) {
+			// The relay lists, in a part of w, an id the store holds in
+			// another part: it ignores since/until (or lies about
+			// created_at), so halving cannot uncut its set. Its first
+			// answer is taken whole, as before windows were split.
+			sp.log.Warn("relay: NIP-77 answers ignore the created_at window; not splitting", "splits", sp.st.Splits)
+			if whole == nil {
+				err := errors.New("relay: NIP-77: the relay ignores the created_at window of a reconciliation")
+				sp.st.NegError = err.Error()
+				return nil, err
+			}
+			return []negLeaf{*whole}, nil
+		}
 		var why string
 		switch {
 		case tooMany(err):
@@ -282,7 +323,10 @@ func (sp *negSplitter) reconcile(ctx context.Context, f gn.Filter, w SyncWindow,
 			return nil, err
 		case looksCut(res.relaySize(), sp.maxLimit):
 			why = fmt.Sprintf("%d ids", res.relaySize())
-			if sp.cut == 0 {
+			// Learnt only from a set that left out stored events: a window
+			// that merely holds max_limit events (20, say) must not make
+			// every window of 20 stored events be halved unasked.
+			if sp.cut == 0 && res.haves > 0 {
 				sp.cut = res.relaySize()
 			}
 		default:
@@ -292,11 +336,12 @@ func (sp *negSplitter) reconcile(ctx context.Context, f gn.Filter, w SyncWindow,
 		lower, upper, ok := j.s.halves(j.items)
 		if !ok {
 			sp.st.Paged++
-			sp.log.Debug("relay: NIP-77 window of one second cut, paging it", "window", fmt.Sprint(fw.Since, fw.Until), "why", why)
+			sp.log.Debug("relay: NIP-77 window of one second cut, paging it", "second", j.s.until, "why", why)
 			out = append(out, negLeaf{f: fw, base: f, page: true})
 			continue
 		}
 		sp.st.Splits++
+		hold()
 		a, b := splitItems(j.items, lower.until)
 		stack = append(stack, job{upper, b}, job{lower, a})
 	}

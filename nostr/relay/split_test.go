@@ -1,6 +1,8 @@
 package relay
 
 import (
+	"cmp"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -114,8 +116,9 @@ func checkUnion(t *testing.T, l *memLocal, union []*nostr.Event) {
 // events. Without the split check the first sync stores about the newest
 // 500 events (the relay's cut set, reported as whole).
 func TestSyncNIP77CappedKhatru(t *testing.T) {
-	for _, store := range []string{"slice", "lmdb"} {
-		t.Run(store, func(t *testing.T) {
+	for _, variant := range []string{"slice", "lmdb", "slice-windows"} {
+		t.Run(variant, func(t *testing.T) {
+			store, windowed := strings.CutSuffix(variant, "-windows")
 			o := testrelay.KhatruOptions{Store: store, MaxLimit: 20}
 			if store == "lmdb" {
 				o.StoreMaxLimit = 500
@@ -129,7 +132,16 @@ func TestSyncNIP77CappedKhatru(t *testing.T) {
 				t.Fatalf("the season has %d events: too few to be cut at 500", n)
 			}
 			l := newMemLocal()
-			st := syncStore(t, l, l.options(r.URL))
+			options := func() SyncOptions {
+				opts := l.options(r.URL)
+				if windowed {
+					// As the daemon reads its store: windows of about 700
+					// stored events, each window's items read alone.
+					windowsOf(&opts, 700)
+				}
+				return opts
+			}
+			st := syncStore(t, l, options())
 			t.Logf("first sync: %s", statLine(st))
 			// lmdb v0.16.2 answers a REQ that lists ids with those events
 			// whatever the rest of the filter says ("when there are ids we
@@ -148,7 +160,7 @@ func TestSyncNIP77CappedKhatru(t *testing.T) {
 			if err := r.Store(t.Context(), late...); err != nil {
 				t.Fatal(err)
 			}
-			st = syncStore(t, l, l.options(r.URL))
+			st = syncStore(t, l, options())
 			t.Logf("after downtime: %s", statLine(st))
 			refusedOK = store == "lmdb" || st.Refused == 0
 			if st.Method != "nip77" || st.Fetched != len(followed(late)) || st.Error != "" || st.Missing != 0 || !refusedOK {
@@ -157,6 +169,38 @@ func TestSyncNIP77CappedKhatru(t *testing.T) {
 			checkUnion(t, l, append(first, late...))
 		})
 	}
+}
+
+// windowsOf makes opts reconcile in windows of about size stored events
+// each (consecutive, covering every created_at, whole seconds), reading
+// each window's items with LocalIn, as the daemon does with its store.
+func windowsOf(opts *SyncOptions, size int) {
+	local := opts.Local
+	opts.Windows = func(ctx context.Context, kinds []int) ([]SyncWindow, error) {
+		items, err := local(ctx, kinds)
+		slices.SortFunc(items, func(a, b SyncItem) int { return cmp.Compare(a.CreatedAt, b.CreatedAt) })
+		var out []SyncWindow
+		cur := SyncWindow{}
+		for i := size; i < len(items); i += size {
+			if t := items[i].CreatedAt; t > cur.Since && t > items[i-1].CreatedAt {
+				cur.Until = t - 1
+				out = append(out, cur)
+				cur = SyncWindow{Since: t}
+			}
+		}
+		return append(out, cur), err
+	}
+	opts.LocalIn = func(ctx context.Context, kinds []int, w SyncWindow) ([]SyncItem, error) {
+		all, err := local(ctx, kinds)
+		var in []SyncItem
+		for _, it := range all {
+			if (w.Since == 0 || it.CreatedAt >= w.Since) && (w.Until == 0 || it.CreatedAt <= w.Until) {
+				in = append(in, it)
+			}
+		}
+		return in, err
+	}
+	opts.Local = nil
 }
 
 // TestSyncNIP77TooMany: a relay that refuses a large set with strfry's

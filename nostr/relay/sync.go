@@ -367,7 +367,10 @@ func (rs *relaySession) query(ctx context.Context, f gn.Filter) ([]*gn.Event, er
 	// there is how the client, too, slows a relay down to the consumer's
 	// pace. The lock and over are for events a relay sends after its EOSE,
 	// which may still be on their way when run has returned.
-	_, err := rs.p.run(ctx, f, 0, func(ev *gn.Event) {
+	// A query by ids is done once each id has come: without that bound
+	// the pager asks again below the page's oldest second, and again,
+	// until a page brings nothing (four REQs a chunk at 10,000 matches).
+	_, err := rs.p.run(ctx, f, len(f.IDs), func(ev *gn.Event) {
 		mu.Lock()
 		defer mu.Unlock()
 		if over {
