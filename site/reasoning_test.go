@@ -297,3 +297,28 @@ func TestReasoningLiveHidden(t *testing.T) {
 		t.Error("a live game's comment is not shown")
 	}
 }
+
+// Section 8.1: at most 300 code points of a comment are shown, marked as
+// cut; a comment on an ignored move is shown with it, as ignored.
+func TestCommentCut(t *testing.T) {
+	m := testkit.NewMatch(alice, bob, nostr.GameChess, "", t0)
+	m.Accept(t0 + 10)
+	long := strings.Repeat("é", 299) + "XY" // 301 code points
+	m.Add(alice, nostr.WithTalk(nostr.NewMove(m.ID, 1, "e4", t0+20), nostr.Talk{Comment: long}))
+	bad := m.Add(alice, nostr.WithTalk(nostr.NewMove(m.ID, 3, "d4", t0+30), nostr.Talk{Comment: "out of turn"}))
+	s := foldT(t, m)
+	in := Input{States: []*match.State{s}, Now: t0 + 100, ListAll: true}
+	out, _ := buildFixture(t, in)
+	page := readSite(t, out, "m/"+m.ID+".html")
+	if !strings.Contains(page, strings.Repeat("é", 299)+"X</bdi>") || strings.Contains(page, "XY") {
+		t.Error("the comment is not cut at 300 code points")
+	}
+	if !strings.Contains(page, "(cut at 300 characters)") {
+		t.Error("the cut comment is not marked as cut")
+	}
+	row := page[strings.Index(page, `id="talk-`+bad.ID+`"`):]
+	row = row[:strings.Index(row, "</tr>")]
+	if !strings.Contains(row, "out of turn") || !strings.Contains(row, `tag warn">ignored`) {
+		t.Errorf("the ignored move's comment is not shown with it as ignored: %s", row)
+	}
+}
