@@ -226,3 +226,24 @@ func (s *State) hasIgnored(id string) bool {
 	}
 	return false
 }
+
+// FileEvents are the match's events as match.json lists them (section 6):
+// Events with the Reveals merged in fold order, the challenge first. The
+// fold skips reveals, so verifying the file gives the same summary, and
+// the file carries what a reader needs to check a commitment (section 8.2).
+func (s *State) FileEvents() []*nostr.Event {
+	if len(s.Reveals) == 0 || len(s.Events) == 0 {
+		return s.Events
+	}
+	out := make([]*nostr.Event, 0, len(s.Events)+len(s.Reveals))
+	out = append(out, s.Events[0])
+	rest, rv := s.Events[1:], s.Reveals
+	for len(rest) > 0 || len(rv) > 0 {
+		if len(rv) == 0 || len(rest) > 0 && Less(rest[0], rv[0]) {
+			out, rest = append(out, rest[0]), rest[1:]
+		} else {
+			out, rv = append(out, rv[0]), rv[1:]
+		}
+	}
+	return out
+}

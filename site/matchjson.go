@@ -21,7 +21,7 @@ import (
 // commitment against the signed move beside it from this file alone.
 func matchJSON(s *match.State, seenAt map[string]int64, now int64) []byte {
 	events := make([]*nostr.Event, 0, len(s.Events)+len(s.Reveals))
-	for _, ev := range withReveals(s) {
+	for _, ev := range s.FileEvents() {
 		if !match.IsStub(ev) {
 			events = append(events, ev)
 		}
@@ -57,23 +57,4 @@ func matchJSON(s *match.State, seenAt map[string]int64, now int64) []byte {
 	b = b[:len(b)-1]
 	b = append(b, "}\n"...)
 	return b
-}
-
-// withReveals is the match's events with its reveals merged in fold order
-// (the challenge stays first).
-func withReveals(s *match.State) []*nostr.Event {
-	if len(s.Reveals) == 0 || len(s.Events) == 0 {
-		return s.Events
-	}
-	out := make([]*nostr.Event, 0, len(s.Events)+len(s.Reveals))
-	out = append(out, s.Events[0])
-	rest, rv := s.Events[1:], s.Reveals
-	for len(rest) > 0 || len(rv) > 0 {
-		if len(rv) == 0 || len(rest) > 0 && match.Less(rest[0], rv[0]) {
-			out, rest = append(out, rest[0]), rest[1:]
-		} else {
-			out, rv = append(out, rv[0]), rv[1:]
-		}
-	}
-	return out
 }

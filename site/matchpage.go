@@ -313,7 +313,7 @@ func (b *builder) eventRows(s *match.State, seenAt map[string]int64, v *matchPag
 		use[s.FinalEvent] = join(use[s.FinalEvent], "made the result final")
 	}
 	who := map[string]template.HTML{}
-	for i, ev := range withReveals(s) {
+	for i, ev := range s.FileEvents() {
 		kind, ok := kindNames[ev.Kind]
 		if !ok {
 			kind = "kind " + strconv.Itoa(ev.Kind)

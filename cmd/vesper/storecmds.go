@@ -187,7 +187,7 @@ func matchJSON(id string, stored []store.StoredEvent, now int64) []byte {
 	} else {
 		sum := st.Summary(now)
 		summary = sum
-		evs = st.Events
+		evs = st.FileEvents() // the reveals too (section 8.2)
 	}
 	kept := evs[:0:0]
 	for _, ev := range evs {

@@ -3,7 +3,9 @@ package main
 import (
 	"database/sql"
 	"encoding/json"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -109,5 +111,52 @@ func TestExportTakesMatchAsArgument(t *testing.T) {
 	}
 	if r := vesper(t, nil, nil, "export", "--data", dir); r.code != exitUsage {
 		t.Errorf("export without a match: status %d, want %d", r.code, exitUsage)
+	}
+}
+
+// TestExportCarriesReveals: `vesper export` writes match.json with the
+// match's reveals exactly as signed (PROTOCOL.md section 8.2), and
+// `vesper verify` of it prints the summary of the file without them.
+func TestExportCarriesReveals(t *testing.T) {
+	dir := t.TempDir()
+	st, err := store.Open(filepath.Join(dir, "vesper.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Now().Unix() - 3600
+	a := testkit.Key("ra")
+	m := testkit.NewMatch(a, testkit.Key("rb"), "chess", "", t0)
+	m.Accept(t0 + 10)
+	salt := nostr.NewSalt()
+	mv := m.Add(a, nostr.WithTalk(nostr.NewMove(m.ID, 1, "e4", t0+20), nostr.Talk{Reasoning: nostr.ReasoningHash(salt, "e4")}))
+	plain := filepath.Join(dir, "plain.json")
+	evs, err := nostr.NewReveal(m.ID, []nostr.RevealEntry{{Event: mv.ID, Salt: salt, Text: "e4"}}, t0+30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rv := testkit.Sign(a, evs[0])
+	var in []store.Incoming
+	for _, ev := range append(slices.Clone(m.Events), rv) {
+		in = append(in, store.Incoming{Event: ev, SeenAt: int64(ev.CreatedAt)})
+	}
+	if _, err := st.PutEvents(t.Context(), in); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	r := vesper(t, nil, nil, "export", "--data", dir, m.ID)
+	if r.code != 0 || !strings.Contains(r.stdout, string(nostr.MarshalEvent(rv))) {
+		t.Fatalf("export: %d, reveal missing from %q %q", r.code, r.stdout, r.stderr)
+	}
+	with := filepath.Join(dir, "with.json")
+	if err := os.WriteFile(with, []byte(r.stdout), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The same file without the reveal line verifies to the same summary.
+	if err := os.WriteFile(plain, []byte(strings.Replace(r.stdout, ","+string(nostr.MarshalEvent(rv)), "", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	v1, v2 := vesper(t, nil, nil, "verify", "--json", with), vesper(t, nil, nil, "verify", "--json", plain)
+	if v1.code != 0 || v1.stdout != v2.stdout || strings.Contains(v1.stdout, rv.ID) {
+		t.Errorf("verify with the reveal: %d %q; without: %d %q", v1.code, v1.stdout, v2.code, v2.stdout)
 	}
 }
