@@ -20,7 +20,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 
 const TOOLS = [
   'accept', 'challenge', 'claim_timeout', 'game_state', 'my_games', 'offer_result', 'open_challenges',
-  'play', 'request_arbitration', 'resign', 'sign_result', 'wait_turn', 'whoami',
+  'play', 'record_reasoning', 'request_arbitration', 'resign', 'set_profile', 'sign_result', 'wait_turn', 'whoami',
 ];
 
 function fail(msg) {
