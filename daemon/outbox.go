@@ -10,6 +10,7 @@ import (
 
 	"vesper/nostr"
 	"vesper/nostr/relay"
+	"vesper/nostr/relay/follow"
 )
 
 // The outbox model (NIP-65): the daemon reads the relay lists (kind
@@ -75,7 +76,7 @@ func (n *Daemon) refollow(client *relay.Client) {
 	// firewall, unless the daemon itself reads such a relay (a test, a
 	// relay on the same host).
 	local := slices.ContainsFunc(n.relays, nostr.IsLocalRelay)
-	want := relay.OutboxRelays(lists, relay.OutboxOptions{Exclude: n.relays, AllowLocal: local})
+	want := follow.OutboxRelays(lists, follow.OutboxOptions{Exclude: n.relays, AllowLocal: local})
 	got := client.SetFollowed(want)
 	l.mu.Lock()
 	l.follow = got

@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"vesper/nostr/relay"
+	"vesper/nostr/relay/reconcile"
 	"vesper/store"
 )
 
@@ -31,38 +32,38 @@ const syncWindow = 50_000
 // challenge on the fallback relays; otherwise each relay is scanned in
 // full when it never was, or not for fullEvery, and from its last
 // completed sync minus the 7-day expiry otherwise.
-func (n *Daemon) syncOptions(ctx context.Context, fullEvery time.Duration, full bool) relay.SyncOptions {
+func (n *Daemon) syncOptions(ctx context.Context, fullEvery time.Duration, full bool) reconcile.Options {
 	now := n.clock()
-	return relay.SyncOptions{
+	return reconcile.Options{
 		// The players' write relays too (NIP-65): a sync after downtime
 		// finds there what only they hold.
 		Relays: append(slices.Clone(n.relays), n.lists.followed()...),
-		Local: func(ctx context.Context, kinds []int) ([]relay.SyncItem, error) {
+		Local: func(ctx context.Context, kinds []int) ([]reconcile.Item, error) {
 			stamps, err := n.st.Stamps(ctx, kinds)
 			if err != nil {
 				return nil, err
 			}
-			out := make([]relay.SyncItem, len(stamps))
+			out := make([]reconcile.Item, len(stamps))
 			for i, s := range stamps {
-				out[i] = relay.SyncItem{ID: s.ID, CreatedAt: s.CreatedAt}
+				out[i] = reconcile.Item{ID: s.ID, CreatedAt: s.CreatedAt}
 			}
 			return out, nil
 		},
 		// NIP-77 window by window: a reconciliation holds one window's
 		// ids, not the history's (9.3 million at 100,000 matches).
-		Windows: func(ctx context.Context, kinds []int) ([]relay.SyncWindow, error) {
+		Windows: func(ctx context.Context, kinds []int) ([]reconcile.Window, error) {
 			ws, err := n.st.StampWindows(ctx, kinds, syncWindow)
-			out := make([]relay.SyncWindow, len(ws))
+			out := make([]reconcile.Window, len(ws))
 			for i, w := range ws {
-				out[i] = relay.SyncWindow{Since: w.Since, Until: w.Until}
+				out[i] = reconcile.Window{Since: w.Since, Until: w.Until}
 			}
 			return out, err
 		},
-		LocalIn: func(ctx context.Context, kinds []int, w relay.SyncWindow) ([]relay.SyncItem, error) {
+		LocalIn: func(ctx context.Context, kinds []int, w reconcile.Window) ([]reconcile.Item, error) {
 			stamps, err := n.st.StampsIn(ctx, kinds, store.StampWindow{Since: w.Since, Until: w.Until})
-			out := make([]relay.SyncItem, len(stamps))
+			out := make([]reconcile.Item, len(stamps))
 			for i, s := range stamps {
-				out[i] = relay.SyncItem{ID: s.ID, CreatedAt: s.CreatedAt}
+				out[i] = reconcile.Item{ID: s.ID, CreatedAt: s.CreatedAt}
 			}
 			return out, err
 		},
@@ -90,7 +91,7 @@ func (n *Daemon) syncOptions(ctx context.Context, fullEvery time.Duration, full 
 // syncRun is one sync's outcome, with the marks to record once its events
 // are stored.
 type syncRun struct {
-	stats []relay.SyncStats
+	stats []reconcile.Stats
 	start int64
 	full  map[string]bool // fallback relays whose challenges were scanned in full
 	// partial: only some matches were asked about (FallbackOnly), so the
@@ -101,7 +102,7 @@ type syncRun struct {
 
 // sync runs relay.Sync, logging each relay's line and counting the
 // outcome in met (nil: not counted).
-func (n *Daemon) sync(ctx context.Context, opts relay.SyncOptions, out chan<- relay.Received, met *syncMetrics) syncRun {
+func (n *Daemon) sync(ctx context.Context, opts reconcile.Options, out chan<- relay.Received, met *syncMetrics) syncRun {
 	r := syncRun{start: n.clock(), full: map[string]bool{}, partial: opts.FallbackOnly}
 	// Counted apart from vesper_events_rejected_total: a sync fetches again
 	// what the live client already refused (a forged id a relay keeps
@@ -119,7 +120,7 @@ func (n *Daemon) sync(ctx context.Context, opts relay.SyncOptions, out chan<- re
 			return v
 		}
 	}
-	r.stats, r.err = relay.Sync(ctx, opts, out)
+	r.stats, r.err = reconcile.Sync(ctx, opts, out)
 	for _, st := range r.stats {
 		met.observe(st)
 		args := []any{"relay", st.Relay, "method", st.Method, "compared", st.Compared, "fetched", st.Fetched,
@@ -199,7 +200,7 @@ func (s *syncMetrics) refused(relay, reason string) {
 	}
 }
 
-func (s *syncMetrics) observe(st relay.SyncStats) {
+func (s *syncMetrics) observe(st reconcile.Stats) {
 	if s == nil {
 		return
 	}
@@ -220,12 +221,12 @@ type SyncRequest struct {
 	Full         bool // scan every challenge on relays without NIP-77
 	NoNIP77      bool
 	RelayTimeout time.Duration
-	Progress     func(relay.SyncProgress)
+	Progress     func(reconcile.Progress)
 }
 
 // SyncReport is `vesper sync --json`.
 type SyncReport struct {
-	Relays  []relay.SyncStats `json:"relays"`
+	Relays  []reconcile.Stats `json:"relays"`
 	Stored  int               `json:"stored"`  // new events stored
 	Matches int               `json:"matches"` // matches re-folded
 	Seconds float64           `json:"seconds"`

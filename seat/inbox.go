@@ -6,7 +6,7 @@ import (
 	gn "github.com/nbd-wtf/go-nostr"
 
 	"vesper/nostr"
-	"vesper/nostr/relay"
+	"vesper/nostr/relay/follow"
 )
 
 // MaxInbox is how many of a tagged person's read relays an event that
@@ -36,7 +36,7 @@ func (s *Seat) inbox(ctx context.Context, pubkey string, hints []string) []strin
 			lists = append(lists, r.Event)
 		}
 	}
-	read := relay.InboxRelays(lists, pubkey, MaxInbox+len(s.Relays), s.hasLocalRelay())
+	read := follow.InboxRelays(lists, pubkey, MaxInbox+len(s.Relays), s.hasLocalRelay())
 	if len(lists) == 0 {
 		read = hints
 	}

@@ -13,7 +13,7 @@ import (
 
 	"vesper/internal/testkit"
 	"vesper/nostr"
-	"vesper/nostr/relay"
+	"vesper/nostr/relay/follow"
 )
 
 func norm(u string) string { return gn.NormalizeURL(u) }
@@ -175,7 +175,7 @@ func TestSeatInboxBounded(t *testing.T) {
 	if want := []string{"ws://127.0.0.1:1", "ws://127.0.0.1:2", "ws://127.0.0.1:3"}; !slices.Equal(got, want) {
 		t.Errorf("inbox %v, want %v", got, want)
 	}
-	if got := relay.InboxRelays([]*nostr.Event{testkit.Sign(b, ev)}, b.PublicKey(), 2, false); len(got) != 0 {
+	if got := follow.InboxRelays([]*nostr.Event{testkit.Sign(b, ev)}, b.PublicKey(), 2, false); len(got) != 0 {
 		t.Errorf("local read relays used without a local relay of our own: %v", got)
 	}
 }

@@ -16,7 +16,7 @@ import (
 	"golang.org/x/term"
 
 	"vesper/daemon"
-	"vesper/nostr/relay"
+	"vesper/nostr/relay/reconcile"
 )
 
 func syncCommand() *cli.Command {
@@ -69,7 +69,7 @@ func syncOnce(ctx context.Context, n *daemon.Daemon, w io.Writer, f syncFlags) e
 			progressbar.OptionSpinnerType(14))
 		var mu sync.Mutex
 		fetched := map[string]int{}
-		req.Progress = func(p relay.SyncProgress) {
+		req.Progress = func(p reconcile.Progress) {
 			mu.Lock()
 			defer mu.Unlock()
 			fetched[p.Relay] = p.Fetched
@@ -121,7 +121,7 @@ func syncOnce(ctx context.Context, n *daemon.Daemon, w io.Writer, f syncFlags) e
 }
 
 // syncLine is the summary of one relay: how, compared, fetched, refused.
-func syncLine(st relay.SyncStats) string {
+func syncLine(st reconcile.Stats) string {
 	s := fmt.Sprintf("%s: %s, compared %d, fetched %d, refused %d", st.Relay, st.Method, st.Compared, st.Fetched, st.Refused)
 	if st.Missing > 0 {
 		s += fmt.Sprintf(", %d listed but not sent", st.Missing)

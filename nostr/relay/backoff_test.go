@@ -4,6 +4,7 @@ import (
 	"errors"
 	"testing"
 	"time"
+	"vesper/nostr/relay/internal/wire"
 )
 
 func TestBackoff(t *testing.T) {
@@ -34,12 +35,12 @@ func TestClosedErrorKinds(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.reason, func(t *testing.T) {
-			err := closedError("ws://x", tt.reason)
-			if got := errors.Is(err, ErrAuthRequired); got != tt.auth {
-				t.Errorf("Is(ErrAuthRequired): got %v, want %v", got, tt.auth)
+			err := wire.NewClosedError("ws://x", tt.reason)
+			if got := errors.Is(err, wire.ErrAuthRequired); got != tt.auth {
+				t.Errorf("Is(wire.ErrAuthRequired): got %v, want %v", got, tt.auth)
 			}
-			if got := errors.Is(err, ErrRateLimited); got != tt.limit {
-				t.Errorf("Is(ErrRateLimited): got %v, want %v", got, tt.limit)
+			if got := errors.Is(err, wire.ErrRateLimited); got != tt.limit {
+				t.Errorf("Is(wire.ErrRateLimited): got %v, want %v", got, tt.limit)
 			}
 		})
 	}

@@ -8,26 +8,17 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"vesper/nostr/relay/internal/wire"
+	"vesper/nostr/relay/limits"
 
 	gn "github.com/nbd-wtf/go-nostr"
-	"github.com/nbd-wtf/go-nostr/nip11"
 
 	"vesper/nostr"
 )
 
-// Received is one checked event and the relay that sent it. The same event
-// from several relays is delivered once per relay; the store dedupes.
-type Received struct {
-	Event *nostr.Event
-	Relay string
-	// Cursor, in a Received without an Event, is a cursor mark (sent only
-	// with Config.MarkCursors): every event Relay held at that unix time was
-	// sent on out before this mark.
-	Cursor int64
-	// Backfill, in a mark, is the relay's backfill progress to save with
-	// the cursor (SaveMark); an empty one clears it.
-	Backfill *Backfill
-}
+// Received is one checked event and the relay that sent it (wire.Received:
+// the client and reconcile.Sync send the same values on the same channel).
+type Received = wire.Received
 
 // Config configures a Client. Zero durations and limits take the defaults
 // in brackets.
@@ -54,7 +45,7 @@ type Config struct {
 	// with one of the Reject* reasons (for metrics).
 	OnReject func(relay, reason string)
 	// OnConnected is called, on the relay's goroutine, after each
-	// (re)connect's backfill: a consumer then runs Sync for that relay.
+	// (re)connect's backfill: a consumer then runs reconcile.Sync for that relay.
 	OnConnected func(relay string)
 
 	MinBackoff   time.Duration // first reconnect delay [1s]
@@ -88,7 +79,7 @@ type Config struct {
 	ProfileBatch int
 	// RelayLists also follows the watched authors' relay lists (kind
 	// 10002, NIP-65) wherever it follows their profiles, so that a consumer
-	// can Follow their write relays (OutboxRelays).
+	// can Follow their write relays (follow.OutboxRelays).
 	RelayLists bool
 
 	// MaxRelays caps the relays followed at once, Relays and the relays
@@ -207,7 +198,7 @@ func New(cfg Config) *Client {
 	cfg = cfg.withDefaults()
 	c := &Client{
 		cfg:        cfg,
-		configured: normalizeURLs(cfg.Relays),
+		configured: wire.NormalizeURLs(cfg.Relays),
 		extra:      make(map[string]bool),
 		authors:    make(map[string]struct{}),
 		notify:     make(map[string]chan struct{}),
@@ -262,17 +253,6 @@ func (c *Client) settle(url string) bool {
 		}
 	}
 	return true
-}
-
-// normalizeURLs normalises and dedupes relay URLs, dropping unparseable ones.
-func normalizeURLs(urls []string) []string {
-	var out []string
-	for _, u := range urls {
-		if n := gn.NormalizeURL(u); n != "" && !slices.Contains(out, n) {
-			out = append(out, n)
-		}
-	}
-	return out
 }
 
 // Relays lists the normalised relay URLs followed now, Config.Relays first
@@ -416,17 +396,17 @@ func (c *Client) follow(ctx context.Context, url string, out chan<- Received) {
 			c.settle(url)
 		}
 		wait := bo.next()
-		if errors.Is(err, ErrRateLimited) {
+		if errors.Is(err, wire.ErrRateLimited) {
 			wait += bo.next() // and the step after: the relay asked us to slow down
 		}
 		// A relay someone else named (a player's relay list) that keeps
 		// failing is tried rarely: it may be gone for good, and it must not
-		// cost a dial every few minutes for ever.
+		// cost a wire.Dial every few minutes for ever.
 		putAside := !configured && failed >= c.cfg.AsideAfter
 		// A relay that reads only to authenticated clients, with no key
 		// to authenticate with, will refuse the next session too: it is
 		// tried as rarely as one put aside, and said so plainly.
-		noKey := errors.Is(err, ErrAuthNoKey)
+		noKey := errors.Is(err, wire.ErrAuthNoKey)
 		if putAside || noKey {
 			wait = aside.next()
 		}
@@ -434,7 +414,7 @@ func (c *Client) follow(ctx context.Context, url string, out chan<- Received) {
 		switch {
 		case noKey:
 			log.Error("relay: the relay requires NIP-42 authentication to read, and no key is configured to authenticate with", "err", err, "retry_in", wait.Round(time.Second))
-		case errors.Is(err, ErrBudget):
+		case errors.Is(err, wire.ErrBudget):
 			log.Info("relay: backfill continues on the next connection", "retry_in", wait.Round(time.Millisecond))
 		case putAside:
 			log.Warn("relay: put aside after repeated failures", "err", err, "failures", failed, "retry_in", wait.Round(time.Second))
@@ -459,34 +439,34 @@ func (c *Client) follow(ctx context.Context, url string, out chan<- Received) {
 func (c *Client) session(ctx context.Context, url string, out chan<- Received, fb *first) (healthy bool, err error) {
 	log := c.cfg.Logger.With("relay", url)
 	c.live.set(url, nil, true)
-	info := infos.get(ctx, url, c.cfg.DialTimeout)
-	lim := limitsOf(info)
+	info := limits.Get(ctx, url, c.cfg.DialTimeout)
+	lim := limits.Of(info)
 	dctx, cancel := context.WithTimeout(ctx, c.cfg.DialTimeout)
-	cn, err := dial(dctx, url, log, func(reason string) {
+	cn, err := wire.Dial(dctx, url, log, func(reason string) {
 		if c.cfg.OnReject != nil {
 			c.cfg.OnReject(url, reason)
 		}
-	}, wireLimits{maxMessage: c.cfg.MaxMessageSize, maxFrame: c.cfg.MaxFrameSize, queueBytes: c.cfg.QueueBytes})
+	}, wire.Limits{MaxMessage: c.cfg.MaxMessageSize, MaxFrame: c.cfg.MaxFrameSize, QueueBytes: c.cfg.QueueBytes})
 	cancel()
 	if err != nil {
 		c.live.set(url, nil, false)
 		return false, err
 	}
-	defer cn.closeWait(ErrClosed)
+	defer cn.CloseWait(wire.ErrClosed)
 	// Publications share this connection while it lasts (clientpublish.go);
 	// the deferred reset runs before closeWait.
 	c.live.set(url, cn, false)
 	defer c.live.set(url, nil, false)
-	stop := context.AfterFunc(ctx, func() { cn.close(context.Cause(ctx)) })
+	stop := context.AfterFunc(ctx, func() { cn.Close(context.Cause(ctx)) })
 	defer stop()
 	c.connected.Add(1)
 	defer c.connected.Add(-1)
 	c.noteUp(url)
-	if info.authRequired() {
+	if info.AuthRequired() {
 		// Before the first REQ, so that neither it nor a publication
 		// sharing the connection is refused first.
-		if err := cn.authFirst(ctx, c.cfg.Key, c.cfg.QueryTimeout); err != nil {
-			if cn.ctx.Err() != nil {
+		if err := cn.AuthFirst(ctx, c.cfg.Key, c.cfg.QueryTimeout); err != nil {
+			if cn.Ctx.Err() != nil {
 				return false, err
 			}
 			log.Warn("relay: AUTH before reading failed", "err", err)
@@ -503,19 +483,19 @@ func (c *Client) session(ctx context.Context, url string, out chan<- Received, f
 		select {
 		case out <- r:
 		case <-ctx.Done():
-		case <-cn.ctx.Done(): // the session is ending; closeWait waits for us
+		case <-cn.Ctx.Done(): // the session is ending; closeWait waits for us
 		}
 	}
 	pages := c.cfg.BackfillPages
-	p := &pager{conn: cn, key: c.cfg.Key, timeout: c.cfg.QueryTimeout, budget: &pages}
-	p.limit, p.capKnown = info.pageLimit(c.cfg.PageLimit)
+	p := &wire.Pager{Conn: cn, Key: c.cfg.Key, Timeout: c.cfg.QueryTimeout, Budget: &pages}
+	p.Limit, p.CapKnown = info.PageLimit(c.cfg.PageLimit)
 
-	live, err := c.openLive(ctx, cn, gameFilters(nil), lim, deliver)
+	live, err := c.openLive(ctx, cn, wire.GameFilters(nil), lim, deliver)
 	if err != nil {
 		return false, err
 	}
 	authors := c.watched()
-	profiles := &profileSubs{cn: cn, lim: lim, kinds: c.profileKinds(), max: lim.liveSubs() - live.n, deliver: deliver}
+	profiles := &profileSubs{cn: cn, lim: lim, kinds: c.profileKinds(), max: lim.LiveSubs() - live.n, deliver: deliver}
 	if err := profiles.open(authors); err != nil {
 		return false, err
 	}
@@ -531,7 +511,7 @@ func (c *Client) session(ctx context.Context, url string, out chan<- Received, f
 	bk := &backfiller{c: c, url: url, out: out, p: p, inFirst: inFirst, fb: fb, deliver: deliver}
 	n, progressed, err := bk.run(ctx, cursor, start, bf)
 	if err != nil {
-		if errors.Is(err, ErrBudget) {
+		if errors.Is(err, wire.ErrBudget) {
 			c.settle(url)
 		}
 		return progressed, err
@@ -561,10 +541,10 @@ func (c *Client) session(ctx context.Context, url string, out chan<- Received, f
 		select {
 		case <-ctx.Done():
 			return true, ctx.Err()
-		case <-cn.ctx.Done():
-			return true, cn.err()
+		case <-cn.Ctx.Done():
+			return true, cn.Err()
 		case reason := <-live.closed:
-			return true, closedError(url, reason)
+			return true, wire.NewClosedError(url, reason)
 		case reason := <-profiles.closed():
 			// Profiles are not worth the connection: the relay refused one
 			// of their subscriptions (too many, say); they are still
@@ -584,17 +564,17 @@ func (c *Client) session(ctx context.Context, url string, out chan<- Received, f
 				return true, err
 			}
 		case <-ping.C:
-			if cn.delivering.Load() {
+			if cn.Delivering.Load() {
 				// Events are flowing but the consumer is behind: the reader
 				// cannot take a pong now, and the connection is plainly alive.
 				continue
 			}
 			t := c.cfg.Now().Unix()
 			pctx, cancel := context.WithTimeout(ctx, c.cfg.QueryTimeout)
-			err := cn.ping(pctx)
+			err := cn.Ping(pctx)
 			cancel()
 			if err != nil {
-				if cn.ctx.Err() == nil && cn.delivering.Load() {
+				if cn.Ctx.Err() == nil && cn.Delivering.Load() {
 					continue // the pong is queued behind a slow consumer
 				}
 				return true, err
@@ -617,15 +597,15 @@ func (c *Client) isSettled(url string) bool {
 // Config.ProfileBatch (fewer if the relay's max_message_length says so),
 // one query at a time, each bounded to the pages its authors' events
 // need (a relay holds one profile, and one relay list, per author).
-func (c *Client) fetchProfiles(ctx context.Context, cn *conn, p *pager, lim reqLimits, authors []string, deliver func(*gn.Event)) error {
-	for chunk := range slices.Chunk(authors, min(c.cfg.ProfileBatch, lim.authorsPerFilter())) {
+func (c *Client) fetchProfiles(ctx context.Context, cn *wire.Conn, p *wire.Pager, lim limits.REQ, authors []string, deliver func(*gn.Event)) error {
+	for chunk := range slices.Chunk(authors, min(c.cfg.ProfileBatch, lim.AuthorsPerFilter())) {
 		kinds := c.profileKinds()
 		// A relay holds one event per author and kind: enough pages for
 		// that many at the relay's page size, and a few more.
-		pages := 4 + len(chunk)*len(kinds)/max(1, p.limit)
-		pp := &pager{conn: cn, key: p.key, limit: p.limit, capKnown: p.capKnown, timeout: p.timeout, budget: &pages}
+		pages := 4 + len(chunk)*len(kinds)/max(1, p.Limit)
+		pp := &wire.Pager{Conn: cn, Key: p.Key, Limit: p.Limit, CapKnown: p.CapKnown, Timeout: p.Timeout, Budget: &pages}
 		f := gn.Filter{Kinds: kinds, Authors: chunk}
-		if _, err := pp.run(ctx, f, 0, deliver); err != nil && !errors.Is(err, ErrBudget) {
+		if _, err := pp.Run(ctx, f, 0, deliver); err != nil && !errors.Is(err, wire.ErrBudget) {
 			return err
 		}
 	}
@@ -637,7 +617,7 @@ type backfiller struct {
 	c       *Client
 	url     string
 	out     chan<- Received
-	p       *pager
+	p       *wire.Pager
 	inFirst bool // the relay has not settled yet: count against BackfillEvents
 	fb      *first
 	deliver func(*gn.Event)
@@ -651,7 +631,7 @@ type backfiller struct {
 func (b *backfiller) run(ctx context.Context, cursor, start int64, bf Backfill) (delivered int, progressed bool, err error) {
 	c := b.c
 	margin := int64(c.cfg.SafetyMargin / time.Second)
-	filters := gameFilters(nil)
+	filters := wire.GameFilters(nil)
 	// Counted on the dispatcher goroutine, read on this one, and a page
 	// that timed out may still be arriving.
 	var n atomic.Int64
@@ -676,7 +656,7 @@ func (b *backfiller) run(ctx context.Context, cursor, start int64, bf Backfill) 
 		gap := gn.Timestamp(max(0, bf.Top-margin))
 		for _, f := range filters {
 			f.Since = &gap
-			if _, err := b.p.run(ctx, f, 0, deliver); err != nil {
+			if _, err := b.p.Run(ctx, f, 0, deliver); err != nil {
 				return int(n.Load()), false, err
 			}
 		}
@@ -695,7 +675,7 @@ func (b *backfiller) run(ctx context.Context, cursor, start int64, bf Backfill) 
 		}
 		since, until := gn.Timestamp(bf.Since), gn.Timestamp(bf.Until[i])
 		f.Since, f.Until = &since, &until
-		_, err := b.p.runFrom(ctx, f, 0, deliver, func(next gn.Timestamp) {
+		_, err := b.p.RunFrom(ctx, f, 0, deliver, func(next gn.Timestamp) {
 			if int64(next) < bf.Until[i] {
 				progressed = true
 				bf.Until = slices.Clone(bf.Until)
@@ -744,12 +724,12 @@ type liveGames struct {
 // openLive subscribes to new events only ("limit":0); the backfill fetches
 // the stored ones. It waits for each EOSE so that the backfill that
 // follows overlaps the live stream instead of leaving a gap.
-func (c *Client) openLive(ctx context.Context, cn *conn, filters []gn.Filter, lim reqLimits, deliver func(*gn.Event)) (*liveGames, error) {
+func (c *Client) openLive(ctx context.Context, cn *wire.Conn, filters []gn.Filter, lim limits.REQ, deliver func(*gn.Event)) (*liveGames, error) {
 	for i := range filters {
 		filters[i].LimitZero = true
 	}
 	lg := &liveGames{closed: make(chan string, 1)}
-	for _, fs := range packREQs(filters, lim) {
+	for _, fs := range limits.PackREQs(filters, lim) {
 		s, err := c.openLiveREQ(ctx, cn, fs, deliver)
 		if err != nil {
 			return nil, err
@@ -757,43 +737,43 @@ func (c *Client) openLive(ctx context.Context, cn *conn, filters []gn.Filter, li
 		lg.n++
 		go func() {
 			select {
-			case r := <-s.closed:
+			case r := <-s.Closed():
 				select {
 				case lg.closed <- r:
 				default:
 				}
-			case <-cn.ctx.Done():
+			case <-cn.Ctx.Done():
 			}
 		}()
 	}
 	return lg, nil
 }
 
-func (c *Client) openLiveREQ(ctx context.Context, cn *conn, filters []gn.Filter, deliver func(*gn.Event)) (*sub, error) {
+func (c *Client) openLiveREQ(ctx context.Context, cn *wire.Conn, filters []gn.Filter, deliver func(*gn.Event)) (*wire.Sub, error) {
 	authTried := false
 	for {
-		s, err := cn.subscribe(filters, deliver)
+		s, err := cn.Subscribe(filters, deliver)
 		if err != nil {
 			return nil, err
 		}
-		err = cn.waitEOSE(ctx, s, c.cfg.QueryTimeout)
+		err = cn.WaitEOSE(ctx, s, c.cfg.QueryTimeout)
 		switch {
 		case err == nil:
 			return s, nil
-		case errors.Is(err, ErrAuthRequired):
-			if retry, err := cn.retryAfterAuth(ctx, c.cfg.Key, err, &authTried); !retry {
+		case errors.Is(err, wire.ErrAuthRequired):
+			if retry, err := cn.RetryAfterAuth(ctx, c.cfg.Key, err, &authTried); !retry {
 				return nil, err
 			}
-		case errors.Is(err, ErrClosed), ctx.Err() != nil:
+		case errors.Is(err, wire.ErrClosed), ctx.Err() != nil:
 			return nil, err
 		default:
-			var ce *ClosedError
+			var ce *wire.ClosedError
 			if errors.As(err, &ce) {
 				return nil, err
 			}
 			// No EOSE in time: some relays never send one for "limit":0.
 			// The subscription is open; go on.
-			c.cfg.Logger.Warn("relay: live subscription without EOSE", "relay", cn.url, "err", err)
+			c.cfg.Logger.Warn("relay: live subscription without EOSE", "relay", cn.URL, "err", err)
 			return s, nil
 		}
 	}
@@ -814,12 +794,12 @@ func (c *Client) profileKinds() []int {
 // for good. Authors beyond what the limits allow are not followed live;
 // their profiles are still fetched on every connect.
 type profileSubs struct {
-	cn      *conn
-	lim     reqLimits
+	cn      *wire.Conn
+	lim     limits.REQ
 	kinds   []int
 	max     int // subscriptions the connection has left for them
 	deliver func(*gn.Event)
-	subs    []*sub
+	subs    []*wire.Sub
 	merged  chan string // CLOSED reasons of any of subs
 }
 
@@ -833,13 +813,13 @@ func (ps *profileSubs) closed() chan string {
 // open subscribes to authors' profiles, replacing any subscriptions open.
 func (ps *profileSubs) open(authors []string) error {
 	for _, s := range ps.subs {
-		ps.cn.unsubscribe(s)
+		ps.cn.Unsubscribe(s)
 	}
 	ps.subs = nil
-	reqs, rest := profileREQs(ps.kinds, authors, ps.lim, ps.max)
+	reqs, rest := limits.ProfileREQs(ps.kinds, authors, ps.lim, ps.max)
 	if len(rest) > 0 {
-		ps.cn.log.Warn("relay: too many watched authors to follow live; their profiles are fetched on connect",
-			"relay", ps.cn.url, "authors", len(authors), "not_live", len(rest))
+		ps.cn.Log.Warn("relay: too many watched authors to follow live; their profiles are fetched on connect",
+			"relay", ps.cn.URL, "authors", len(authors), "not_live", len(rest))
 	}
 	return ps.subscribe(reqs)
 }
@@ -847,7 +827,7 @@ func (ps *profileSubs) open(authors []string) error {
 // add follows fresh authors too: in new subscriptions while the relay's
 // limit allows, else by repacking all of them.
 func (ps *profileSubs) add(fresh, all []string) error {
-	reqs, rest := profileREQs(ps.kinds, fresh, ps.lim, ps.max-len(ps.subs))
+	reqs, rest := limits.ProfileREQs(ps.kinds, fresh, ps.lim, ps.max-len(ps.subs))
 	if len(rest) > 0 {
 		return ps.open(all)
 	}
@@ -857,19 +837,19 @@ func (ps *profileSubs) add(fresh, all []string) error {
 func (ps *profileSubs) subscribe(reqs [][]gn.Filter) error {
 	ch := ps.closed()
 	for _, fs := range reqs {
-		s, err := ps.cn.subscribe(fs, ps.deliver)
+		s, err := ps.cn.Subscribe(fs, ps.deliver)
 		if err != nil {
 			return err
 		}
 		ps.subs = append(ps.subs, s)
 		go func() {
 			select {
-			case r := <-s.closed:
+			case r := <-s.Closed():
 				select {
 				case ch <- r:
 				default:
 				}
-			case <-ps.cn.ctx.Done():
+			case <-ps.cn.Ctx.Done():
 			}
 		}()
 	}
@@ -909,36 +889,6 @@ func (c *Client) saveCursor(ctx context.Context, url string, old, t int64, out c
 	return max(t, old)
 }
 
-// gameFilters are the subscription of PROTOCOL.md: challenges by their
-// topic tag, the other game kinds by kind, and profile filters for
-// authors (the client passes none: profiles have their own subscriptions,
-// profileSubs, and queries, fetchProfiles).
-func gameFilters(authors []string) []gn.Filter {
-	fs := []gn.Filter{
-		{Kinds: []int{nostr.KindChallenge}, Tags: gn.TagMap{nostr.TopicTag: {nostr.GamesTopic}}},
-		{Kinds: matchKinds()},
-	}
-	for chunk := range slices.Chunk(authors, 250) {
-		fs = append(fs, gn.Filter{Kinds: []int{nostr.KindProfile}, Authors: slices.Clone(chunk)})
-	}
-	return fs
-}
-
-// matchKinds are the kinds read by a match's g tag: the fold's and the
-// reveals of section 8.2, which the store keeps with their match. They
-// share one filter: every kind in it is among nostr.GameKinds, the kinds a
-// relay restricting reads to authenticated clients restricts, so such a
-// relay asks for AUTH instead of answering without them.
-func matchKinds() []int {
-	var ks []int
-	for _, k := range nostr.GameKinds() {
-		if nostr.IsStoredWithMatch(k) {
-			ks = append(ks, k)
-		}
-	}
-	return ks
-}
-
 func newAuthors(old, now []string) []string {
 	var fresh []string
 	for _, pk := range now {
@@ -947,12 +897,4 @@ func newAuthors(old, now []string) []string {
 		}
 	}
 	return fresh
-}
-
-// fetchInfo reads the relay's NIP-11 document, nil when it has none (or
-// one over MaxInfoSize). Answers are cached per relay for a few minutes,
-// shared by every caller in the process, and a caller whose ctx ends while
-// another fetches gets nil.
-func fetchInfo(ctx context.Context, url string, timeout time.Duration) *nip11.RelayInformationDocument {
-	return infos.get(ctx, gn.NormalizeURL(url), timeout).doc
 }

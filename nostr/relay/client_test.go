@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"vesper/nostr/relay/internal/wire"
 
 	gn "github.com/nbd-wtf/go-nostr"
 
@@ -180,14 +181,14 @@ func TestForgedEventsRejected(t *testing.T) {
 		c, _ := cursors.Cursor(t.Context(), url(r))
 		return c > 0
 	})
-	sigs0, ids0 := s.rejected(RejectBadSignature), s.rejected(RejectBadID)
+	sigs0, ids0 := s.rejected(wire.RejectBadSignature), s.rejected(wire.RejectBadID)
 	if sigs0 < 2 || ids0 < 2 {
 		t.Fatalf("backfill rejections: %d bad signatures, %d bad ids; want at least 2 each", sigs0, ids0)
 	}
 	inject(badSigs())
 	inject(badIDs())
 	waitFor(t, "the live rejections", func() bool {
-		return s.rejected(RejectBadSignature) == sigs0+2 && s.rejected(RejectBadID) == ids0+2
+		return s.rejected(wire.RejectBadSignature) == sigs0+2 && s.rejected(wire.RejectBadID) == ids0+2
 	})
 	for _, ev := range append(storedSigs, storedIDs...) {
 		if s.has(url(r), ev) {

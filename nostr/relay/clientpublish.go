@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+	"vesper/nostr/relay/internal/wire"
+	"vesper/nostr/relay/limits"
 
 	gn "github.com/nbd-wtf/go-nostr"
 
@@ -99,7 +101,7 @@ func (c *Client) publishTo(ctx context.Context, url string, ev *nostr.Event, tim
 	res := PublishResult{Relay: url}
 	// The document is cached per relay (limits.go), so this costs a fetch
 	// per relay every few minutes, not one per item.
-	doc := infos.get(ctx, url, min(timeout, c.cfg.DialTimeout)).doc
+	doc := limits.Get(ctx, url, min(timeout, c.cfg.DialTimeout)).Doc
 	if why := writeRefusal(doc, ev, c.cfg.Key, c.cfg.Now(), mayWrite(c.cfg.MayWrite, url)); why != "" {
 		return skipped(res, why)
 	}
@@ -119,7 +121,7 @@ type liveConns struct {
 }
 
 type liveSlot struct {
-	cn *conn
+	cn *wire.Conn
 	// connecting: a session is fetching NIP-11 or dialing; a publication
 	// waits for the outcome rather than failing.
 	connecting bool
@@ -140,7 +142,7 @@ func (l *liveConns) slot(url string) *liveSlot {
 }
 
 // set records url's connection (nil: none) and whether one is being made.
-func (l *liveConns) set(url string, cn *conn, connecting bool) {
+func (l *liveConns) set(url string, cn *wire.Conn, connecting bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	s := l.slot(url)
@@ -150,14 +152,14 @@ func (l *liveConns) set(url string, cn *conn, connecting bool) {
 }
 
 // wait returns url's live connection, waiting while one is being made.
-func (l *liveConns) wait(ctx context.Context, url string) (*conn, error) {
+func (l *liveConns) wait(ctx context.Context, url string) (*wire.Conn, error) {
 	for {
 		l.mu.Lock()
 		s := l.slot(url)
 		cn, connecting, changed := s.cn, s.connecting, s.changed
 		l.mu.Unlock()
 		switch {
-		case cn != nil && cn.ctx.Err() == nil:
+		case cn != nil && cn.Ctx.Err() == nil:
 			return cn, nil
 		case !connecting:
 			return nil, fmt.Errorf("%w to %s", ErrNotConnected, url)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"sync"
+	"vesper/nostr/relay/internal/wire"
 )
 
 // Cursors stores, per relay, the created_at up to which the client has
@@ -37,19 +38,9 @@ func (m *MemCursors) SetCursor(_ context.Context, relay string, createdAt int64)
 	return nil
 }
 
-// Backfill is the progress of an unfinished backfill on one relay, kept so
-// that a client that stops (a crash loop, say) resumes it instead of
-// starting again from the newest page. Every event created in [Until[i],
-// Top] that game filter i matches has been delivered; [Since, Until[i]] is
-// still to do (nothing, once Until[i] <= Since). The zero value is "no
-// backfill in progress".
-type Backfill struct {
-	Since, Top int64
-	Until      []int64
-}
-
-// IsZero reports no backfill in progress.
-func (b Backfill) IsZero() bool { return len(b.Until) == 0 }
+// Backfill is the progress of an unfinished backfill on one relay
+// (wire.Backfill).
+type Backfill = wire.Backfill
 
 // BackfillStore keeps backfill progress; Cursors that implement it (the
 // store, MemCursors) make backfills resumable.

@@ -38,7 +38,7 @@
 // max_subscriptions and max_filters bound the REQs), opens a live
 // subscription for the game kinds with "limit":0 (new events only), waits
 // for its EOSE, then backfills each game filter from cursor - SafetyMargin
-// to now, paging with "until" (pager). Live and backfill overlap, so
+// to now, paging with "until" (wire.Pager). Live and backfill overlap, so
 // nothing between them is lost; duplicates are harmless (the store
 // dedupes).
 //
@@ -79,7 +79,7 @@
 // however many events trickle in (the time the consumer keeps the client
 // waiting does not count). Each session asks for at most BackfillPages
 // pages, then keeps its progress and reconnects, so endless pages cannot
-// keep it paging. NIP-11 documents are read up to MaxInfoSize and cached
+// keep it paging. NIP-11 documents are read up to limits.MaxInfoSize and cached
 // per relay for ten minutes (thirty seconds after a failure), shared with
 // Fetch and Publish. Relay-supplied text (NOTICE, CLOSED and OK reasons) is
 // cut to 200 bytes, and NOTICEs are logged at most ten in a burst, then
@@ -97,9 +97,9 @@
 // NIP-77 NEG-OPEN (NEG-ERR) with "auth-required:", the client signs the
 // relay's challenge with the configured key (once per connection) and
 // retries; on a relay whose NIP-11 document says auth_required, the
-// client, Fetch, Sync (NIP-77 sessions too) and Publish authenticate
+// client, Fetch, reconcile.Sync (NIP-77 sessions too) and Publish authenticate
 // first, before their first query or event. The machine-readable prefix
-// of a reason is read in one place (reasonPrefix), wherever the relay puts
+// of a reason is read in one place (wire.ReasonPrefix), wherever the relay puts
 // it: strfry writes "ERROR: auth-required: ...". "restricted:" is a
 // refusal AUTH does not lift (ErrRestricted). Without a key, the refusal
 // wraps ErrAuthNoKey, and the client retries such a relay only at the
@@ -128,7 +128,7 @@
 // A player's events are on the write relays of its relay list (kind
 // 10002), which may not be among Config.Relays. With Config.RelayLists the
 // client follows the watched authors' relay lists along with their
-// profiles; OutboxRelays (a pure function) picks from those lists the
+// profiles; follow.OutboxRelays (a pure function) picks from those lists the
 // first few write relays of each player, deduplicated and ordered so that
 // a cap keeps the relays that find the most players, leaving out relays on
 // private networks unless allowed; Follow, Unfollow and SetFollowed change
@@ -137,7 +137,7 @@
 // and backfill, the same gate for every event), except that it never
 // holds Ready back, Publish does not write to it (PublishTo names relays
 // explicitly, and reaches the read relays of a tagged player, see
-// InboxRelays), and after Config.AsideAfter failed sessions in a row it is
+// follow.InboxRelays), and after Config.AsideAfter failed sessions in a row it is
 // put aside: retried only after AsideBackoff, doubling to AsideMaxBackoff,
 // until a session succeeds. RelayStates shows each relay's state.
 //

@@ -41,21 +41,3 @@ func Example() {
 	// fetched 1 event: {"game":"chess"} <nil>
 	// received kind 4420 from the relay: true
 }
-
-// The outbox model (NIP-65): from players' relay lists, the write relays
-// to follow, the most shared first; the client's own relays are left out.
-func ExampleOutboxRelays() {
-	alice, bob := nostr.GenerateKey(), nostr.GenerateKey()
-	list := func(k nostr.SecretKey, write ...string) *nostr.Event {
-		ev, _ := nostr.NewRelayList(nil, write, 1_750_000_000)
-		k.Sign(ev)
-		return ev
-	}
-	lists := []*nostr.Event{
-		list(alice, "wss://home.example", "wss://alice.example", "wss://shared.example"),
-		list(bob, "wss://shared.example", "wss://bob.example"),
-	}
-	fmt.Println(relay.OutboxRelays(lists, relay.OutboxOptions{PerPlayer: 3, Exclude: []string{"wss://home.example"}}))
-	// Output:
-	// [wss://shared.example wss://alice.example wss://bob.example]
-}

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+	"vesper/nostr/relay/internal/wire"
+	"vesper/nostr/relay/limits"
 
 	gn "github.com/nbd-wtf/go-nostr"
 
@@ -53,7 +55,7 @@ func FetchMatch(ctx context.Context, relays []string, matchID string, timeout ti
 func MatchFilters(matchID string) []gn.Filter {
 	return []gn.Filter{
 		{IDs: []string{matchID}, Kinds: []int{nostr.KindChallenge}},
-		{Kinds: matchKinds(), Tags: gn.TagMap{nostr.MatchTag: {matchID}}},
+		{Kinds: wire.MatchKinds(), Tags: gn.TagMap{nostr.MatchTag: {matchID}}},
 	}
 }
 
@@ -111,10 +113,10 @@ func FetchWith(ctx context.Context, relays []string, filters []gn.Filter, opts F
 }
 
 func fetchOne(ctx context.Context, url string, filters []gn.Filter, opts FetchOptions, deliver func(*gn.Event)) error {
-	info := infos.get(ctx, url, opts.Timeout)
-	p := &pager{key: opts.Key, timeout: opts.Timeout}
-	p.limit, p.capKnown = info.pageLimit(opts.PageLimit)
-	cn, err := dial(ctx, url, opts.Logger, func(reason string) {
+	info := limits.Get(ctx, url, opts.Timeout)
+	p := &wire.Pager{Key: opts.Key, Timeout: opts.Timeout}
+	p.Limit, p.CapKnown = info.PageLimit(opts.PageLimit)
+	cn, err := wire.Dial(ctx, url, opts.Logger, func(reason string) {
 		if opts.OnReject != nil {
 			opts.OnReject(url, reason)
 		}
@@ -122,19 +124,19 @@ func fetchOne(ctx context.Context, url string, filters []gn.Filter, opts FetchOp
 	if err != nil {
 		return err
 	}
-	defer cn.closeWait(ErrClosed) // no event delivered after fetchOne returns: the caller reads what was delivered
-	if info.authRequired() {
-		if err := cn.authFirst(ctx, opts.Key, opts.Timeout); err != nil && cn.ctx.Err() != nil {
+	defer cn.CloseWait(wire.ErrClosed) // no event delivered after fetchOne returns: the caller reads what was delivered
+	if info.AuthRequired() {
+		if err := cn.AuthFirst(ctx, opts.Key, opts.Timeout); err != nil && cn.Ctx.Err() != nil {
 			return err
 		}
 	}
-	p.conn = cn
-	authed := cn.isAuthed()
+	p.Conn = cn
+	authed := cn.IsAuthed()
 	for i, f := range filters {
-		if _, err := p.run(ctx, f, f.Limit, deliver); err != nil {
+		if _, err := p.Run(ctx, f, f.Limit, deliver); err != nil {
 			return err
 		}
-		if !authed && cn.isAuthed() {
+		if !authed && cn.IsAuthed() {
 			// strfry serves a filter that names no restricted kind (by
 			// ids, say) to anyone, but withholds the events of those kinds
 			// from it without a word; only a filter of restricted kinds
@@ -142,7 +144,7 @@ func fetchOne(ctx context.Context, url string, filters []gn.Filter, opts FetchOp
 			// connection authenticated is read again.
 			authed = true
 			for _, g := range filters[:i] {
-				if _, err := p.run(ctx, g, g.Limit, deliver); err != nil {
+				if _, err := p.Run(ctx, g, g.Limit, deliver); err != nil {
 					return err
 				}
 			}

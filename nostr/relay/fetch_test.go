@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"vesper/nostr/relay/internal/wire"
 
 	ws "github.com/coder/websocket"
 	gn "github.com/nbd-wtf/go-nostr"
@@ -147,15 +148,15 @@ func TestStrictParsing(t *testing.T) {
 		reason string // "" = delivered
 	}{
 		{"well formed", js(good), ""},
-		{"content null (go-nostr reads it as empty)", strings.Replace(js(empty), `"content":""`, `"content":null`, 1), RejectMalformed},
-		{"created_at with a fraction", strings.Replace(js(empty), ts, ts+".0", 1), RejectMalformed},
-		{"uppercase id", strings.Replace(js(empty), empty.ID, strings.ToUpper(empty.ID), 1), RejectMalformed},
-		{"tag value not a string", strings.Replace(js(empty), `["g","m"]`, `["g",1]`, 1), RejectMalformed},
-		{"not an object", `[1,2]`, RejectMalformed},
+		{"content null (go-nostr reads it as empty)", strings.Replace(js(empty), `"content":""`, `"content":null`, 1), wire.RejectMalformed},
+		{"created_at with a fraction", strings.Replace(js(empty), ts, ts+".0", 1), wire.RejectMalformed},
+		{"uppercase id", strings.Replace(js(empty), empty.ID, strings.ToUpper(empty.ID), 1), wire.RejectMalformed},
+		{"tag value not a string", strings.Replace(js(empty), `["g","m"]`, `["g",1]`, 1), wire.RejectMalformed},
+		{"not an object", `[1,2]`, wire.RejectMalformed},
 		// The envelope splitter leaves the event's bytes to ParseEvent.
-		{"not JSON", strings.Replace(js(empty), `"content":""`, `"content":nul`, 1), RejectMalformed},
-		{"lone surrogate", strings.Replace(js(empty), `"content":""`, `"content":"\ud800"`, 1), RejectMalformed},
-		{"unrequested kind", js(profile), RejectUnrequested},
+		{"not JSON", strings.Replace(js(empty), `"content":""`, `"content":nul`, 1), wire.RejectMalformed},
+		{"lone surrogate", strings.Replace(js(empty), `"content":""`, `"content":"\ud800"`, 1), wire.RejectMalformed},
+		{"unrequested kind", js(profile), wire.RejectUnrequested},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -182,7 +183,7 @@ func TestStrictParsing(t *testing.T) {
 	}
 }
 
-// A relay that ignores until must not make the pager loop.
+// A relay that ignores until must not make the wire.Pager loop.
 func TestPagerEndsOnRelayIgnoringUntil(t *testing.T) {
 	key := nostr.GenerateKey()
 	now := time.Now().Unix()

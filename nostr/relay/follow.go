@@ -3,6 +3,7 @@ package relay
 import (
 	"slices"
 	"time"
+	"vesper/nostr/relay/internal/wire"
 )
 
 // Relays added at run time (NIP-65's outbox model): a player's events are
@@ -38,7 +39,7 @@ type RelayState struct {
 func (c *Client) Follow(urls ...string) []string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.followLocked(normalizeURLs(urls))
+	return c.followLocked(wire.NormalizeURLs(urls))
 }
 
 func (c *Client) followLocked(urls []string) []string {
@@ -75,7 +76,7 @@ func (c *Client) followLocked(urls []string) []string {
 func (c *Client) Unfollow(urls ...string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.unfollowLocked(normalizeURLs(urls))
+	c.unfollowLocked(wire.NormalizeURLs(urls))
 }
 
 func (c *Client) unfollowLocked(urls []string) {
@@ -100,10 +101,10 @@ func (c *Client) unfollowLocked(urls []string) {
 // SetFollowed makes urls the relays followed beyond Config.Relays: the
 // ones Follow added that are not in urls are unfollowed, the others kept,
 // and the new ones added in order within Config.MaxRelays (so put the
-// most wanted first: OutboxRelays does). It returns the relays followed
+// most wanted first: follow.OutboxRelays does). It returns the relays followed
 // beyond Config.Relays now, in order.
 func (c *Client) SetFollowed(urls []string) []string {
-	want := normalizeURLs(urls)
+	want := wire.NormalizeURLs(urls)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var drop []string
@@ -155,7 +156,7 @@ func (c *Client) noteDown(url string, err error, failures int, aside bool, retry
 	}
 	st.Connected, st.Failures, st.Aside, st.RetryAt = false, failures, aside, retry
 	if err != nil {
-		st.LastError = clip(err.Error())
+		st.LastError = wire.Clip(err.Error())
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+	"vesper/nostr/relay/follow"
+	"vesper/nostr/relay/internal/wire"
 
 	gn "github.com/nbd-wtf/go-nostr"
 
@@ -145,7 +147,7 @@ func TestFollowCap(t *testing.T) {
 // TestOutboxPlayerOnItsOwnRelay (issue 19): a player whose events are only
 // on its own write relay, named in its relay list on the configured
 // relay, is found: the client follows the relay list of a watched author,
-// OutboxRelays picks the write relay, Follow adds it, and the match events
+// follow.OutboxRelays picks the write relay, Follow adds it, and the match events
 // come out of the same gate.
 func TestOutboxPlayerOnItsOwnRelay(t *testing.T) {
 	home, own := startRelay(t, relayd.Options{}), startRelay(t, relayd.Options{})
@@ -168,16 +170,16 @@ func TestOutboxPlayerOnItsOwnRelay(t *testing.T) {
 	c.WatchAuthors(alice.PublicKey())
 	waitFor(t, "the relay list", func() bool { return s.has(url(home), list) })
 	r, _ := s.get(url(home), list.ID)
-	picked := OutboxRelays([]*nostr.Event{r.Event}, OutboxOptions{Exclude: c.Relays(), AllowLocal: true})
+	picked := follow.OutboxRelays([]*nostr.Event{r.Event}, follow.OutboxOptions{Exclude: c.Relays(), AllowLocal: true})
 	if !slices.Equal(picked, []string{url(own)}) {
-		t.Fatalf("OutboxRelays %v, want the player's write relay", picked)
+		t.Fatalf("follow.OutboxRelays %v, want the player's write relay", picked)
 	}
-	if len(OutboxRelays([]*nostr.Event{r.Event}, OutboxOptions{Exclude: c.Relays()})) != 0 {
+	if len(follow.OutboxRelays([]*nostr.Event{r.Event}, follow.OutboxOptions{Exclude: c.Relays()})) != 0 {
 		t.Error("a loopback relay picked without AllowLocal")
 	}
 	c.Follow(picked...)
 	waitFor(t, "the player's events from its own relay", func() bool { return s.has(url(own), ch, mv) })
-	waitFor(t, "the forged event refused", func() bool { return s.rejected(RejectBadID)+s.rejected(RejectBadSignature) > 0 })
+	waitFor(t, "the forged event refused", func() bool { return s.rejected(wire.RejectBadID)+s.rejected(wire.RejectBadSignature) > 0 })
 	if s.has(url(own), forged) {
 		t.Error("a forged event from a followed relay was delivered")
 	}
@@ -191,43 +193,43 @@ func TestOutboxRelays(t *testing.T) {
 	tests := []struct {
 		name  string
 		lists []*nostr.Event
-		opts  OutboxOptions
+		opts  follow.OutboxOptions
 		want  []string
 	}{
 		{"first PerPlayer of each list", []*nostr.Event{mk(a, 1, "wss://a1.example", "wss://a2.example", "wss://a3.example")},
-			OutboxOptions{PerPlayer: 2}, []string{"wss://a1.example", "wss://a2.example"}},
+			follow.OutboxOptions{PerPlayer: 2}, []string{"wss://a1.example", "wss://a2.example"}},
 		{"shared relays first, deduplicated", []*nostr.Event{
 			mk(a, 1, "wss://a1.example", "wss://shared.example"),
 			mk(b, 1, "wss://b1.example", "wss://shared.example"),
 			mk(c, 1, "wss://shared.example")},
-			OutboxOptions{}, []string{"wss://shared.example", "wss://a1.example", "wss://b1.example"}},
+			follow.OutboxOptions{}, []string{"wss://shared.example", "wss://a1.example", "wss://b1.example"}},
 		{"excluded relays count for the player, are not returned", []*nostr.Event{mk(a, 1, "wss://home.example", "wss://a1.example", "wss://a2.example")},
-			OutboxOptions{PerPlayer: 2, Exclude: []string{"wss://home.example/"}}, []string{"wss://a1.example"}},
+			follow.OutboxOptions{PerPlayer: 2, Exclude: []string{"wss://home.example/"}}, []string{"wss://a1.example"}},
 		{"latest list only", []*nostr.Event{mk(a, 1, "wss://old.example"), mk(a, 2, "wss://new.example")},
-			OutboxOptions{}, []string{"wss://new.example"}},
+			follow.OutboxOptions{}, []string{"wss://new.example"}},
 		{"local relays dropped, next one taken", []*nostr.Event{mk(a, 1, "ws://127.0.0.1:7447", "ws://192.168.1.2", "wss://a1.example")},
-			OutboxOptions{PerPlayer: 1}, []string{"wss://a1.example"}},
+			follow.OutboxOptions{PerPlayer: 1}, []string{"wss://a1.example"}},
 		{"local relays kept when allowed", []*nostr.Event{mk(a, 1, "ws://127.0.0.1:7447")},
-			OutboxOptions{AllowLocal: true}, []string{"ws://127.0.0.1:7447"}},
+			follow.OutboxOptions{AllowLocal: true}, []string{"ws://127.0.0.1:7447"}},
 		{"global cap keeps the most wanted", []*nostr.Event{
 			mk(a, 1, "wss://x.example", "wss://shared.example"),
 			mk(b, 1, "wss://y.example", "wss://shared.example")},
-			OutboxOptions{Max: 2}, []string{"wss://shared.example", "wss://x.example"}},
-		{"other kinds ignored", []*nostr.Event{move(t, a, "m", 1, 1)}, OutboxOptions{}, []string{}},
+			follow.OutboxOptions{Max: 2}, []string{"wss://shared.example", "wss://x.example"}},
+		{"other kinds ignored", []*nostr.Event{move(t, a, "m", 1, 1)}, follow.OutboxOptions{}, []string{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := OutboxRelays(tt.lists, tt.opts)
+			got := follow.OutboxRelays(tt.lists, tt.opts)
 			if !slices.Equal(got, tt.want) {
 				t.Errorf("got %v, want %v", got, tt.want)
 			}
 		})
 	}
 	lists := []*nostr.Event{relayListEvent(t, a, 1, []string{"wss://r1.example", "ws://127.0.0.1:1", "wss://r2.example"}, []string{"wss://w.example"})}
-	if got := InboxRelays(lists, a.PublicKey(), 2, false); !slices.Equal(got, []string{"wss://r1.example", "wss://r2.example"}) {
+	if got := follow.InboxRelays(lists, a.PublicKey(), 2, false); !slices.Equal(got, []string{"wss://r1.example", "wss://r2.example"}) {
 		t.Errorf("InboxRelays: %v", got)
 	}
-	if got := InboxRelays(lists, b.PublicKey(), 2, false); got != nil {
-		t.Errorf("InboxRelays of a player without a list: %v", got)
+	if got := follow.InboxRelays(lists, b.PublicKey(), 2, false); got != nil {
+		t.Errorf("follow.InboxRelays of a player without a list: %v", got)
 	}
 }

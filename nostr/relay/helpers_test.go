@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"slices"
 	"sync"
 	"testing"
 	"time"
+	"vesper/nostr/relay/limits"
 
 	gn "github.com/nbd-wtf/go-nostr"
 
@@ -22,7 +24,7 @@ func startRelay(t *testing.T, opts relayd.Options) *relayd.Relay {
 	}
 	// A NIP-11 document cached for an earlier relay on this port is not
 	// this relay's.
-	infos.forget(r.URL())
+	limits.Forget(r.URL())
 	t.Cleanup(func() { r.Close() })
 	return r
 }
@@ -188,3 +190,30 @@ func startClient(t *testing.T, c *Client, s *sink) {
 func url(r *relayd.Relay) string { return gn.NormalizeURL(r.URL()) }
 
 func strconvI(v int64) string { return fmt.Sprint(v) }
+
+var (
+	oldMu  sync.Mutex
+	oldSeq int64
+)
+
+func oldMatch(t *testing.T, key nostr.SecretKey, n int) []*nostr.Event {
+	t.Helper()
+	oldMu.Lock()
+	oldSeq++
+	t0 := time.Now().Add(-90*24*time.Hour).Unix() + oldSeq*1000
+	oldMu.Unlock()
+	ch := sign(t, key, nostr.NewChallenge("chess", "", t0))
+	evs := []*nostr.Event{ch}
+	for i := 1; i <= n; i++ {
+		evs = append(evs, move(t, key, ch.ID, i, t0+int64(i)))
+	}
+	return evs
+}
+func evIDs(evs []*nostr.Event) []string {
+	var out []string
+	for _, ev := range evs {
+		out = append(out, ev.ID)
+	}
+	slices.Sort(out)
+	return out
+}

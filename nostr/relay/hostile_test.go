@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"vesper/nostr/relay/internal/wire"
+	"vesper/nostr/relay/limits"
 
 	gn "github.com/nbd-wtf/go-nostr"
 
@@ -122,7 +124,7 @@ func TestOversizedEventSkipped(t *testing.T) {
 	if !s.has(hu, small...) || s.has(hu, big) {
 		t.Errorf("delivered %d events; want the two small ones only", s.count(hu))
 	}
-	if n := s.rejected(RejectOversized); n < 1 {
+	if n := s.rejected(wire.RejectOversized); n < 1 {
 		t.Errorf("oversized rejections: %d, want at least 1", n)
 	}
 	if n := h.Connections(); n != 1 {
@@ -146,23 +148,21 @@ func TestQueueBoundedInBytes(t *testing.T) {
 		drip = append(drip, sign(t, key, ev))
 	}
 	h := startHostile(t, hostile.Options{Drip: drip, DripEvery: time.Microsecond})
-	cn, err := dial(t.Context(), gn.NormalizeURL(h.URL()), slog.New(slog.DiscardHandler), nil, wireLimits{queueBytes: 64 << 10})
+	cn, err := wire.Dial(t.Context(), gn.NormalizeURL(h.URL()), slog.New(slog.DiscardHandler), nil, wire.Limits{QueueBytes: 64 << 10})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer cn.close(ErrClosed)
+	defer cn.Close(wire.ErrClosed)
 	block := make(chan struct{})
 	defer close(block)
-	if _, err := cn.subscribe(gameFilters(nil), func(*gn.Event) { <-block }); err != nil {
+	if _, err := cn.Subscribe(wire.GameFilters(nil), func(*gn.Event) { <-block }); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, "the first events", func() bool { return h.Sent() > 50 })
 	// Let the reader run ahead as far as it may, then look.
 	deadline := time.Now().Add(500 * time.Millisecond)
 	for time.Now().Before(deadline) {
-		cn.qmu.Lock()
-		q := cn.queued
-		cn.qmu.Unlock()
+		q := cn.Queued()
 		if q > 64<<10+4<<10 {
 			t.Fatalf("queued %d bytes, limit %d", q, 64<<10)
 		}
@@ -183,19 +183,19 @@ func TestNoEOSEDripDoesNotHoldReady(t *testing.T) {
 	h := startHostile(t, hostile.Options{NoEOSE: true, Drip: drip, DripEvery: 50 * time.Millisecond})
 
 	t.Run("query", func(t *testing.T) {
-		cn, err := dial(t.Context(), gn.NormalizeURL(h.URL()), slog.New(slog.DiscardHandler), nil)
+		cn, err := wire.Dial(t.Context(), gn.NormalizeURL(h.URL()), slog.New(slog.DiscardHandler), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer cn.close(ErrClosed)
-		s, err := cn.subscribe(gameFilters(nil), func(*gn.Event) {})
+		defer cn.Close(wire.ErrClosed)
+		s, err := cn.Subscribe(wire.GameFilters(nil), func(*gn.Event) {})
 		if err != nil {
 			t.Fatal(err)
 		}
 		t0 := time.Now()
-		err = cn.waitEOSE(t.Context(), s, 300*time.Millisecond)
-		if !errors.Is(err, ErrNoEOSE) {
-			t.Fatalf("waitEOSE: %v, want ErrNoEOSE", err)
+		err = cn.WaitEOSE(t.Context(), s, 300*time.Millisecond)
+		if !errors.Is(err, wire.ErrNoEOSE) {
+			t.Fatalf("waitEOSE: %v, want wire.ErrNoEOSE", err)
 		}
 		if d := time.Since(t0); d > 2*time.Second {
 			t.Errorf("waitEOSE took %v with a 300ms timeout: the drip restarts it", d)
@@ -273,7 +273,7 @@ func TestNoticeFloodLogBounded(t *testing.T) {
 	waitFor(t, "the flood to be read", func() bool { return h.NoticesSent() >= 1000 })
 	out := log.String()
 	lines := strings.Count(out, "relay: notice")
-	if lines > noticeBurst+2 || len(out) > 64<<10 {
+	if lines > wire.NoticeBurst+2 || len(out) > 64<<10 {
 		t.Errorf("%d notice lines, %d bytes of log for 1000 notices", lines, len(out))
 	}
 	if lines == 0 {
@@ -282,7 +282,7 @@ func TestNoticeFloodLogBounded(t *testing.T) {
 }
 
 // TestHugeNIP11 (item 4): a 10 MB NIP-11 document is not read past
-// MaxInfoSize, and concurrent and repeated asks share one request.
+// limits.MaxInfoSize, and concurrent and repeated asks share one request.
 func TestHugeNIP11(t *testing.T) {
 	h := startHostile(t, hostile.Options{InfoSize: 10 << 20})
 	var docs []*bool
@@ -291,14 +291,14 @@ func TestHugeNIP11(t *testing.T) {
 		for range 8 {
 			ok := new(bool)
 			docs = append(docs, ok)
-			wg.Go(func() { *ok = fetchInfo(t.Context(), h.URL(), 5*time.Second) != nil })
+			wg.Go(func() { *ok = limits.Document(t.Context(), h.URL(), 5*time.Second) != nil })
 		}
 		wg.Wait()
-		fetchInfo(t.Context(), h.URL(), 5*time.Second)
+		limits.Document(t.Context(), h.URL(), 5*time.Second)
 	})
 	for i, ok := range docs {
 		if *ok {
-			t.Errorf("caller %d got a document over MaxInfoSize", i)
+			t.Errorf("caller %d got a document over limits.MaxInfoSize", i)
 		}
 	}
 	if n := h.InfoRequests(); n != 1 {
@@ -361,28 +361,6 @@ func TestSubscriptionsSplit(t *testing.T) {
 		waitFor(t, "the profile subscriptions", func() bool { return h.REQs() >= 5 })
 		if n := h.MaxClientMessage(); n > 20000 {
 			t.Errorf("a REQ of %d bytes, max_message_length 20000", n)
-		}
-	})
-	t.Run("pack", func(t *testing.T) {
-		l := reqLimits{maxMessage: 20000, maxFilters: 2, maxSubs: 8}
-		reqs, rest := profileREQs([]int{nostr.KindProfile}, authors, l, l.liveSubs()-1)
-		if len(reqs) != l.liveSubs()-1 {
-			t.Errorf("%d REQs, want %d", len(reqs), l.liveSubs()-1)
-		}
-		n := 0
-		for _, fs := range reqs {
-			size := reqOverhead
-			for _, f := range fs {
-				b, _ := f.MarshalJSON()
-				size += len(b) + 1
-				n += len(f.Authors)
-			}
-			if len(fs) > l.maxFilters || size > l.maxMessage {
-				t.Errorf("REQ of %d filters, %d bytes", len(fs), size)
-			}
-		}
-		if n+len(rest) != len(authors) {
-			t.Errorf("%d live + %d rest, want %d authors", n, len(rest), len(authors))
 		}
 	})
 }

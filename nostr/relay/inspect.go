@@ -8,6 +8,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+	"vesper/nostr/relay/internal/wire"
+	"vesper/nostr/relay/limits"
 
 	gn "github.com/nbd-wtf/go-nostr"
 
@@ -30,7 +32,7 @@ type RelayInfo struct {
 	Contact       string `json:"contact"`
 	PubKey        string `json:"pubkey"`
 	SupportedNIPs []int  `json:"supported_nips"`
-	// NIP77 says the document lists NIP-77 (negentropy), which Sync then
+	// NIP77 says the document lists NIP-77 (negentropy), which reconcile.Sync then
 	// uses without probing; NIP42 that it lists AUTH.
 	NIP77 bool `json:"nip77"`
 	NIP42 bool `json:"nip42"`
@@ -117,14 +119,14 @@ func inspectOne(ctx context.Context, raw string, opts InspectOptions) RelayInfo 
 		ri.URL, ri.NIP11Error, ri.WebsocketError = raw, "bad relay URL", "bad relay URL"
 		return ri
 	}
-	info, err := readInfo(ctx, url, opts.Timeout)
+	info, err := limits.Read(ctx, url, opts.Timeout)
 	if err != nil {
-		ri.NIP11Error = clip(err.Error())
+		ri.NIP11Error = wire.Clip(err.Error())
 	}
-	if d := info.doc; d != nil {
+	if d := info.Doc; d != nil {
 		ri.NIP11 = true
-		ri.Name, ri.Description, ri.Software, ri.Version = clip(d.Name), clip(d.Description), clip(d.Software), clip(d.Version)
-		ri.Contact, ri.PubKey = clip(d.Contact), clip(d.PubKey)
+		ri.Name, ri.Description, ri.Software, ri.Version = wire.Clip(d.Name), wire.Clip(d.Description), wire.Clip(d.Software), wire.Clip(d.Version)
+		ri.Contact, ri.PubKey = wire.Clip(d.Contact), wire.Clip(d.PubKey)
 		ri.SupportedNIPs = nipNumbers(d.SupportedNIPs)
 		ri.NIP77, ri.NIP42 = slices.Contains(ri.SupportedNIPs, 77), slices.Contains(ri.SupportedNIPs, 42)
 		if l := d.Limitation; l != nil {
@@ -134,22 +136,22 @@ func inspectOne(ctx context.Context, raw string, opts InspectOptions) RelayInfo 
 				CreatedAtLowerLimit: l.CreatedAtLowerLimit, CreatedAtUpperLimit: l.CreatedAtUpperLimit,
 				AuthRequired: l.AuthRequired, PaymentRequired: l.PaymentRequired, RestrictedWrites: l.RestrictedWrites}
 		}
-		ri.Limitation.MaxFilters = info.maxFilters
+		ri.Limitation.MaxFilters = info.MaxFilters
 	}
-	lim := limitsOf(info)
-	ri.Client = Adapted{FiltersPer: lim.maxFilters, REQBytes: lim.maxMessage, LiveSubs: lim.liveSubs(),
-		AuthFirst: info.authRequired() && !opts.Key.IsZero(), Writes: "yes"}
-	ri.Client.PageLimit, ri.Client.ShortIsLast = info.pageLimit(opts.PageLimit)
+	lim := limits.Of(info)
+	ri.Client = Adapted{FiltersPer: lim.MaxFilters, REQBytes: lim.MaxMessage, LiveSubs: lim.LiveSubs(),
+		AuthFirst: info.AuthRequired() && !opts.Key.IsZero(), Writes: "yes"}
+	ri.Client.PageLimit, ri.Client.ShortIsLast = info.PageLimit(opts.PageLimit)
 	now := opts.Now()
 	probe := &nostr.Event{Kind: nostr.KindMove, CreatedAt: gn.Timestamp(now.Unix()), Tags: nostr.Tags{}}
-	if why := writeRefusal(info.doc, probe, opts.Key, now, mayWrite(opts.MayWrite, url)); why != "" {
+	if why := writeRefusal(info.Doc, probe, opts.Key, now, mayWrite(opts.MayWrite, url)); why != "" {
 		ri.Client.Writes = why
 	}
 	start := time.Now()
 	ri.Probe, err = probeREQ(ctx, url, opts.Timeout)
 	ri.LatencyMS = time.Since(start).Milliseconds()
 	if err != nil {
-		ri.WebsocketError = clip(err.Error())
+		ri.WebsocketError = wire.Clip(err.Error())
 	} else {
 		ri.Websocket = true
 	}
@@ -160,17 +162,17 @@ func inspectOne(ctx context.Context, raw string, opts InspectOptions) RelayInfo 
 func probeREQ(ctx context.Context, url string, timeout time.Duration) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	cn, err := dial(ctx, url, slog.New(slog.DiscardHandler), nil)
+	cn, err := wire.Dial(ctx, url, slog.New(slog.DiscardHandler), nil)
 	if err != nil {
 		return "", err
 	}
-	defer cn.close(ErrClosed)
-	s, err := cn.subscribe(gn.Filters{{IDs: []string{noEvent}, Limit: 1}}, func(*gn.Event) {})
+	defer cn.Close(wire.ErrClosed)
+	s, err := cn.Subscribe(gn.Filters{{IDs: []string{wire.NoEvent}, Limit: 1}}, func(*gn.Event) {})
 	if err != nil {
 		return "", err
 	}
-	err = cn.waitEOSE(ctx, s, timeout)
-	var ce *ClosedError
+	err = cn.WaitEOSE(ctx, s, timeout)
+	var ce *wire.ClosedError
 	switch {
 	case err == nil:
 		return "eose", nil

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"vesper/nostr/relay/limits"
+	"vesper/nostr/relay/reconcile"
 
 	gn "github.com/nbd-wtf/go-nostr"
 
@@ -17,7 +19,7 @@ import (
 // TestSmallMaxLimitAndMaxFilters (issue 19): a relay that serves 3 events
 // per query and takes one filter per REQ, and refuses a REQ with more, is
 // read whole by the client (live subscriptions split, backfill paged), by
-// Fetch and by Sync's fallback, without a REQ it refuses.
+// Fetch and by reconcile.Sync's fallback, without a REQ it refuses.
 func TestSmallMaxLimitAndMaxFilters(t *testing.T) {
 	r := startRelay(t, relayd.Options{MaxLimit: 3, MaxFilters: 1})
 	key := nostr.GenerateKey()
@@ -48,8 +50,8 @@ func TestSmallMaxLimitAndMaxFilters(t *testing.T) {
 		t.Errorf("Fetch: %d events, %v; want 3", len(got), err)
 	}
 	out := make(chan Received, 100)
-	stats, err := Sync(t.Context(), SyncOptions{Relays: []string{r.URL()}, NoNIP77: true,
-		Local:       func(context.Context, []int) ([]SyncItem, error) { return nil, nil },
+	stats, err := reconcile.Sync(t.Context(), reconcile.Options{Relays: []string{r.URL()}, NoNIP77: true,
+		Local:       func(context.Context, []int) ([]reconcile.Item, error) { return nil, nil },
 		Open:        func(context.Context) ([]string, error) { return nil, nil },
 		Known:       func(context.Context, []string) (map[string]bool, error) { return map[string]bool{}, nil },
 		DialTimeout: 5 * time.Second}, out)
@@ -212,7 +214,7 @@ func TestInspect(t *testing.T) {
 		a.Client.Writes != "restricted_writes" || !a.Websocket || a.Probe != "eose" {
 		t.Errorf("adapted: %+v, websocket %v %q", a.Client, a.Websocket, a.Probe)
 	}
-	if p := got[1]; !p.NIP11 || p.NIP77 || p.Client.Writes != "yes" || p.Client.FiltersPer != guessMaxFilters || !p.Websocket {
+	if p := got[1]; !p.NIP11 || p.NIP77 || p.Client.Writes != "yes" || p.Client.FiltersPer != limits.Of(limits.Info{}).MaxFilters || !p.Websocket {
 		t.Errorf("plain relay: %+v", p)
 	}
 	if d := got[2]; d.NIP11 || d.Websocket || d.NIP11Error == "" || d.WebsocketError == "" {

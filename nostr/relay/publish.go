@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"sync"
 	"time"
+	"vesper/nostr/relay/internal/wire"
+	"vesper/nostr/relay/limits"
 
 	gn "github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip11"
@@ -103,24 +105,24 @@ func publishOne(ctx context.Context, rawURL string, ev *nostr.Event, opts Publis
 		res.Relay, res.Err = rawURL, fmt.Errorf("relay: bad relay URL %q", rawURL)
 		return res
 	}
-	info := infos.get(ctx, url, opts.Timeout)
+	info := limits.Get(ctx, url, opts.Timeout)
 	if !opts.IgnoreNIP11 {
 		now := time.Now
 		if opts.Now != nil {
 			now = opts.Now
 		}
-		if why := writeRefusal(info.doc, ev, opts.Key, now(), mayWrite(opts.MayWrite, url)); why != "" {
+		if why := writeRefusal(info.Doc, ev, opts.Key, now(), mayWrite(opts.MayWrite, url)); why != "" {
 			return skipped(res, why)
 		}
 	}
-	cn, err := dial(ctx, url, opts.Logger, nil)
+	cn, err := wire.Dial(ctx, url, opts.Logger, nil)
 	if err != nil {
 		res.Err = err
 		return res
 	}
-	defer cn.close(ErrClosed)
-	if info.authRequired() {
-		cn.authFirst(ctx, opts.Key, opts.Timeout) // a failure shows in the OK that follows
+	defer cn.Close(wire.ErrClosed)
+	if info.AuthRequired() {
+		cn.AuthFirst(ctx, opts.Key, opts.Timeout) // a failure shows in the OK that follows
 	}
 	return sendEvent(ctx, cn, ev, opts.Key, opts.Logger, res)
 }
@@ -147,27 +149,27 @@ func mayWrite(list []string, url string) bool {
 // within ctx. cn may be shared with a client's session and other
 // publications: an AUTH that another user of cn completed meanwhile counts
 // as this one's.
-func sendEvent(ctx context.Context, cn *conn, ev *nostr.Event, key nostr.SecretKey, log *slog.Logger, res PublishResult) PublishResult {
+func sendEvent(ctx context.Context, cn *wire.Conn, ev *nostr.Event, key nostr.SecretKey, log *slog.Logger, res PublishResult) PublishResult {
 	pause := rateLimitPause
 	authTried := false
 	for {
-		r, err := cn.send(ctx, "EVENT", ev)
+		r, err := cn.Send(ctx, "EVENT", ev)
 		if err != nil {
 			res.Err = err
 			return res
 		}
-		prefix := reasonPrefix(r.msg)
-		res.OK, res.Message = r.ok || prefix == prefixDuplicate, r.msg
+		prefix := wire.ReasonPrefix(r.Msg)
+		res.OK, res.Message = r.OK || prefix == wire.PrefixDuplicate, r.Msg
 		switch {
 		case res.OK:
 			return res
-		case prefix == prefixAuthRequired && !authTried && !key.IsZero():
+		case prefix == wire.PrefixAuthRequired && !authTried && !key.IsZero():
 			authTried = true
-			if err := cn.auth(ctx, key); err != nil && !cn.isAuthed() {
-				log.Debug("relay: AUTH failed", "relay", cn.url, "err", err)
+			if err := cn.Auth(ctx, key); err != nil && !cn.IsAuthed() {
+				log.Debug("relay: AUTH failed", "relay", cn.URL, "err", err)
 				return res
 			}
-		case prefix == prefixRateLimited:
+		case prefix == wire.PrefixRateLimited:
 			t := time.NewTimer(pause)
 			select {
 			case <-ctx.Done():

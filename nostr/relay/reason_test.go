@@ -6,12 +6,13 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+	"vesper/nostr/relay/internal/wire"
+	"vesper/nostr/relay/limits"
 
 	ws "github.com/coder/websocket"
 	gn "github.com/nbd-wtf/go-nostr"
@@ -20,34 +21,6 @@ import (
 
 	"vesper/nostr"
 )
-
-// TestReasonPrefix: the machine-readable prefix of NIP-01 wherever relays
-// put it, and nothing that merely looks like one.
-func TestReasonPrefix(t *testing.T) {
-	for _, c := range []struct{ reason, want string }{
-		{"auth-required: this relay only serves authenticated clients", "auth-required"},
-		// strfry's CLOSED, and its NOTICE, put every reason behind "ERROR: ".
-		{"ERROR: auth-required: requested filter requires authentication", "auth-required"},
-		{"error:auth-required: x", "auth-required"},
-		{"  Error: AUTH-REQUIRED: x", "auth-required"},
-		{"ERROR: restricted: members only", "restricted"},
-		{"restricted: not on the list", "restricted"},
-		{"rate-limited: slow down", "rate-limited"},
-		{"duplicate: have this event", "duplicate"},
-		{"blocked: too many query results", "blocked"},
-		// strfry's refused AUTH: "error:" is the prefix when nothing follows it.
-		{"error: challenge string mismatch", "error"},
-		{"ERROR: bad req: auth-required: not a prefix", "error"},
-		{"bad req: arr too small", ""},
-		{"CLOSED", ""},
-		{"", ""},
-		{"see https://example.com: auth-required:", ""},
-	} {
-		if got := reasonPrefix(c.reason); got != c.want {
-			t.Errorf("reasonPrefix(%q) = %q, want %q", c.reason, got, c.want)
-		}
-	}
-}
 
 // TestRefusalErrors: CLOSED and NEG-ERR reasons read through the one
 // prefix function: auth-required is ErrAuthRequired wherever it is put,
@@ -64,10 +37,10 @@ func TestRefusalErrors(t *testing.T) {
 		{"rate-limited: slow down", false, false, true},
 		{"blocked: too many query results", false, false, false},
 	} {
-		for _, err := range []error{&ClosedError{Relay: "ws://r", Reason: c.reason}, &NegError{Relay: "ws://r", Reason: c.reason}} {
-			if errors.Is(err, ErrAuthRequired) != c.auth || errors.Is(err, ErrRestricted) != c.restricted || errors.Is(err, ErrRateLimited) != c.rl {
+		for _, err := range []error{&wire.ClosedError{Relay: "ws://r", Reason: c.reason}} {
+			if errors.Is(err, wire.ErrAuthRequired) != c.auth || errors.Is(err, wire.ErrRestricted) != c.restricted || errors.Is(err, wire.ErrRateLimited) != c.rl {
 				t.Errorf("%T %q: auth %v restricted %v rate-limited %v, want %v %v %v", err, c.reason,
-					errors.Is(err, ErrAuthRequired), errors.Is(err, ErrRestricted), errors.Is(err, ErrRateLimited), c.auth, c.restricted, c.rl)
+					errors.Is(err, wire.ErrAuthRequired), errors.Is(err, wire.ErrRestricted), errors.Is(err, wire.ErrRateLimited), c.auth, c.restricted, c.rl)
 			}
 		}
 	}
@@ -102,7 +75,7 @@ func startRefusing(t *testing.T, reason string, ev *gn.Event) *refusingRelay {
 	}))
 	t.Cleanup(srv.Close)
 	rr.url = "ws" + strings.TrimPrefix(srv.URL, "http")
-	infos.forget(rr.url)
+	limits.Forget(rr.url)
 	return rr
 }
 
@@ -197,7 +170,7 @@ func (rr *refusingRelay) serve(ctx context.Context, c *ws.Conn) {
 }
 
 // TestRefusalAnsweredWithAuth: a REQ refused by CLOSED, an EVENT by OK
-// false and a NEG-OPEN by NEG-ERR, each with "auth-required:" at the start
+// false each with "auth-required:" at the start
 // or behind strfry's "ERROR: ", are answered with AUTH and sent again; a
 // "restricted:" refusal is not (it is ErrRestricted, or a refused OK); and
 // without a key, the error says so (ErrAuthNoKey).
@@ -222,8 +195,8 @@ func TestRefusalAnsweredWithAuth(t *testing.T) {
 				switch {
 				case c.auth && (err != nil || rr.auths.Load() != 1):
 					t.Errorf("%s: %v after %d AUTHs, want served after one AUTH", what, err, rr.auths.Load())
-				case !c.auth && (!errors.Is(err, ErrRestricted) || errors.Is(err, ErrAuthRequired) || rr.auths.Load() != 0):
-					t.Errorf("%s: %v after %d AUTHs, want ErrRestricted and no AUTH", what, err, rr.auths.Load())
+				case !c.auth && (!errors.Is(err, wire.ErrRestricted) || errors.Is(err, wire.ErrAuthRequired) || rr.auths.Load() != 0):
+					t.Errorf("%s: %v after %d AUTHs, want wire.ErrRestricted and no AUTH", what, err, rr.auths.Load())
 				}
 			}
 
@@ -240,24 +213,12 @@ func TestRefusalAnsweredWithAuth(t *testing.T) {
 				t.Errorf("OK: %+v after %d AUTHs, want accepted %v", res, rr.auths.Load(), c.auth)
 			}
 
-			rr = startRefusing(t, c.reason, ev)
-			o := negOptions{maxRounds: 8, first: 10 * time.Second, silence: 10 * time.Second, dial: 10 * time.Second, key: key}
-			nr, err := negReconcile(ctx, rr.url, gn.Filter{Kinds: []int{nostr.KindMove}}, nil, o)
-			check("NEG-OPEN", rr, err)
-			if c.auth && !slices.Equal(nr.need, []string{ev.ID}) {
-				t.Errorf("NEG-OPEN: need %v, want the relay's event", nr.need)
-			}
-
 			if c.auth {
 				// No key: the refusal stands, and the error says why.
 				rr = startRefusing(t, c.reason, ev)
 				_, err := FetchWith(ctx, []string{rr.url}, []gn.Filter{{Kinds: []int{nostr.KindMove}}}, FetchOptions{Timeout: 10 * time.Second})
-				if !errors.Is(err, ErrAuthNoKey) {
-					t.Errorf("REQ without a key: %v, want ErrAuthNoKey", err)
-				}
-				o.key = nostr.SecretKey{}
-				if _, err := negReconcile(ctx, rr.url, gn.Filter{Kinds: []int{nostr.KindMove}}, nil, o); !errors.Is(err, ErrAuthNoKey) {
-					t.Errorf("NEG-OPEN without a key: %v, want ErrAuthNoKey", err)
+				if !errors.Is(err, wire.ErrAuthNoKey) {
+					t.Errorf("REQ without a key: %v, want wire.ErrAuthNoKey", err)
 				}
 			}
 		})

@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"sync"
 	"time"
+	"vesper/nostr/relay/internal/wire"
+	"vesper/nostr/relay/limits"
 
 	gn "github.com/nbd-wtf/go-nostr"
 
@@ -99,35 +101,35 @@ func Watch(ctx context.Context, relays []string, filters []gn.Filter, opts Watch
 // subscription went live, which resets the backoff.
 func watchOnce(ctx context.Context, url string, filters []gn.Filter, opts WatchOptions,
 	deliver func(Received), status func(string, bool, error)) (healthy bool, err error) {
-	info := infos.get(ctx, url, opts.Timeout)
+	info := limits.Get(ctx, url, opts.Timeout)
 	dctx, cancel := context.WithTimeout(ctx, opts.Timeout)
-	cn, err := dial(dctx, url, opts.Logger, func(string) {})
+	cn, err := wire.Dial(dctx, url, opts.Logger, func(string) {})
 	cancel()
 	if err != nil {
 		return false, err
 	}
-	defer cn.close(ErrClosed)
-	stop := context.AfterFunc(ctx, func() { cn.close(context.Cause(ctx)) })
+	defer cn.Close(wire.ErrClosed)
+	stop := context.AfterFunc(ctx, func() { cn.Close(context.Cause(ctx)) })
 	defer stop()
-	if info.authRequired() {
-		if err := cn.authFirst(ctx, opts.Key, opts.Timeout); err != nil && cn.ctx.Err() != nil {
+	if info.AuthRequired() {
+		if err := cn.AuthFirst(ctx, opts.Key, opts.Timeout); err != nil && cn.Ctx.Err() != nil {
 			return false, err
 		}
 	}
-	var s *sub
+	var s *wire.Sub
 	authTried := false
 	for {
-		s, err = cn.subscribe(filters, func(ev *gn.Event) {
+		s, err = cn.Subscribe(filters, func(ev *gn.Event) {
 			deliver(Received{Event: ev, Relay: url})
 		})
 		if err != nil {
 			return false, err
 		}
-		err = cn.waitEOSE(ctx, s, opts.Timeout)
+		err = cn.WaitEOSE(ctx, s, opts.Timeout)
 		if err == nil {
 			break
 		}
-		retry, err := cn.retryAfterAuth(ctx, opts.Key, err, &authTried)
+		retry, err := cn.RetryAfterAuth(ctx, opts.Key, err, &authTried)
 		if !retry {
 			return false, err
 		}
@@ -139,15 +141,15 @@ func watchOnce(ctx context.Context, url string, filters []gn.Filter, opts WatchO
 		select {
 		case <-ctx.Done():
 			return true, ctx.Err()
-		case <-cn.ctx.Done():
-			return true, cn.err()
-		case reason := <-s.closed:
-			return true, closedError(url, reason)
+		case <-cn.Ctx.Done():
+			return true, cn.Err()
+		case reason := <-s.Closed():
+			return true, wire.NewClosedError(url, reason)
 		case <-ping.C:
 			pctx, cancel := context.WithTimeout(ctx, opts.Timeout)
-			err := cn.ping(pctx)
+			err := cn.Ping(pctx)
 			cancel()
-			if err != nil && !cn.delivering.Load() {
+			if err != nil && !cn.Delivering.Load() {
 				return true, err
 			}
 		}

@@ -1,4 +1,4 @@
-package relay
+package reconcile
 
 import (
 	"context"
@@ -6,10 +6,11 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+	"vesper/nostr/relay/internal/wire"
+	"vesper/nostr/relay/limits"
 
 	gn "github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip11"
@@ -30,26 +31,26 @@ import (
 // whose cost follows the open matches and the downtime rather than
 // history: every event of each match that is not final or that a relay
 // has just revealed (by "#g", paged), the challenges since
-// SyncOptions.ChallengesSince, and the challenges those reveal.
+// Options.ChallengesSince, and the challenges those reveal.
 //
 // Every event goes through the client's own gate (nostr.ParseEvent, id,
 // batch signature check, the filter it was asked for) and is sent on out
-// as a Received from that relay, so the consumer stores it with its own
-// receipt time as seen_at. Events the store already has (SyncOptions.Known)
+// as a wire.Received from that relay, so the consumer stores it with its own
+// receipt time as seen_at. Events the store already has (Options.Known)
 // are not sent.
 
-// SyncOptions configure Sync. Zero durations and limits take the defaults
+// Options configure Sync. Zero durations and limits take the defaults
 // in brackets.
-type SyncOptions struct {
+type Options struct {
 	Relays []string
 	// Local lists the stored events of kinds (for NIP-77). Required.
-	Local func(ctx context.Context, kinds []int) ([]SyncItem, error)
+	Local func(ctx context.Context, kinds []int) ([]Item, error)
 	// Windows, when set, splits each NIP-77 reconciliation into created_at
 	// windows (together covering every created_at), and LocalIn lists the
 	// stored events of kinds within one: a reconciliation then holds one
 	// window's ids in memory, not the whole history's. Local is not used.
-	Windows func(ctx context.Context, kinds []int) ([]SyncWindow, error)
-	LocalIn func(ctx context.Context, kinds []int, w SyncWindow) ([]SyncItem, error)
+	Windows func(ctx context.Context, kinds []int) ([]Window, error)
+	LocalIn func(ctx context.Context, kinds []int, w Window) ([]Item, error)
 	// Open lists the matches whose result is not final (for the
 	// fallback). Required.
 	Open func(ctx context.Context) ([]string, error)
@@ -84,24 +85,24 @@ type SyncOptions struct {
 	OnReject func(relay, reason string)
 	// Progress, if set, is called as work is done (from several
 	// goroutines, one relay each).
-	Progress func(SyncProgress)
+	Progress func(Progress)
 }
 
-// SyncWindow is a created_at range [Since, Until], both inclusive; zero
+// Window is a created_at range [Since, Until], both inclusive; zero
 // leaves that end open.
-type SyncWindow struct {
+type Window struct {
 	Since, Until int64
 }
 
-// SyncProgress is a step of Sync on one relay.
-type SyncProgress struct {
+// Progress is a step of Sync on one relay.
+type Progress struct {
 	Relay   string
 	Phase   string // "nip77", "fetch", "challenges", "matches"
 	Fetched int    // new events sent on out so far, on this relay
 }
 
-// SyncStats is what Sync did on one relay.
-type SyncStats struct {
+// Stats is what Sync did on one relay.
+type Stats struct {
 	Relay string `json:"relay"`
 	// Method is "nip77" or "fallback" (also when NIP-77 failed and the
 	// fallback ran instead).
@@ -133,7 +134,7 @@ type SyncStats struct {
 	AuthRequired bool `json:"auth_required,omitempty"`
 }
 
-func (o SyncOptions) withDefaults() SyncOptions {
+func (o Options) withDefaults() Options {
 	def := func(d *time.Duration, v time.Duration) {
 		if *d <= 0 {
 			*d = v
@@ -158,10 +159,6 @@ func (o SyncOptions) withDefaults() SyncOptions {
 	return o
 }
 
-// noEvent is the probe's filter: an id no event has (an event with it
-// would be a sha256 preimage of zero).
-var noEvent = strings.Repeat("0", 64)
-
 // negRetries is how many times a reconciliation that the relay lost
 // ("CLOSED") is started again.
 const negRetries = 3
@@ -176,22 +173,22 @@ const chunkSize = 100
 const maxRevealRounds = 3
 
 // Sync reconciles the store with every relay (see the comment at the top
-// of this file) and returns a SyncStats per relay, in opts.Relays order.
+// of this file) and returns a Stats per relay, in opts.Relays order.
 // It returns an error only when the options are unusable or the local
-// store fails; a relay that fails or lies is reported in its SyncStats,
+// store fails; a relay that fails or lies is reported in its Stats,
 // and the others go on.
-func Sync(ctx context.Context, opts SyncOptions, out chan<- Received) ([]SyncStats, error) {
+func Sync(ctx context.Context, opts Options, out chan<- wire.Received) ([]Stats, error) {
 	if (opts.Local == nil && (opts.Windows == nil || opts.LocalIn == nil)) || opts.Open == nil || opts.Known == nil {
 		return nil, errors.New("relay: sync needs Local, Open and Known")
 	}
 	opts = opts.withDefaults()
-	relays := normalizeURLs(opts.Relays)
+	relays := wire.NormalizeURLs(opts.Relays)
 	if len(relays) == 0 {
 		return nil, errors.New("relay: no relays configured")
 	}
-	s := &syncer{opts: opts, out: out, stats: make([]SyncStats, len(relays))}
+	s := &syncer{opts: opts, out: out, stats: make([]Stats, len(relays))}
 	for i, u := range relays {
-		s.stats[i] = SyncStats{Relay: u, Method: "fallback"}
+		s.stats[i] = Stats{Relay: u, Method: "fallback"}
 	}
 	// Phase 1: NIP-77 where the relay offers it, all relays at once.
 	fallback := make([]bool, len(relays))
@@ -235,24 +232,24 @@ func Sync(ctx context.Context, opts SyncOptions, out chan<- Received) ([]SyncSta
 }
 
 type syncer struct {
-	opts  SyncOptions
-	out   chan<- Received
-	stats []SyncStats
+	opts  Options
+	out   chan<- wire.Received
+	stats []Stats
 
 	// The store's (created_at, id) sets by filter, read once, and only if
 	// some relay speaks NIP-77: reading them costs in proportion to
 	// history, which a sync by the fallback alone must not.
 	localOnce sync.Once
-	local     map[string][]SyncItem
+	local     map[string][]Item
 	localErr  error
 
 	mu     sync.Mutex
 	errLoc error // the first failure of the local store
 }
 
-func (s *syncer) localSets(ctx context.Context) (map[string][]SyncItem, error) {
+func (s *syncer) localSets(ctx context.Context) (map[string][]Item, error) {
 	s.localOnce.Do(func() {
-		s.local = map[string][]SyncItem{}
+		s.local = map[string][]Item{}
 		for _, f := range syncFilters() {
 			items, err := s.opts.Local(ctx, f.Kinds)
 			if err != nil {
@@ -284,66 +281,66 @@ func (s *syncer) failLocal(err error) {
 // match kinds), without the profiles: the client fetches every watched
 // profile whole on each connect, whatever its created_at.
 func syncFilters() []gn.Filter {
-	return gameFilters(nil)
+	return wire.GameFilters(nil)
 }
 
 // relaySession is what a relay's work shares: its connection for REQs,
 // the counts, and the events' way out.
 type relaySession struct {
 	s       *syncer
-	st      *SyncStats
+	st      *Stats
 	url     string
-	cn      *conn
-	p       *pager
+	cn      *wire.Conn
+	p       *wire.Pager
 	refused atomic.Int64
 	log     *slog.Logger
 	sent    map[string]bool // ids sent on out from this relay in this run
 }
 
-func (s *syncer) open(ctx context.Context, st *SyncStats) (*relaySession, error) {
+func (s *syncer) open(ctx context.Context, st *Stats) (*relaySession, error) {
 	rs := &relaySession{s: s, st: st, url: st.Relay, log: s.opts.Logger.With("relay", st.Relay), sent: map[string]bool{}}
-	info := infos.get(ctx, st.Relay, s.opts.DialTimeout)
-	p := &pager{key: s.opts.Key, timeout: s.opts.QueryTimeout}
-	p.limit, p.capKnown = info.pageLimit(s.opts.PageLimit)
+	info := limits.Get(ctx, st.Relay, s.opts.DialTimeout)
+	p := &wire.Pager{Key: s.opts.Key, Timeout: s.opts.QueryTimeout}
+	p.Limit, p.CapKnown = info.PageLimit(s.opts.PageLimit)
 	dctx, cancel := context.WithTimeout(ctx, s.opts.DialTimeout)
-	cn, err := dial(dctx, st.Relay, rs.log, func(reason string) {
+	cn, err := wire.Dial(dctx, st.Relay, rs.log, func(reason string) {
 		rs.refused.Add(1)
 		if s.opts.OnReject != nil {
 			s.opts.OnReject(st.Relay, reason)
 		}
-	}, wireLimits{})
+	}, wire.Limits{})
 	cancel()
 	if err != nil {
 		return nil, err
 	}
-	stop := context.AfterFunc(ctx, func() { cn.close(context.Cause(ctx)) })
+	stop := context.AfterFunc(ctx, func() { cn.Close(context.Cause(ctx)) })
 	go func() {
-		<-cn.ctx.Done()
+		<-cn.Ctx.Done()
 		stop()
 	}()
-	if info.authRequired() {
-		if err := cn.authFirst(ctx, s.opts.Key, s.opts.QueryTimeout); err != nil && cn.ctx.Err() != nil {
-			cn.close(ErrClosed)
+	if info.AuthRequired() {
+		if err := cn.AuthFirst(ctx, s.opts.Key, s.opts.QueryTimeout); err != nil && cn.Ctx.Err() != nil {
+			cn.Close(wire.ErrClosed)
 			return nil, err
 		}
 	}
-	p.conn = cn
+	p.Conn = cn
 	rs.cn, rs.p = cn, p
 	return rs, nil
 }
 
 func (rs *relaySession) close() {
-	rs.cn.close(ErrClosed)
+	rs.cn.Close(wire.ErrClosed)
 	rs.st.Refused += int(rs.refused.Load())
 }
 
 func (rs *relaySession) progress(phase string) {
 	if rs.s.opts.Progress != nil {
-		rs.s.opts.Progress(SyncProgress{Relay: rs.url, Phase: phase, Fetched: rs.st.Fetched})
+		rs.s.opts.Progress(Progress{Relay: rs.url, Phase: phase, Fetched: rs.st.Fetched})
 	}
 }
 
-// query runs f through the pager and sends on out every event the store
+// query runs f through the wire.Pager and sends on out every event the store
 // lacks, a batch at a time as pages arrive (one Known lookup per batch,
 // not per event; and a kill mid-way loses only the batch in flight). It
 // returns the events sent; on the fallback every event the relay sent
@@ -368,9 +365,9 @@ func (rs *relaySession) query(ctx context.Context, f gn.Filter) ([]*gn.Event, er
 	// pace. The lock and over are for events a relay sends after its EOSE,
 	// which may still be on their way when run has returned.
 	// A query by ids is done once each id has come: without that bound
-	// the pager asks again below the page's oldest second, and again,
+	// the wire.Pager asks again below the page's oldest second, and again,
 	// until a page brings nothing (four REQs a chunk at 10,000 matches).
-	_, err := rs.p.run(ctx, f, len(f.IDs), func(ev *gn.Event) {
+	_, err := rs.p.Run(ctx, f, len(f.IDs), func(ev *gn.Event) {
 		mu.Lock()
 		defer mu.Unlock()
 		if over {
@@ -415,7 +412,7 @@ func (rs *relaySession) send(ctx context.Context, evs []*gn.Event) ([]*gn.Event,
 				continue
 			}
 			rs.sent[ev.ID] = true
-			r := Received{Event: ev, Relay: rs.url}
+			r := wire.Received{Event: ev, Relay: rs.url}
 			select {
 			case rs.s.out <- r:
 			case <-ctx.Done():
@@ -429,7 +426,7 @@ func (rs *relaySession) send(ctx context.Context, evs []*gn.Event) ([]*gn.Event,
 }
 
 // nip77 reconciles one relay; false means it needs the fallback.
-func (s *syncer) nip77(ctx context.Context, st *SyncStats) bool {
+func (s *syncer) nip77(ctx context.Context, st *Stats) bool {
 	start := time.Now()
 	defer func() { st.Elapsed += time.Since(start) }()
 	ctx, cancel := context.WithTimeout(ctx, s.opts.RelayTimeout)
@@ -446,7 +443,7 @@ func (s *syncer) nip77(ctx context.Context, st *SyncStats) bool {
 		// neither side a set, and wait ProbeTimeout at most.
 		probe := o
 		probe.first = s.opts.ProbeTimeout
-		res, err := negReconcile(ctx, st.Relay, gn.Filter{IDs: []string{noEvent}}, nil, probe)
+		res, err := negReconcile(ctx, st.Relay, gn.Filter{IDs: []string{wire.NoEvent}}, nil, probe)
 		st.Rounds += res.rounds
 		st.Bytes += res.bytes
 		if err != nil {
@@ -529,7 +526,7 @@ func (s *syncer) nip77(ctx context.Context, st *SyncStats) bool {
 			}
 			continue
 		}
-		for chunk := range slices.Chunk(d.need, min(chunkSize*5, rs.p.limit)) {
+		for chunk := range slices.Chunk(d.need, min(chunkSize*5, rs.p.Limit)) {
 			// The ids and the filter together: an id the relay listed for
 			// this filter must be an event this filter matches, or the
 			// gate refuses it as unrequested.
@@ -577,20 +574,20 @@ func (s *syncer) nip77(ctx context.Context, st *SyncStats) bool {
 }
 
 // fallback syncs one relay without NIP-77.
-func (s *syncer) fallback(ctx context.Context, st *SyncStats, matches []string) {
+func (s *syncer) fallback(ctx context.Context, st *Stats, matches []string) {
 	start := time.Now()
 	defer func() { st.Elapsed += time.Since(start) }()
 	ctx, cancel := context.WithTimeout(ctx, s.opts.RelayTimeout)
 	defer cancel()
 	rs, err := s.open(ctx, st)
 	if err != nil {
-		st.Error, st.AuthRequired = err.Error(), errors.Is(err, ErrAuthNoKey)
+		st.Error, st.AuthRequired = err.Error(), errors.Is(err, wire.ErrAuthNoKey)
 		s.opts.Logger.Warn("relay: sync failed", "relay", st.Relay, "err", err)
 		return
 	}
 	defer rs.close()
 	if err := rs.runFallback(ctx, matches); err != nil {
-		st.Error, st.AuthRequired = err.Error(), errors.Is(err, ErrAuthNoKey)
+		st.Error, st.AuthRequired = err.Error(), errors.Is(err, wire.ErrAuthNoKey)
 		rs.log.Warn("relay: sync failed", "err", err)
 	}
 }
@@ -629,7 +626,7 @@ func (rs *relaySession) runFallback(ctx context.Context, matches []string) error
 		var next []*gn.Event
 		for chunk := range slices.Chunk(todo, chunkSize) {
 			rs.progress("matches")
-			sent, err := rs.query(ctx, gn.Filter{Kinds: matchKinds(), Tags: gn.TagMap{nostr.MatchTag: slices.Clone(chunk)}})
+			sent, err := rs.query(ctx, gn.Filter{Kinds: wire.MatchKinds(), Tags: gn.TagMap{nostr.MatchTag: slices.Clone(chunk)}})
 			count(sent)
 			next = append(next, sent...)
 			if err != nil {
@@ -692,13 +689,13 @@ func matchRefs(ev *gn.Event) []string {
 // syncInfo is the relay's NIP-11 document through the client's fetchInfo
 // (one place reads NIP-11).
 func syncInfo(ctx context.Context, url string, timeout time.Duration) *nip11.RelayInformationDocument {
-	return fetchInfo(ctx, url, timeout)
+	return limits.Document(ctx, url, timeout)
 }
 
 // windows returns the windows of a reconciliation for kinds: one, open at
-// both ends, with the whole local set when SyncOptions.Windows is not set
+// both ends, with the whole local set when Options.Windows is not set
 // (items then holds it); else the caller's, whose items LocalIn reads.
-func (s *syncer) windows(ctx context.Context, kinds []int) ([]SyncWindow, []SyncItem, error) {
+func (s *syncer) windows(ctx context.Context, kinds []int) ([]Window, []Item, error) {
 	if s.opts.Windows == nil {
 		local, err := s.localSets(ctx)
 		if err != nil {
@@ -706,9 +703,9 @@ func (s *syncer) windows(ctx context.Context, kinds []int) ([]SyncWindow, []Sync
 		}
 		items := local[fmt.Sprint(kinds)]
 		if items == nil {
-			items = []SyncItem{}
+			items = []Item{}
 		}
-		return []SyncWindow{{}}, items, nil
+		return []Window{{}}, items, nil
 	}
 	ws, err := s.opts.Windows(ctx, kinds)
 	if err != nil {
@@ -717,7 +714,7 @@ func (s *syncer) windows(ctx context.Context, kinds []int) ([]SyncWindow, []Sync
 		return nil, nil, err
 	}
 	if len(ws) == 0 {
-		ws = []SyncWindow{{}}
+		ws = []Window{{}}
 	}
 	return ws, nil, nil
 }
@@ -726,7 +723,7 @@ func (s *syncer) windows(ctx context.Context, kinds []int) ([]SyncWindow, []Sync
 // session learnt: the ids the relay has and the store lacks, and the size
 // of the relay's set. An error is recorded in st, except a "too many"
 // refusal, which negSplitter answers by splitting the window.
-func (s *syncer) negWindow(ctx context.Context, st *SyncStats, f gn.Filter, items []SyncItem, o negOptions, log *slog.Logger) (negResult, error) {
+func (s *syncer) negWindow(ctx context.Context, st *Stats, f gn.Filter, items []Item, o negOptions, log *slog.Logger) (negResult, error) {
 	var res negResult
 	var err error
 	for try := 0; ; try++ {

@@ -1,4 +1,4 @@
-package relay
+package reconcile
 
 import (
 	"context"
@@ -11,6 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"vesper/nostr/relay/internal/wire"
+	"vesper/nostr/relay/limits"
 
 	ws "github.com/coder/websocket"
 	gn "github.com/nbd-wtf/go-nostr"
@@ -37,12 +39,12 @@ func (e *NegError) Error() string {
 	return fmt.Sprintf("relay: %s refused the reconciliation: %s", e.Relay, e.Reason)
 }
 
-// Is reads the reason's machine-readable prefix as ClosedError.Is does.
-func (e *NegError) Is(target error) bool { return reasonIs(e.Reason, target) }
+// Is reads the reason's machine-readable prefix as wire.ClosedError.Is does.
+func (e *NegError) Is(target error) bool { return wire.ReasonIs(e.Reason, target) }
 
-// SyncItem is one stored event as reconciliation sees it: NIP-77 orders
+// Item is one stored event as reconciliation sees it: NIP-77 orders
 // and fingerprints (created_at, id) pairs.
-type SyncItem struct {
+type Item struct {
 	ID        string
 	CreatedAt int64
 }
@@ -92,12 +94,12 @@ func (r negResult) relaySize() int { return r.local - r.haves + len(r.need) }
 // auth_required, and when NEG-OPEN is refused "auth-required:" (strfry
 // and khatru send their challenge with that refusal), after which the
 // session is opened again.
-func negReconcile(ctx context.Context, url string, f gn.Filter, local []SyncItem, o negOptions) (res negResult, err error) {
+func negReconcile(ctx context.Context, url string, f gn.Filter, local []Item, o negOptions) (res negResult, err error) {
 	wsc, err := negDial(ctx, url, o)
 	if err != nil {
 		return res, err
 	}
-	defer wsc.cn.close(ErrClosed)
+	defer wsc.cn.Close(wire.ErrClosed)
 	authTried := false
 	for {
 		r, err := negSession(ctx, wsc, url, f, local, o)
@@ -107,7 +109,7 @@ func negReconcile(ctx context.Context, url string, f gn.Filter, local []SyncItem
 			return res, nil
 		}
 		actx, cancel := context.WithTimeout(ctx, o.silence)
-		retry, err := wsc.cn.retryAfterAuth(actx, o.key, err, &authTried)
+		retry, err := wsc.cn.RetryAfterAuth(actx, o.key, err, &authTried)
 		cancel()
 		if !retry {
 			return res, err
@@ -122,27 +124,27 @@ func negReconcile(ctx context.Context, url string, f gn.Filter, local []SyncItem
 // first where the relay's NIP-11 document asks, as sync's REQ connection
 // does.
 func negDial(ctx context.Context, url string, o negOptions) (negConn, error) {
-	info := infos.get(ctx, url, o.dial)
+	info := limits.Get(ctx, url, o.dial)
 	dctx, cancel := context.WithTimeout(ctx, o.dial)
 	// A read limit: the relay's frames are then bounded on the wire
-	// (khatru's own answers stay under 2 MB of hex); dial never
+	// (khatru's own answers stay under 2 MB of hex); wire.Dial never
 	// negotiates compression.
-	cn, err := dial(dctx, url, slog.New(slog.DiscardHandler), nil, wireLimits{maxMessage: negReadLimit, maxFrame: negReadLimit})
+	cn, err := wire.Dial(dctx, url, slog.New(slog.DiscardHandler), nil, wire.Limits{MaxMessage: negReadLimit, MaxFrame: negReadLimit})
 	cancel()
 	if err != nil {
 		return negConn{}, err
 	}
-	stop := context.AfterFunc(ctx, func() { cn.close(context.Cause(ctx)) })
+	stop := context.AfterFunc(ctx, func() { cn.Close(context.Cause(ctx)) })
 	go func() {
-		<-cn.ctx.Done()
+		<-cn.Ctx.Done()
 		stop()
 	}()
-	if info.authRequired() {
-		if err := cn.authFirst(ctx, o.key, o.silence); err != nil && cn.ctx.Err() != nil {
+	if info.AuthRequired() {
+		if err := cn.AuthFirst(ctx, o.key, o.silence); err != nil && cn.Ctx.Err() != nil {
 			return negConn{}, err
 		}
 	}
-	return negConn{cn: cn, frames: cn.negFrames(), frame: negFrame(info)}, nil
+	return negConn{cn: cn, frames: cn.NegFrames(), frame: negFrame(info)}, nil
 }
 
 // negFrame is the frame limit of our reconciliation messages to a relay:
@@ -150,8 +152,8 @@ func negDial(ctx context.Context, url string, o negOptions) (negConn, error) {
 // would not take a NEG-MSG that large (hex doubles it). strfry announces
 // and enforces 131,072 bytes and drops the connection of a client that
 // sends more.
-func negFrame(info relayInfo) int {
-	d := info.doc
+func negFrame(info limits.Info) int {
+	d := info.Doc
 	if d == nil || d.Limitation == nil || d.Limitation.MaxMessageLength <= 0 {
 		return negFrameLimit
 	}
@@ -167,7 +169,7 @@ const negEnvelope = 2048
 // NIP-77 messages and NOTICEs its dispatcher hands over, in order, while
 // AUTH and OK stay with the connection.
 type negConn struct {
-	cn     *conn
+	cn     *wire.Conn
 	frames <-chan []byte
 	frame  int // negentropy's frame limit for this relay (negFrame)
 }
@@ -177,8 +179,8 @@ func (n negConn) Read(ctx context.Context) (ws.MessageType, []byte, error) {
 	select {
 	case msg := <-n.frames:
 		return ws.MessageText, msg, nil
-	case <-n.cn.ctx.Done():
-		return 0, nil, n.cn.err()
+	case <-n.cn.Ctx.Done():
+		return 0, nil, n.cn.Err()
 	case <-ctx.Done():
 		return 0, nil, ctx.Err()
 	}
@@ -187,15 +189,33 @@ func (n negConn) Read(ctx context.Context) (ws.MessageType, []byte, error) {
 // Write sends msg within the connection's write timeout; ctx ending
 // closes the connection (negDial), which ends the write too.
 func (n negConn) Write(_ context.Context, _ ws.MessageType, msg []byte) error {
-	return n.cn.write(msg)
+	return n.cn.Write(msg)
 }
+
+// negSubID names our reconciliation on a connection: one at a time.
+const negSubID = "vesper-neg"
 
 // negSession is one NEG-OPEN and the exchange that follows on wsc. A
 // relay that never converges is cut off after maxRounds messages or by
 // ctx; a malformed NEG-MSG ends the session with an error instead of
 // reaching the negentropy decoder, whose allocations trust the counts in
 // the message.
-func negSession(ctx context.Context, wsc negConn, url string, f gn.Filter, local []SyncItem, o negOptions) (res negResult, err error) {
+func negSession(ctx context.Context, wsc negConn, url string, f gn.Filter, local []Item, o negOptions) (negResult, error) {
+	vec := localVector(local)
+	r := &negRun{ctx: ctx, wsc: wsc, url: url, o: o, neg: negentropy.New(vec, wsc.frame)}
+	r.res.local = vec.Size()
+	r.ids = collectIDs(r.neg)
+	err := r.exchange(f)
+	if r.opened && !r.finished {
+		r.sendClose()
+	}
+	r.res.bytes = r.nbytes.Load()
+	r.ids.end(r.finished)
+	return r.res, err
+}
+
+// localVector is the local set as negentropy takes it.
+func localVector(local []Item) *vector.Vector {
 	vec := vector.New()
 	for _, it := range local {
 		// vector.Insert panics on anything but 64 characters.
@@ -204,153 +224,216 @@ func negSession(ctx context.Context, wsc negConn, url string, f gn.Filter, local
 		}
 	}
 	vec.Seal()
-	res.local = vec.Size()
-	neg := negentropy.New(vec, wsc.frame)
+	return vec
+}
 
-	// Reconcile sends on these unbuffered-ish channels as it goes, so they
-	// are drained while it runs; the client closes both when it is done.
-	var (
-		mu   sync.Mutex
-		need []string
-		seen = map[string]bool{}
-		had  = map[string]bool{} // ids the relay lacks, counted once
-		wg   sync.WaitGroup
-		stop = make(chan struct{})
-	)
-	drain := func(ch <-chan string, keep bool) {
-		for {
-			select {
-			case id, ok := <-ch:
-				if !ok {
-					return
-				}
-				id = strings.ToLower(id)
-				if !nostr.IsLowerHex(id, 64) {
-					continue
-				}
-				mu.Lock()
-				if keep && !seen[id] {
-					seen[id] = true
-					need = append(need, id)
-				} else if !keep {
-					had[id] = true
-				}
-				mu.Unlock()
-			case <-stop:
-				return
-			}
-		}
-	}
-	wg.Go(func() { drain(neg.HaveNots, true) })
-	wg.Go(func() { drain(neg.Haves, false) })
-	finished := false
-	defer func() {
-		if !finished {
-			close(stop)
-		}
-		wg.Wait()
-	}()
+// negRun is one session's state: what it has sent and learnt.
+type negRun struct {
+	ctx    context.Context
+	wsc    negConn
+	url    string
+	o      negOptions
+	neg    *negentropy.Negentropy
+	ids    *negIDs
+	nbytes atomic.Int64
+	res    negResult
+	// opened: NEG-OPEN went out, so the relay holds a session to close;
+	// answered: the relay sent a NEG-MSG (it speaks NIP-77); finished:
+	// negentropy is done and the session closed.
+	opened, answered, finished bool
+}
 
-	var nbytes atomic.Int64
-	write := func(msg []byte) error {
-		nbytes.Add(int64(len(msg)))
-		wctx, cancel := context.WithTimeout(ctx, writeTimeout)
-		defer cancel()
-		return wsc.Write(wctx, ws.MessageText, msg)
-	}
-	subID := "vesper-neg"
-	open, err := nip77.OpenEnvelope{SubscriptionID: subID, Filter: f, Message: neg.Start()}.MarshalJSON()
+// exchange opens the session and answers the relay's NEG-MSGs until
+// negentropy has nothing more to ask.
+func (r *negRun) exchange(f gn.Filter) error {
+	open, err := nip77.OpenEnvelope{SubscriptionID: negSubID, Filter: f, Message: r.neg.Start()}.MarshalJSON()
 	if err != nil {
-		return res, fmt.Errorf("relay: NEG-OPEN: %w", err)
+		return fmt.Errorf("relay: NEG-OPEN: %w", err)
 	}
-	if err := write(open); err != nil {
-		return res, fmt.Errorf("relay: %s: NEG-OPEN: %w", url, err)
+	if err := r.write(open); err != nil {
+		return fmt.Errorf("relay: %s: NEG-OPEN: %w", r.url, err)
 	}
-	defer func() {
-		if !finished {
-			cl, _ := nip77.CloseEnvelope{SubscriptionID: subID}.MarshalJSON()
-			_ = write(cl)
-		}
-		res.bytes = nbytes.Load()
-	}()
-
-	answered := false
+	r.opened = true
 	for {
-		wait := o.silence
-		if !answered {
-			wait = o.first
-		}
-		label, arr, err := readFrame(ctx, wsc, wait, &nbytes)
+		msg, err := r.nextMessage()
 		if err != nil {
-			if !answered && errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
-				return res, fmt.Errorf("%w (no answer to NEG-OPEN in %v)", ErrNegUnsupported, wait)
-			}
-			return res, fmt.Errorf("relay: %s: reconciliation: %w", url, err)
+			return err
 		}
-		str := func(i int) string {
-			var s string
-			if i < len(arr) {
-				json.Unmarshal(arr[i], &s)
+		if done, err := r.step(msg); err != nil || done {
+			return err
+		}
+	}
+}
+
+func (r *negRun) write(msg []byte) error {
+	r.nbytes.Add(int64(len(msg)))
+	wctx, cancel := context.WithTimeout(r.ctx, wire.WriteTimeout)
+	defer cancel()
+	return r.wsc.Write(wctx, ws.MessageText, msg)
+}
+
+func (r *negRun) sendClose() {
+	cl, _ := nip77.CloseEnvelope{SubscriptionID: negSubID}.MarshalJSON()
+	_ = r.write(cl)
+}
+
+// nextMessage reads until the session's next NEG-MSG and returns its
+// payload. A NOTICE before any answer means no NIP-77 (khatru without
+// negentropy), as does silence past o.first; a NEG-ERR ends the session.
+// Other messages (EVENT, OK, AUTH...) are nothing of this session.
+func (r *negRun) nextMessage() (string, error) {
+	for {
+		wait := r.o.silence
+		if !r.answered {
+			wait = r.o.first
+		}
+		label, arr, err := readFrame(r.ctx, r.wsc, wait, &r.nbytes)
+		if err != nil {
+			if !r.answered && errors.Is(err, context.DeadlineExceeded) && r.ctx.Err() == nil {
+				return "", fmt.Errorf("%w (no answer to NEG-OPEN in %v)", ErrNegUnsupported, wait)
 			}
-			return s
+			return "", fmt.Errorf("relay: %s: reconciliation: %w", r.url, err)
 		}
 		switch label {
 		case "NOTICE":
-			if !answered {
-				return res, fmt.Errorf("%w (%s)", ErrNegUnsupported, clip(str(1)))
+			if !r.answered {
+				return "", fmt.Errorf("%w (%s)", ErrNegUnsupported, wire.Clip(arrString(arr, 1)))
 			}
-			continue
 		case "NEG-ERR", "NEG-ERROR":
-			if str(1) != subID {
-				continue
+			if arrString(arr, 1) == negSubID {
+				return "", &NegError{Relay: r.url, Reason: arrString(arr, 2)}
 			}
-			return res, &NegError{Relay: url, Reason: str(2)}
 		case "NEG-MSG":
-			if str(1) != subID {
-				continue
+			if arrString(arr, 1) == negSubID {
+				r.answered = true
+				return arrString(arr, 2), nil
 			}
-		default:
-			continue // EVENT, OK, AUTH...: nothing of this session
-		}
-		answered = true
-		res.rounds++
-		if res.rounds > o.maxRounds {
-			return res, fmt.Errorf("relay: %s: reconciliation did not converge in %d rounds", url, o.maxRounds)
-		}
-		msg := str(2)
-		if err := checkNegMessage(msg); err != nil {
-			return res, fmt.Errorf("relay: %s: malformed NEG-MSG: %w", url, err)
-		}
-		reply, err := reconcile(neg, msg)
-		if err != nil {
-			return res, fmt.Errorf("relay: %s: reconciliation: %w", url, err)
-		}
-		if reply == "" {
-			// The client is done: negentropy has closed its channels, and
-			// the drains end once they have taken everything.
-			finished = true
-			wg.Wait()
-			cl, _ := nip77.CloseEnvelope{SubscriptionID: subID}.MarshalJSON()
-			_ = write(cl)
-			mu.Lock()
-			res.need, res.haves = need, len(had)
-			mu.Unlock()
-			return res, nil
-		}
-		if res.rounds == 1 && o.pause > 0 {
-			t := time.NewTimer(o.pause)
-			select {
-			case <-t.C:
-			case <-ctx.Done():
-				t.Stop()
-				return res, ctx.Err()
-			}
-		}
-		m, _ := nip77.MessageEnvelope{SubscriptionID: subID, Message: reply}.MarshalJSON()
-		if err := write(m); err != nil {
-			return res, fmt.Errorf("relay: %s: NEG-MSG: %w", url, err)
 		}
 	}
+}
+
+// arrString is element i of a relay message as a string ("" if it is
+// missing or not one).
+func arrString(arr []json.RawMessage, i int) string {
+	var s string
+	if i < len(arr) {
+		json.Unmarshal(arr[i], &s)
+	}
+	return s
+}
+
+// step answers one NEG-MSG; done when negentropy has nothing more to ask.
+func (r *negRun) step(msg string) (done bool, err error) {
+	r.res.rounds++
+	if r.res.rounds > r.o.maxRounds {
+		return false, fmt.Errorf("relay: %s: reconciliation did not converge in %d rounds", r.url, r.o.maxRounds)
+	}
+	if err := checkNegMessage(msg); err != nil {
+		return false, fmt.Errorf("relay: %s: malformed NEG-MSG: %w", r.url, err)
+	}
+	reply, err := reconcile(r.neg, msg)
+	if err != nil {
+		return false, fmt.Errorf("relay: %s: reconciliation: %w", r.url, err)
+	}
+	if reply == "" {
+		r.finish()
+		return true, nil
+	}
+	if r.res.rounds == 1 && r.o.pause > 0 {
+		if err := sleepCtx(r.ctx, r.o.pause); err != nil {
+			return false, err
+		}
+	}
+	m, _ := nip77.MessageEnvelope{SubscriptionID: negSubID, Message: reply}.MarshalJSON()
+	if err := r.write(m); err != nil {
+		return false, fmt.Errorf("relay: %s: NEG-MSG: %w", r.url, err)
+	}
+	return false, nil
+}
+
+// finish ends a converged session: negentropy has closed its channels,
+// and the drains end once they have taken everything.
+func (r *negRun) finish() {
+	r.finished = true
+	r.ids.wg.Wait()
+	r.sendClose()
+	r.res.need, r.res.haves = r.ids.result()
+}
+
+// sleepCtx waits d or until ctx ends.
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// negIDs takes the ids negentropy reports as it reconciles: those the
+// relay has and the local set lacks (need, each once) and those only the
+// local set has (counted). Reconcile sends on its channels as it goes, so
+// they are drained while it runs; negentropy closes both when it is done.
+type negIDs struct {
+	mu   sync.Mutex
+	need []string
+	seen map[string]bool
+	had  map[string]bool
+	wg   sync.WaitGroup
+	stop chan struct{}
+}
+
+func collectIDs(neg *negentropy.Negentropy) *negIDs {
+	c := &negIDs{seen: map[string]bool{}, had: map[string]bool{}, stop: make(chan struct{})}
+	c.wg.Go(func() { c.drain(neg.HaveNots, true) })
+	c.wg.Go(func() { c.drain(neg.Haves, false) })
+	return c
+}
+
+func (c *negIDs) drain(ch <-chan string, need bool) {
+	for {
+		select {
+		case id, ok := <-ch:
+			if !ok {
+				return
+			}
+			c.add(strings.ToLower(id), need)
+		case <-c.stop:
+			return
+		}
+	}
+}
+
+func (c *negIDs) add(id string, need bool) {
+	if !nostr.IsLowerHex(id, 64) {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case need && !c.seen[id]:
+		c.seen[id] = true
+		c.need = append(c.need, id)
+	case !need:
+		c.had[id] = true
+	}
+}
+
+// end stops the drains of a session that did not finish (negentropy
+// then never closes its channels) and waits for them.
+func (c *negIDs) end(finished bool) {
+	if !finished {
+		close(c.stop)
+	}
+	c.wg.Wait()
+}
+
+func (c *negIDs) result() (need []string, haves int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.need, len(c.had)
 }
 
 // reconcile is neg.Reconcile with a panic turned into an error: the

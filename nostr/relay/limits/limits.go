@@ -1,9 +1,8 @@
-package relay
+package limits
 
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -27,25 +26,25 @@ const (
 	infoFailTTL = 30 * time.Second
 )
 
-// relayInfo is what we read from a relay's NIP-11 document.
-type relayInfo struct {
-	doc *nip11.RelayInformationDocument // nil: no usable document
+// Info is what we read from a relay's NIP-11 document.
+type Info struct {
+	Doc *nip11.RelayInformationDocument // nil: no usable document
 	// maxFilters is limitation.max_filters, which go-nostr's type lacks
 	// (older NIP-11 revisions and some relays still announce it).
-	maxFilters int
+	MaxFilters int
 }
 
 // authRequired reports that the relay says it wants NIP-42 AUTH before it
 // serves or stores anything.
-func (i relayInfo) authRequired() bool {
-	return i.doc != nil && i.doc.Limitation != nil && i.doc.Limitation.AuthRequired
+func (i Info) AuthRequired() bool {
+	return i.Doc != nil && i.Doc.Limitation != nil && i.Doc.Limitation.AuthRequired
 }
 
 // pageLimit is the "limit" to ask for, given ours: the relay's max_limit
 // when it is lower, and then a short page is known to be the last one.
-func (i relayInfo) pageLimit(ours int) (limit int, capKnown bool) {
-	if i.doc != nil && i.doc.Limitation != nil {
-		if m := i.doc.Limitation.MaxLimit; m > 0 && m <= ours {
+func (i Info) PageLimit(ours int) (limit int, capKnown bool) {
+	if i.Doc != nil && i.Doc.Limitation != nil {
+		if m := i.Doc.Limitation.MaxLimit; m > 0 && m <= ours {
 			return m, true
 		}
 	}
@@ -54,11 +53,11 @@ func (i relayInfo) pageLimit(ours int) (limit int, capKnown bool) {
 
 type infoEntry struct {
 	done    chan struct{} // closed once info is set
-	info    relayInfo
+	info    Info
 	expires time.Time
 }
 
-// infoCache shares NIP-11 answers between the client, Fetch and Publish
+// infoCache shares NIP-11 answers between the client, relay.Fetch and relay.Publish
 // (which fetch it for every publication to every relay): one request per
 // relay per TTL, and concurrent callers wait for the one in flight.
 type infoCache struct {
@@ -70,7 +69,7 @@ var infos = &infoCache{m: make(map[string]*infoEntry)}
 
 // get returns url's document, fetching it if the cached one is missing or
 // stale. A caller whose ctx ends while another fetches gets no document.
-func (ic *infoCache) get(ctx context.Context, url string, timeout time.Duration) relayInfo {
+func (ic *infoCache) get(ctx context.Context, url string, timeout time.Duration) Info {
 	ic.mu.Lock()
 	e := ic.m[url]
 	if e != nil {
@@ -88,7 +87,7 @@ func (ic *infoCache) get(ctx context.Context, url string, timeout time.Duration)
 		ic.mu.Unlock()
 		// Fetched on its own context so that one caller giving up does
 		// not fail the others waiting for it; timeout bounds it.
-		info, err := readInfo(context.WithoutCancel(ctx), url, timeout)
+		info, err := Read(context.WithoutCancel(ctx), url, timeout)
 		e.info = info
 		e.expires = time.Now().Add(infoTTL)
 		if err != nil {
@@ -102,7 +101,7 @@ func (ic *infoCache) get(ctx context.Context, url string, timeout time.Duration)
 	case <-e.done:
 		return e.info
 	case <-ctx.Done():
-		return relayInfo{}
+		return Info{}
 	}
 }
 
@@ -118,39 +117,39 @@ func (ic *infoCache) forget(url string) {
 	delete(ic.m, gn.NormalizeURL(url))
 }
 
-// readInfo fetches and decodes url's NIP-11 document, reading at most
+// Read fetches and decodes url's NIP-11 document, reading at most
 // MaxInfoSize bytes of it (after any transfer decompression, which Go's
 // transport does as it reads, so a compressed bomb costs no more).
-func readInfo(ctx context.Context, url string, timeout time.Duration) (relayInfo, error) {
+func Read(ctx context.Context, url string, timeout time.Duration) (Info, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	u := gn.NormalizeURL(url)
 	if len(u) < 8 {
-		return relayInfo{}, fmt.Errorf("relay: bad relay URL %q", url)
+		return Info{}, fmt.Errorf("relay: bad relay URL %q", url)
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http"+u[2:], nil)
 	if err != nil {
-		return relayInfo{}, err
+		return Info{}, err
 	}
 	req.Header.Set("Accept", "application/nostr+json")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return relayInfo{}, err
+		return Info{}, err
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return relayInfo{}, fmt.Errorf("relay: %s: NIP-11: HTTP %d", url, resp.StatusCode)
+		return Info{}, fmt.Errorf("relay: %s: NIP-11: HTTP %d", url, resp.StatusCode)
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxInfoSize+1))
 	if err != nil {
-		return relayInfo{}, err
+		return Info{}, err
 	}
 	if len(body) > MaxInfoSize {
-		return relayInfo{}, fmt.Errorf("relay: %s: NIP-11 document over %d bytes", url, MaxInfoSize)
+		return Info{}, fmt.Errorf("relay: %s: NIP-11 document over %d bytes", url, MaxInfoSize)
 	}
 	var doc nip11.RelayInformationDocument
 	if err := json.Unmarshal(body, &doc); err != nil {
-		return relayInfo{}, fmt.Errorf("relay: %s: NIP-11: %w", url, err)
+		return Info{}, fmt.Errorf("relay: %s: NIP-11: %w", url, err)
 	}
 	doc.URL = u
 	var extra struct {
@@ -159,16 +158,16 @@ func readInfo(ctx context.Context, url string, timeout time.Duration) (relayInfo
 		} `json:"limitation"`
 	}
 	_ = json.Unmarshal(body, &extra) // a wrong type there only loses the hint
-	return relayInfo{doc: &doc, maxFilters: extra.Limitation.MaxFilters}, nil
+	return Info{Doc: &doc, MaxFilters: extra.Limitation.MaxFilters}, nil
 }
 
-// reqLimits are how a relay bounds subscriptions, from its NIP-11 document
+// REQ are how a relay bounds subscriptions, from its NIP-11 document
 // or, where it says nothing, conservative guesses: relays close the
 // connection (khatru) or the subscription when a REQ breaks them.
-type reqLimits struct {
-	maxMessage int // bytes of one REQ
-	maxFilters int // filters in one REQ
-	maxSubs    int // subscriptions open at once on one connection
+type REQ struct {
+	MaxMessage int // bytes of one REQ
+	MaxFilters int // filters in one REQ
+	MaxSubs    int // subscriptions open at once on one connection
 }
 
 // Guesses for relays that do not announce their limits, and the ranges a
@@ -178,45 +177,45 @@ const (
 	guessMaxMessage = 64 << 10
 	guessMaxFilters = 10
 	guessMaxSubs    = 20
-	// reservedSubs are kept free of live subscriptions: one for the pager,
+	// reservedSubs are kept free of live subscriptions: one for the wire.Pager,
 	// the rest for one-shot queries on the same connection.
 	reservedSubs = 4
 )
 
-func limitsOf(info relayInfo) reqLimits {
-	l := reqLimits{maxMessage: guessMaxMessage, maxFilters: guessMaxFilters, maxSubs: guessMaxSubs}
-	if info.doc != nil && info.doc.Limitation != nil {
-		d := info.doc.Limitation
+func Of(info Info) REQ {
+	l := REQ{MaxMessage: guessMaxMessage, MaxFilters: guessMaxFilters, MaxSubs: guessMaxSubs}
+	if info.Doc != nil && info.Doc.Limitation != nil {
+		d := info.Doc.Limitation
 		if d.MaxMessageLength > 0 {
-			l.maxMessage = min(max(d.MaxMessageLength, 4096), 1<<20)
+			l.MaxMessage = min(max(d.MaxMessageLength, 4096), 1<<20)
 		}
 		if d.MaxSubscriptions > 0 {
-			l.maxSubs = min(d.MaxSubscriptions, 100)
+			l.MaxSubs = min(d.MaxSubscriptions, 100)
 		}
 	}
-	if info.maxFilters > 0 {
-		l.maxFilters = min(info.maxFilters, 100)
+	if info.MaxFilters > 0 {
+		l.MaxFilters = min(info.MaxFilters, 100)
 	}
 	return l
 }
 
 // authorsPerFilter is how many authors one filter may list so that it fits
 // in a REQ well inside maxMessage: an author costs 67 bytes ("hex",).
-func (l reqLimits) authorsPerFilter() int {
-	return min(250, max(1, (l.maxMessage/2)/67))
+func (l REQ) AuthorsPerFilter() int {
+	return min(250, max(1, (l.MaxMessage/2)/67))
 }
 
 // liveSubs is how many long-lived subscriptions a connection may hold.
-func (l reqLimits) liveSubs() int { return max(1, l.maxSubs-reservedSubs) }
+func (l REQ) LiveSubs() int { return max(1, l.MaxSubs-reservedSubs) }
 
 // reqOverhead is the bytes of a REQ around its filters:
 // ["REQ","vesper-NNNNNNNN", ... ].
 const reqOverhead = 40
 
-// packREQs groups filters into REQs of at most l.maxFilters filters and
-// l.maxMessage bytes. A filter too big alone still gets a REQ of its own
+// PackREQs groups filters into REQs of at most l.MaxFilters filters and
+// l.MaxMessage bytes. A filter too big alone still gets a REQ of its own
 // (the relay may refuse it; nothing smaller is possible).
-func packREQs(filters []gn.Filter, l reqLimits) [][]gn.Filter {
+func PackREQs(filters []gn.Filter, l REQ) [][]gn.Filter {
 	var out [][]gn.Filter
 	var cur []gn.Filter
 	size := reqOverhead
@@ -226,7 +225,7 @@ func packREQs(filters []gn.Filter, l reqLimits) [][]gn.Filter {
 		if err != nil {
 			n = 0
 		}
-		if len(cur) > 0 && (len(cur) >= l.maxFilters || size+n > l.maxMessage) {
+		if len(cur) > 0 && (len(cur) >= l.MaxFilters || size+n > l.MaxMessage) {
 			out = append(out, cur)
 			cur, size = nil, reqOverhead
 		}
@@ -239,16 +238,16 @@ func packREQs(filters []gn.Filter, l reqLimits) [][]gn.Filter {
 	return out
 }
 
-// profileREQs are the live profile subscriptions for authors, packed
+// ProfileREQs are the live profile subscriptions for authors, packed
 // within l and at most maxREQs of them; the authors left over are
 // returned (they are fetched, not followed live).
-func profileREQs(kinds []int, authors []string, l reqLimits, maxREQs int) (reqs [][]gn.Filter, rest []string) {
-	per := l.authorsPerFilter()
+func ProfileREQs(kinds []int, authors []string, l REQ, maxREQs int) (reqs [][]gn.Filter, rest []string) {
+	per := l.AuthorsPerFilter()
 	var fs []gn.Filter
 	for chunk := range slices.Chunk(authors, per) {
 		fs = append(fs, gn.Filter{Kinds: slices.Clone(kinds), Authors: slices.Clone(chunk), LimitZero: true})
 	}
-	reqs = packREQs(fs, l)
+	reqs = PackREQs(fs, l)
 	maxREQs = max(0, maxREQs)
 	if len(reqs) <= maxREQs {
 		return reqs, nil
@@ -261,6 +260,19 @@ func profileREQs(kinds []int, authors []string, l reqLimits, maxREQs int) (reqs 
 	return reqs[:maxREQs], rest
 }
 
-// ErrBudget ends a session whose backfill used its page budget: the next
-// session resumes from the saved progress.
-var ErrBudget = errors.New("relay: backfill page budget used")
+// Get returns url's NIP-11 document from the process's cache, fetching it
+// within timeout if the cached one is missing or stale.
+func Get(ctx context.Context, url string, timeout time.Duration) Info {
+	return infos.get(ctx, url, timeout)
+}
+
+// Forget drops what the cache holds for url (see infoCache.forget).
+func Forget(url string) { infos.forget(url) }
+
+// Document reads the relay's NIP-11 document, nil when it has none (or
+// one over MaxInfoSize). Answers are cached per relay for a few minutes,
+// shared by every caller in the process, and a caller whose ctx ends while
+// another fetches gets nil.
+func Document(ctx context.Context, url string, timeout time.Duration) *nip11.RelayInformationDocument {
+	return Get(ctx, gn.NormalizeURL(url), timeout).Doc
+}

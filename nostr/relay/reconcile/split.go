@@ -1,4 +1,4 @@
-package relay
+package reconcile
 
 import (
 	"cmp"
@@ -134,7 +134,7 @@ type span struct {
 
 // asked is w with the second before it, as span.filter asks the relay:
 // the local items of a window are read for the same seconds.
-func (w SyncWindow) asked() SyncWindow {
+func (w Window) asked() Window {
 	if w.Since > 1 {
 		w.Since--
 	}
@@ -142,7 +142,7 @@ func (w SyncWindow) asked() SyncWindow {
 }
 
 // countFrom is how many items are stamped at since or later.
-func countFrom(items []SyncItem, since int64) int {
+func countFrom(items []Item, since int64) int {
 	if since <= 0 {
 		return len(items) // an open window
 	}
@@ -155,7 +155,7 @@ func countFrom(items []SyncItem, since int64) int {
 	return n
 }
 
-func spanOf(w SyncWindow) span {
+func spanOf(w Window) span {
 	return span{since: w.Since, until: w.Until, openLow: w.Since == 0, openHigh: w.Until == 0}
 }
 
@@ -181,7 +181,7 @@ func (s span) filter(f gn.Filter) gn.Filter {
 // many, so that each half holds about half of them, else at the middle
 // of its seconds; false when s is one second (or holds nothing a split
 // could separate).
-func (s span) halves(items []SyncItem) (lower, upper span, ok bool) {
+func (s span) halves(items []Item) (lower, upper span, ok bool) {
 	lo := max(s.since, 0)
 	if s.openLow {
 		lo = 0 // created_at is never negative (PROTOCOL.md section 1)
@@ -237,7 +237,7 @@ func tooMany(err error) bool {
 // cut; sessions is what is left of negSessionBudget.
 type negSplitter struct {
 	s        *syncer
-	st       *SyncStats
+	st       *Stats
 	o        negOptions
 	log      *slog.Logger
 	maxLimit int // NIP-11 max_limit, 0 when not announced
@@ -252,15 +252,15 @@ type negSplitter struct {
 // reconcile reconciles f within w against the relay and returns the
 // windows it ended with. An error is recorded in st (NegError): the
 // relay then gets the fallback.
-func (sp *negSplitter) reconcile(ctx context.Context, f gn.Filter, w SyncWindow, items []SyncItem) ([]negLeaf, error) {
+func (sp *negSplitter) reconcile(ctx context.Context, f gn.Filter, w Window, items []Item) ([]negLeaf, error) {
 	type job struct {
 		s     span
-		items []SyncItem
+		items []Item
 	}
 	// Sorted once, a copy (the caller's may be shared by other relays):
 	// halving keeps the order, so each half's median is at hand.
 	items = slices.Clone(items)
-	slices.SortFunc(items, func(a, b SyncItem) int { return cmp.Compare(a.CreatedAt, b.CreatedAt) })
+	slices.SortFunc(items, func(a, b Item) int { return cmp.Compare(a.CreatedAt, b.CreatedAt) })
 	// Depth first, lower half first: at most one pending job per level
 	// of halving, so the stack stays small.
 	stack := []job{{spanOf(w), items}}
@@ -351,8 +351,8 @@ func (sp *negSplitter) reconcile(ctx context.Context, f gn.Filter, w SyncWindow,
 // splitItems are the items of the halves split at mid, in order. The
 // upper half asks from the lower's last second (span.filter): its items
 // are in both.
-func splitItems(items []SyncItem, mid int64) (lower, upper []SyncItem) {
-	i, _ := slices.BinarySearchFunc(items, mid+1, func(it SyncItem, t int64) int { return cmp.Compare(it.CreatedAt, t) })
-	j, _ := slices.BinarySearchFunc(items, mid, func(it SyncItem, t int64) int { return cmp.Compare(it.CreatedAt, t) })
+func splitItems(items []Item, mid int64) (lower, upper []Item) {
+	i, _ := slices.BinarySearchFunc(items, mid+1, func(it Item, t int64) int { return cmp.Compare(it.CreatedAt, t) })
+	j, _ := slices.BinarySearchFunc(items, mid, func(it Item, t int64) int { return cmp.Compare(it.CreatedAt, t) })
 	return items[:i], items[j:]
 }

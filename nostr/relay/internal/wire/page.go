@@ -1,7 +1,8 @@
-package relay
+package wire
 
 import (
 	"context"
+	"errors"
 	"maps"
 	"sync"
 	"time"
@@ -11,21 +12,21 @@ import (
 	"vesper/nostr"
 )
 
-// pager reads everything one filter matches from one relay, however few
+// Pager reads everything one filter matches from one relay, however few
 // events the relay returns per query. Relays answer a REQ with the newest
-// `limit` events (often capped at 500), so the pager walks backwards: each
+// `limit` events (often capped at 500), so the Pager walks backwards: each
 // page asks for events no newer than the oldest second of the page before
 // ("until" is inclusive, so that second is asked again and the events of it
 // already delivered are skipped), until a page brings nothing new.
-type pager struct {
-	conn     *conn
-	key      nostr.SecretKey
-	limit    int  // events asked per page
-	capKnown bool // the relay's cap is known (NIP-11), so a short page is the last one
-	timeout  time.Duration
+type Pager struct {
+	Conn     *Conn
+	Key      nostr.SecretKey
+	Limit    int  // events asked per page
+	CapKnown bool // the relay's cap is known (NIP-11), so a short page is the last one
+	Timeout  time.Duration
 	// budget, if set, is the pages left to ask for; at 0 run stops with
 	// ErrBudget, so a relay serving endless pages cannot keep it paging.
-	budget *int
+	Budget *int
 }
 
 type pageStats struct {
@@ -55,13 +56,13 @@ func (st *pageStats) add(ev *gn.Event, dup bool) {
 // run delivers every event f matches between f.Since and f.Until (or now),
 // newest first, each once; max > 0 stops after that many. It returns how
 // many it delivered.
-func (p *pager) run(ctx context.Context, f gn.Filter, max int, deliver func(*gn.Event)) (int, error) {
-	return p.runFrom(ctx, f, max, deliver, nil)
+func (p *Pager) Run(ctx context.Context, f gn.Filter, max int, deliver func(*gn.Event)) (int, error) {
+	return p.RunFrom(ctx, f, max, deliver, nil)
 }
 
 // runFrom is run that, after each page but the last, tells progress the
 // until of the next page: every event newer than it has been delivered.
-func (p *pager) runFrom(ctx context.Context, f gn.Filter, max int, deliver func(*gn.Event), progress func(until gn.Timestamp)) (int, error) {
+func (p *Pager) RunFrom(ctx context.Context, f gn.Filter, max int, deliver func(*gn.Event), progress func(until gn.Timestamp)) (int, error) {
 	var since gn.Timestamp
 	if f.Since != nil {
 		since = *f.Since
@@ -71,23 +72,23 @@ func (p *pager) runFrom(ctx context.Context, f gn.Filter, max int, deliver func(
 	total := 0
 	authTried := false
 	for {
-		if p.budget != nil {
-			if *p.budget <= 0 {
+		if p.Budget != nil {
+			if *p.Budget <= 0 {
 				return total, ErrBudget
 			}
-			*p.budget--
+			*p.Budget--
 		}
 		pf := f
 		pf.Until = until
 		pf.LimitZero = false
-		pf.Limit = p.limit
+		pf.Limit = p.Limit
 		if max > 0 && max-total < pf.Limit {
 			pf.Limit = max - total
 		}
 		st := &pageStats{}
-		rej0 := p.conn.nrejected.Load()
+		rej0 := p.Conn.Rejected.Load()
 		boundary, bsec := seen, until // this page's own copies: the next page replaces them
-		s, err := p.conn.subscribe(gn.Filters{pf}, func(ev *gn.Event) {
+		s, err := p.Conn.Subscribe(gn.Filters{pf}, func(ev *gn.Event) {
 			_, dup := boundary[ev.ID]
 			dup = dup && bsec != nil && ev.CreatedAt == *bsec
 			st.add(ev, dup)
@@ -98,10 +99,10 @@ func (p *pager) runFrom(ctx context.Context, f gn.Filter, max int, deliver func(
 		if err != nil {
 			return total, err
 		}
-		err = p.conn.waitEOSE(ctx, s, p.timeout)
-		p.conn.unsubscribe(s)
+		err = p.Conn.WaitEOSE(ctx, s, p.Timeout)
+		p.Conn.Unsubscribe(s)
 		if err != nil {
-			retry, err := p.conn.retryAfterAuth(ctx, p.key, err, &authTried)
+			retry, err := p.Conn.RetryAfterAuth(ctx, p.Key, err, &authTried)
 			if retry {
 				continue // the same page again, now authenticated
 			}
@@ -116,7 +117,7 @@ func (p *pager) runFrom(ctx context.Context, f gn.Filter, max int, deliver func(
 			return total, nil
 		case max > 0 && total >= max:
 			return total, nil
-		case p.capKnown && n < pf.Limit && p.conn.nrejected.Load() == rej0:
+		case p.CapKnown && n < pf.Limit && p.Conn.Rejected.Load() == rej0:
 			// A short page is the last one only if the relay sent nothing
 			// we refused: a page shortened by forged events is not the end.
 			return total, nil
@@ -142,3 +143,7 @@ func (p *pager) runFrom(ctx context.Context, f gn.Filter, max int, deliver func(
 		}
 	}
 }
+
+// ErrBudget ends a session whose backfill used its page budget: the next
+// session resumes from the saved progress.
+var ErrBudget = errors.New("relay: backfill page budget used")

@@ -1,4 +1,4 @@
-package relay
+package reconcile
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"vesper/relayd"
 )
 
-// TestSyncNIP77Windows: with SyncOptions.Windows the reconciliation runs
+// TestSyncNIP77Windows: with Options.Windows the reconciliation runs
 // window by window, never reading the whole local set (Local), and finds
 // every missing event wherever its created_at falls: before the first
 // window's stored events, between windows, and after the last.
@@ -26,19 +26,19 @@ func TestSyncNIP77Windows(t *testing.T) {
 	l := newMemLocal(append(append(slices.Clone(a[3:9]), b[3:9]...), c[3:9]...)...)
 	opts := l.options(r.URL())
 	local := opts.Local
-	opts.Local = func(context.Context, []int) ([]SyncItem, error) {
+	opts.Local = func(context.Context, []int) ([]Item, error) {
 		t.Error("the whole local set was read")
 		return nil, nil
 	}
 	// Three windows, one per match (oldMatch spaces them 1000 s apart).
 	bound := func(m []*nostr.Event) int64 { return int64(m[0].CreatedAt) - 1 }
-	windows := []SyncWindow{{Until: bound(b)}, {Since: bound(b) + 1, Until: bound(c)}, {Since: bound(c) + 1}}
+	windows := []Window{{Until: bound(b)}, {Since: bound(b) + 1, Until: bound(c)}, {Since: bound(c) + 1}}
 	var reads atomic.Int64
-	opts.Windows = func(context.Context, []int) ([]SyncWindow, error) { return windows, nil }
-	opts.LocalIn = func(ctx context.Context, kinds []int, w SyncWindow) ([]SyncItem, error) {
+	opts.Windows = func(context.Context, []int) ([]Window, error) { return windows, nil }
+	opts.LocalIn = func(ctx context.Context, kinds []int, w Window) ([]Item, error) {
 		reads.Add(1)
 		all, err := local(ctx, kinds)
-		var in []SyncItem
+		var in []Item
 		for _, it := range all {
 			if (w.Since == 0 || it.CreatedAt >= w.Since) && (w.Until == 0 || it.CreatedAt <= w.Until) {
 				in = append(in, it)

@@ -1,4 +1,4 @@
-package relay
+package wire
 
 import (
 	"bytes"
@@ -12,7 +12,7 @@ import (
 	"vesper/nostr"
 )
 
-// TestClip (issue 13, item 7): relay-supplied text is cut to maxRelayText
+// TestClip (issue 13, item 7): relay-supplied text is cut to MaxRelayText
 // bytes at a character boundary.
 func TestClip(t *testing.T) {
 	tests := []struct {
@@ -20,13 +20,13 @@ func TestClip(t *testing.T) {
 		want     int // length of the result
 	}{
 		{"short", "blocked: no", len("blocked: no")},
-		{"exact", strings.Repeat("a", maxRelayText), maxRelayText},
-		{"long", strings.Repeat("a", 1<<20), maxRelayText + 3},
-		{"multibyte at the cut", strings.Repeat("a", maxRelayText-1) + "é" + "tail", maxRelayText - 1 + 3},
+		{"exact", strings.Repeat("a", MaxRelayText), MaxRelayText},
+		{"long", strings.Repeat("a", 1<<20), MaxRelayText + 3},
+		{"multibyte at the cut", strings.Repeat("a", MaxRelayText-1) + "é" + "tail", MaxRelayText - 1 + 3},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := clip(tt.in)
+			got := Clip(tt.in)
 			if len(got) != tt.want || !utf8.ValidString(got) {
 				t.Errorf("clip: %d bytes (valid UTF-8 %v), want %d", len(got), utf8.ValidString(got), tt.want)
 			}
@@ -37,7 +37,7 @@ func TestClip(t *testing.T) {
 // TestTextLimiter (item 7): a burst, then one line per noticeEvery, and the
 // refused lines are counted on the next one let through.
 func TestTextLimiter(t *testing.T) {
-	l := newTextLimiter()
+	l := NewTextLimiter()
 	t0 := time.Unix(1_800_000_000, 0)
 	allowed := 0
 	for range 1000 {
@@ -45,12 +45,12 @@ func TestTextLimiter(t *testing.T) {
 			allowed++
 		}
 	}
-	if allowed != noticeBurst {
-		t.Errorf("burst: %d allowed, want %d", allowed, noticeBurst)
+	if allowed != NoticeBurst {
+		t.Errorf("burst: %d allowed, want %d", allowed, NoticeBurst)
 	}
 	ok, dropped := l.allow(t0.Add(noticeEvery))
-	if !ok || dropped != 1000-noticeBurst {
-		t.Errorf("after %v: allowed %v, dropped %d; want true, %d", noticeEvery, ok, dropped, 1000-noticeBurst)
+	if !ok || dropped != 1000-NoticeBurst {
+		t.Errorf("after %v: allowed %v, dropped %d; want true, %d", noticeEvery, ok, dropped, 1000-NoticeBurst)
 	}
 	if ok, _ := l.allow(t0.Add(noticeEvery)); ok {
 		t.Error("a second line in the same period was allowed")
@@ -74,7 +74,7 @@ func oldEnvelope(msg []byte) (envelope, bool) {
 // checkEnvelope: a message splits as encoding/json splits it, except that
 // the event of an EVENT is left to nostr.ParseEvent, which must then
 // refuse it when encoding/json would have refused the message.
-func checkEnvelope(t *testing.T, c *conn, msg []byte) {
+func checkEnvelope(t *testing.T, c *Conn, msg []byte) {
 	t.Helper()
 	got, ok := c.envelope(msg)
 	want, wantOK := oldEnvelope(msg)
@@ -113,7 +113,7 @@ var envelopeSeeds = []string{
 
 // TestEnvelope: relay messages split as encoding/json splits them.
 func TestEnvelope(t *testing.T) {
-	c := &conn{log: slog.New(slog.DiscardHandler)}
+	c := &Conn{Log: slog.New(slog.DiscardHandler)}
 	for _, m := range envelopeSeeds {
 		t.Run(m, func(t *testing.T) { checkEnvelope(t, c, []byte(m)) })
 	}
@@ -123,6 +123,6 @@ func FuzzEnvelope(f *testing.F) {
 	for _, m := range envelopeSeeds {
 		f.Add([]byte(m))
 	}
-	c := &conn{log: slog.New(slog.DiscardHandler)}
+	c := &Conn{Log: slog.New(slog.DiscardHandler)}
 	f.Fuzz(func(t *testing.T, msg []byte) { checkEnvelope(t, c, msg) })
 }

@@ -1,4 +1,4 @@
-package relay
+package reconcile
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"vesper/nostr/relay/internal/wire"
 
 	ws "github.com/coder/websocket"
 	"github.com/nbd-wtf/go-nostr/nip77/negentropy"
@@ -37,16 +38,16 @@ func newMemLocal(evs ...*nostr.Event) *memLocal {
 	return l
 }
 
-func (l *memLocal) options(relays ...string) SyncOptions {
-	return SyncOptions{
+func (l *memLocal) options(relays ...string) Options {
+	return Options{
 		Relays: relays,
-		Local: func(_ context.Context, kinds []int) ([]SyncItem, error) {
+		Local: func(_ context.Context, kinds []int) ([]Item, error) {
 			l.mu.Lock()
 			defer l.mu.Unlock()
-			var out []SyncItem
+			var out []Item
 			for _, ev := range l.evs {
 				if slices.Contains(kinds, ev.Kind) {
-					out = append(out, SyncItem{ID: ev.ID, CreatedAt: int64(ev.CreatedAt)})
+					out = append(out, Item{ID: ev.ID, CreatedAt: int64(ev.CreatedAt)})
 				}
 			}
 			return out, nil
@@ -70,10 +71,10 @@ func (l *memLocal) options(relays ...string) SyncOptions {
 }
 
 // syncInto runs Sync and returns the stats and what it sent, by relay.
-func syncInto(t *testing.T, opts SyncOptions) ([]SyncStats, map[string][]Received) {
+func syncInto(t *testing.T, opts Options) ([]Stats, map[string][]wire.Received) {
 	t.Helper()
-	out := make(chan Received)
-	got := map[string][]Received{}
+	out := make(chan wire.Received)
+	got := map[string][]wire.Received{}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -114,7 +115,7 @@ var (
 	oldSeq int64
 )
 
-func ids(rs []Received) []string {
+func ids(rs []wire.Received) []string {
 	var out []string
 	for _, r := range rs {
 		out = append(out, r.Event.ID)
@@ -190,7 +191,7 @@ func TestSyncFallbackPaging(t *testing.T) {
 			// store's whole id set is not even read.
 			var reads atomic.Int64
 			local := opts.Local
-			opts.Local = func(ctx context.Context, kinds []int) ([]SyncItem, error) {
+			opts.Local = func(ctx context.Context, kinds []int) ([]Item, error) {
 				reads.Add(1)
 				return local(ctx, kinds)
 			}
@@ -307,13 +308,13 @@ func TestSyncLyingNIP77(t *testing.T) {
 	cases := []struct {
 		name   string
 		answer func(round int) string
-		check  func(st SyncStats) error
+		check  func(st Stats) error
 	}{
 		{"never converges", func(int) string {
 			// One range up to infinity, mode fingerprint, a fingerprint
 			// that never matches: the client splits it again every time.
 			return "61" + "00" + "00" + "01" + strings.Repeat("ee", 16)
-		}, func(st SyncStats) error {
+		}, func(st Stats) error {
 			if st.Method != "fallback" || !strings.Contains(st.NegError, "did not converge") {
 				return errors.New("want the round limit")
 			}
@@ -322,7 +323,7 @@ func TestSyncLyingNIP77(t *testing.T) {
 		{"malformed", func(int) string {
 			// An id list claiming a billion ids.
 			return "61" + "00" + "00" + "02" + "83dc9ac0"
-		}, func(st SyncStats) error {
+		}, func(st Stats) error {
 			if !strings.Contains(st.NegError, "malformed") {
 				return errors.New("want a malformed-message error")
 			}
@@ -330,13 +331,13 @@ func TestSyncLyingNIP77(t *testing.T) {
 		}},
 		{"ids it does not have", func(int) string {
 			return "61" + "00" + "00" + "02" + "01" + fake
-		}, func(st SyncStats) error {
+		}, func(st Stats) error {
 			if st.Method != "nip77" || st.Missing != 1 || st.Fetched != 0 {
 				return errors.New("want one missing id")
 			}
 			return nil
 		}},
-		{"not hex", func(int) string { return "zz" }, func(st SyncStats) error {
+		{"not hex", func(int) string { return "zz" }, func(st Stats) error {
 			if !strings.Contains(st.NegError, "malformed") {
 				return errors.New("want a malformed-message error")
 			}
@@ -567,10 +568,10 @@ func TestSyncNegSessionLost(t *testing.T) {
 	u := "ws" + strings.TrimPrefix(srv.URL, "http")
 	l := newMemLocal(local...)
 	opts := l.options(u)
-	opts.Local = func(context.Context, []int) ([]SyncItem, error) {
-		var out []SyncItem
+	opts.Local = func(context.Context, []int) ([]Item, error) {
+		var out []Item
 		for _, ev := range local {
-			out = append(out, SyncItem{ID: ev.ID, CreatedAt: int64(ev.CreatedAt)})
+			out = append(out, Item{ID: ev.ID, CreatedAt: int64(ev.CreatedAt)})
 		}
 		return out, nil
 	}

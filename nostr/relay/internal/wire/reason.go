@@ -1,4 +1,4 @@
-package relay
+package wire
 
 import (
 	"errors"
@@ -6,13 +6,13 @@ import (
 )
 
 // Machine-readable prefixes of the reasons relays give in CLOSED, OK and
-// NEG-ERR (NIP-01), as reasonPrefix returns them.
+// NEG-ERR (NIP-01), as ReasonPrefix returns them.
 const (
-	prefixAuthRequired = "auth-required"
-	prefixRestricted   = "restricted"
-	prefixRateLimited  = "rate-limited"
-	prefixDuplicate    = "duplicate"
-	prefixError        = "error"
+	PrefixAuthRequired = "auth-required"
+	PrefixRestricted   = "restricted"
+	PrefixRateLimited  = "rate-limited"
+	PrefixDuplicate    = "duplicate"
+	PrefixError        = "error"
 )
 
 // ErrRestricted is a refusal that authenticating does not lift: the relay
@@ -20,7 +20,7 @@ const (
 // and is still not allowed), so no AUTH is tried for it.
 var ErrRestricted = errors.New("relay: restricted by the relay")
 
-// reasonPrefix is the machine-readable prefix of a relay's reason,
+// ReasonPrefix is the machine-readable prefix of a relay's reason,
 // lowercase and without its colon, or "" when the reason has none. NIP-01
 // puts the prefix first ("auth-required: ..."), but strfry writes every
 // CLOSED reason behind "ERROR: " ("ERROR: auth-required: requested filter
@@ -28,9 +28,9 @@ var ErrRestricted = errors.New("relay: restricted by the relay")
 // follows is passed over; case and surrounding spaces do not count. This
 // is the one reading of CLOSED, OK and NEG-ERR reasons: every check of a
 // prefix goes through it.
-func reasonPrefix(reason string) string {
+func ReasonPrefix(reason string) string {
 	tok, rest := prefixToken(reason)
-	if tok == prefixError {
+	if tok == PrefixError {
 		if next, _ := prefixToken(rest); next != "" {
 			return next
 		}
@@ -60,17 +60,17 @@ func prefixToken(s string) (string, string) {
 // maxPrefixLen bounds a prefix word: NIP-01's longest is "auth-required".
 const maxPrefixLen = 32
 
-// reasonIs reports whether a relay's reason is the refusal target stands
+// ReasonIs reports whether a relay's reason is the refusal target stands
 // for: ErrAuthRequired, ErrRestricted or ErrRateLimited.
-func reasonIs(reason string, target error) bool {
-	p := reasonPrefix(reason)
+func ReasonIs(reason string, target error) bool {
+	p := ReasonPrefix(reason)
 	switch target {
 	case ErrAuthRequired:
-		return p == prefixAuthRequired
+		return p == PrefixAuthRequired
 	case ErrRestricted:
-		return p == prefixRestricted
+		return p == PrefixRestricted
 	case ErrRateLimited:
-		return p == prefixRateLimited
+		return p == PrefixRateLimited
 	}
 	return false
 }

@@ -1,4 +1,4 @@
-package relay
+package reconcile
 
 import (
 	"bufio"
@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"vesper/nostr/relay/internal/wire"
+	"vesper/nostr/relay/limits"
 
 	"vesper/internal/benchfx"
 	"vesper/internal/testrelay"
@@ -49,7 +51,7 @@ func BenchmarkSyncCapped(b *testing.B) {
 				return cmp.Or(cmp.Compare(y.CreatedAt, x.CreatedAt), cmp.Compare(y.ID, x.ID))
 			})
 			r := testrelay.Khatru(b, testrelay.KhatruOptions{})
-			infos.forget(r.URL)
+			limits.Forget(r.URL)
 			if err := r.Store(context.Background(), all...); err != nil {
 				b.Fatal(err)
 			}
@@ -115,8 +117,8 @@ func BenchmarkSyncCapped(b *testing.B) {
 }
 
 // syncCount runs Sync, counting what it sends instead of keeping it.
-func syncCount(b *testing.B, opts SyncOptions) SyncStats {
-	out := make(chan Received, 1024)
+func syncCount(b *testing.B, opts Options) Stats {
+	out := make(chan wire.Received, 1024)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

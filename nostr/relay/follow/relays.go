@@ -1,8 +1,9 @@
-package relay
+package follow
 
 import (
 	"cmp"
 	"slices"
+	"vesper/nostr/relay/internal/wire"
 
 	"vesper/nostr"
 )
@@ -17,7 +18,7 @@ type OutboxOptions struct {
 	// PerPlayer is how many write relays of each player's list are used,
 	// the first ones in the list's order [DefaultPerPlayer].
 	PerPlayer int
-	// Exclude are relays followed anyway (Config.Relays): they still count
+	// Exclude are relays followed anyway (relay.Config.Relays): they still count
 	// among a player's PerPlayer, since they find its events, but are not
 	// returned.
 	Exclude []string
@@ -26,7 +27,7 @@ type OutboxOptions struct {
 	// must not point the daemon at services behind its firewall. Tests on
 	// loopback set it.
 	AllowLocal bool
-	// Max caps the relays returned [0: no cap]; Config.MaxRelays caps
+	// Max caps the relays returned [0: no cap]; relay.Config.MaxRelays caps
 	// again when they are followed.
 	Max int
 }
@@ -43,7 +44,7 @@ func OutboxRelays(lists []*nostr.Event, opts OutboxOptions) []string {
 	if per <= 0 {
 		per = DefaultPerPlayer
 	}
-	exclude := normalizeURLs(opts.Exclude)
+	exclude := wire.NormalizeURLs(opts.Exclude)
 	type want struct {
 		url     string
 		players int

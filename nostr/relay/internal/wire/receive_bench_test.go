@@ -1,4 +1,4 @@
-package relay
+package wire
 
 import (
 	"context"
@@ -33,14 +33,14 @@ func receiveFrames(b *testing.B, subID string, n int, content string) [][]byte {
 
 // benchConn is a connection without a socket: the dispatcher is fed the
 // frames directly, so the benchmark measures the gate, not the network.
-func benchConn(deliver func(*gn.Event)) (*conn, *sub) {
+func benchConn(deliver func(*gn.Event)) (*Conn, *Sub) {
 	ctx, cancel := context.WithCancelCause(context.Background())
-	c := &conn{
-		url: "ws://bench", log: slog.New(slog.DiscardHandler), ctx: ctx, cancel: cancel,
-		subs: map[string]*sub{}, oks: map[string]chan okReply{}, space: make(chan struct{}, 1),
-		notices: newTextLimiter(), lim: wireLimits{}.withDefaults(),
+	c := &Conn{
+		URL: "ws://bench", Log: slog.New(slog.DiscardHandler), Ctx: ctx, cancel: cancel,
+		subs: map[string]*Sub{}, oks: map[string]chan OKReply{}, space: make(chan struct{}, 1),
+		notices: NewTextLimiter(), lim: Limits{}.withDefaults(),
 	}
-	s := &sub{id: "vesper-1", filters: gn.Filters{{Kinds: []int{nostr.KindMove}}}, deliver: deliver,
+	s := &Sub{id: "vesper-1", filters: gn.Filters{{Kinds: []int{nostr.KindMove}}}, deliver: deliver,
 		eose: make(chan struct{}), closed: make(chan string, 1)}
 	c.subs[s.id] = s
 	return c, s
@@ -65,7 +65,7 @@ func BenchmarkReceive(b *testing.B) {
 			n := 0
 			c, s := benchConn(nil)
 			s.deliver = func(ev *gn.Event) {
-				r := Received{Event: ev, Relay: c.url}
+				r := Received{Event: ev, Relay: c.URL}
 				if r.Event != nil {
 					n++
 				}
@@ -124,7 +124,7 @@ func BenchmarkReceiveUnsigned(b *testing.B) {
 					if err != nil || !ev.CheckID() {
 						b.Fatal("event", err)
 					}
-					if r := (Received{Event: ev, Relay: c.url}); r.Event == nil {
+					if r := (Received{Event: ev, Relay: c.URL}); r.Event == nil {
 						b.Fatal("received")
 					}
 				}

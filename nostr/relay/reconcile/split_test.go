@@ -1,4 +1,4 @@
-package relay
+package reconcile
 
 import (
 	"cmp"
@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"vesper/nostr/relay/limits"
 
 	ws "github.com/coder/websocket"
 	gn "github.com/nbd-wtf/go-nostr"
@@ -55,13 +56,13 @@ func followed(evs []*nostr.Event) []*nostr.Event {
 func startKhatru(t *testing.T, o testrelay.KhatruOptions) *testrelay.KhatruRelay {
 	t.Helper()
 	r := testrelay.Khatru(t, o)
-	infos.forget(r.URL)
+	limits.Forget(r.URL)
 	return r
 }
 
 // syncStore runs Sync into l and adds what it sent, failing on an event
 // sent twice or one that was already stored.
-func syncStore(t *testing.T, l *memLocal, opts SyncOptions) SyncStats {
+func syncStore(t *testing.T, l *memLocal, opts Options) Stats {
 	t.Helper()
 	stats, got := syncInto(t, opts)
 	for _, rs := range got {
@@ -76,7 +77,7 @@ func syncStore(t *testing.T, l *memLocal, opts SyncOptions) SyncStats {
 }
 
 // statLine is st without its list of revealed matches.
-func statLine(st SyncStats) string {
+func statLine(st Stats) string {
 	return fmt.Sprintf("%s: %s, compared %d, fetched %d, refused %d, missing %d, %d splits, %d paged, %d rounds, %d bytes, err %q, nip77 err %q",
 		st.Relay, st.Method, st.Compared, st.Fetched, st.Refused, st.Missing, st.Splits, st.Paged, st.Rounds, st.Bytes, st.Error, st.NegError)
 }
@@ -132,7 +133,7 @@ func TestSyncNIP77CappedKhatru(t *testing.T) {
 				t.Fatalf("the season has %d events: too few to be cut at 500", n)
 			}
 			l := newMemLocal()
-			options := func() SyncOptions {
+			options := func() Options {
 				opts := l.options(r.URL)
 				if windowed {
 					// As the daemon reads its store: windows of about 700
@@ -145,7 +146,7 @@ func TestSyncNIP77CappedKhatru(t *testing.T) {
 			t.Logf("first sync: %s", statLine(st))
 			// lmdb v0.16.2 answers a REQ that lists ids with those events
 			// whatever the rest of the filter says ("when there are ids we
-			// ignore everything else"): the pager's check for an older page
+			// ignore everything else"): the wire.Pager's check for an older page
 			// (until the oldest second) gets the newer ones again, and the
 			// gate refuses them as unrequested (counted, not stored).
 			refusedOK := store == "lmdb" || st.Refused == 0
@@ -174,25 +175,25 @@ func TestSyncNIP77CappedKhatru(t *testing.T) {
 // windowsOf makes opts reconcile in windows of about size stored events
 // each (consecutive, covering every created_at, whole seconds), reading
 // each window's items with LocalIn, as the daemon does with its store.
-func windowsOf(opts *SyncOptions, size int) {
+func windowsOf(opts *Options, size int) {
 	local := opts.Local
-	opts.Windows = func(ctx context.Context, kinds []int) ([]SyncWindow, error) {
+	opts.Windows = func(ctx context.Context, kinds []int) ([]Window, error) {
 		items, err := local(ctx, kinds)
-		slices.SortFunc(items, func(a, b SyncItem) int { return cmp.Compare(a.CreatedAt, b.CreatedAt) })
-		var out []SyncWindow
-		cur := SyncWindow{}
+		slices.SortFunc(items, func(a, b Item) int { return cmp.Compare(a.CreatedAt, b.CreatedAt) })
+		var out []Window
+		cur := Window{}
 		for i := size; i < len(items); i += size {
 			if t := items[i].CreatedAt; t > cur.Since && t > items[i-1].CreatedAt {
 				cur.Until = t - 1
 				out = append(out, cur)
-				cur = SyncWindow{Since: t}
+				cur = Window{Since: t}
 			}
 		}
 		return append(out, cur), err
 	}
-	opts.LocalIn = func(ctx context.Context, kinds []int, w SyncWindow) ([]SyncItem, error) {
+	opts.LocalIn = func(ctx context.Context, kinds []int, w Window) ([]Item, error) {
 		all, err := local(ctx, kinds)
-		var in []SyncItem
+		var in []Item
 		for _, it := range all {
 			if (w.Since == 0 || it.CreatedAt >= w.Since) && (w.Until == 0 || it.CreatedAt <= w.Until) {
 				in = append(in, it)
@@ -269,7 +270,7 @@ func TestSyncNIP77OneSecondPaged(t *testing.T) {
 // TestSpanHalves: the halves of a window cover it exactly, without gap or
 // overlap, open ends staying open; a second is not halved.
 func TestSpanHalves(t *testing.T) {
-	for _, w := range []SyncWindow{{}, {Since: 1_700_000_000}, {Until: 1_700_000_000}, {Since: 10, Until: 11}, {Since: 1 << 33}} {
+	for _, w := range []Window{{}, {Since: 1_700_000_000}, {Until: 1_700_000_000}, {Since: 10, Until: 11}, {Since: 1 << 33}} {
 		t.Run(fmt.Sprint(w), func(t *testing.T) {
 			s := spanOf(w)
 			lo, hi, ok := s.halves(nil)
@@ -284,7 +285,7 @@ func TestSpanHalves(t *testing.T) {
 			}
 		})
 	}
-	if _, _, ok := spanOf(SyncWindow{Since: 5, Until: 5}).halves(nil); ok {
+	if _, _, ok := spanOf(Window{Since: 5, Until: 5}).halves(nil); ok {
 		t.Fatal("a one-second window was halved")
 	}
 }
@@ -352,7 +353,7 @@ func TestSyncNIP77TooManyAlways(t *testing.T) {
 	}))
 	t.Cleanup(srv.Close)
 	u := "ws" + strings.TrimPrefix(srv.URL, "http")
-	infos.forget(u)
+	limits.Forget(u)
 	l := newMemLocal()
 	stats, _ := syncInto(t, l.options(u))
 	st := stats[0]
@@ -368,11 +369,11 @@ func TestSyncNIP77TooManyAlways(t *testing.T) {
 // median, and the upper half's items include the second it asks from
 // below its own (span.filter).
 func TestSpanHalvesByItems(t *testing.T) {
-	var items []SyncItem
+	var items []Item
 	for i := int64(1); i <= 10; i++ {
-		items = append(items, SyncItem{ID: fmt.Sprint(i), CreatedAt: i})
+		items = append(items, Item{ID: fmt.Sprint(i), CreatedAt: i})
 	}
-	lo, hi, ok := spanOf(SyncWindow{Since: 1, Until: 1000}).halves(items)
+	lo, hi, ok := spanOf(Window{Since: 1, Until: 1000}).halves(items)
 	if !ok || lo.until != 5 || hi.since != 6 {
 		t.Fatalf("halves %+v %+v, want split after second 5", lo, hi)
 	}
@@ -381,8 +382,8 @@ func TestSpanHalvesByItems(t *testing.T) {
 		t.Fatalf("items split %v / %v, want 1-5 and 5-10", a, b)
 	}
 	// All in the last second: the lower half is what is left.
-	same := []SyncItem{{ID: "a", CreatedAt: 9}, {ID: "b", CreatedAt: 9}}
-	if lo, hi, ok := spanOf(SyncWindow{Since: 1, Until: 9}).halves(same); !ok || lo.until != 8 || hi.since != 9 {
+	same := []Item{{ID: "a", CreatedAt: 9}, {ID: "b", CreatedAt: 9}}
+	if lo, hi, ok := spanOf(Window{Since: 1, Until: 9}).halves(same); !ok || lo.until != 8 || hi.since != 9 {
 		t.Fatalf("halves %+v %+v, want the last second alone above", lo, hi)
 	}
 }

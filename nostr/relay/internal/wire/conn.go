@@ -1,4 +1,4 @@
-package relay
+package wire
 
 import (
 	"context"
@@ -22,14 +22,14 @@ import (
 	"vesper/nostr/batch"
 )
 
-// Reasons passed to Config.OnReject for events a relay sent that are never
+// Reasons passed to relay.Config.OnReject for events a relay sent that are never
 // delivered.
 const (
 	RejectMalformed    = "malformed"     // not a well-formed event (PROTOCOL.md section 1)
 	RejectBadID        = "bad_id"        // id is not the hash of the event
 	RejectBadSignature = "bad_signature" // BIP-340 signature does not check
 	RejectUnrequested  = "unrequested"   // matches none of the subscription's filters
-	RejectOversized    = "oversized"     // a message over Config.MaxMessageSize, dropped unread
+	RejectOversized    = "oversized"     // a message over relay.Config.MaxMessageSize, dropped unread
 )
 
 // Errors a session or a publication can end with.
@@ -41,22 +41,22 @@ var (
 	ErrClosed      = errors.New("relay: connection closed")
 )
 
-const writeTimeout = 10 * time.Second
+const WriteTimeout = 10 * time.Second
 
-// conn is one websocket to one relay, speaking NIP-01 itself on top of
+// Conn is one websocket to one relay, speaking NIP-01 itself on top of
 // go-nostr's Connection so that every EVENT's raw bytes reach the strict
 // parser (see doc.go). A reader goroutine reads frames and a dispatcher
 // goroutine handles them in the order they arrived.
-type conn struct {
-	url    string
+type Conn struct {
+	URL    string
 	ws     *ws.Conn
-	log    *slog.Logger
+	Log    *slog.Logger
 	reject func(reason string)
-	lim    wireLimits
+	lim    Limits
 	// notices limits how much relay-supplied text reaches the log.
-	notices *textLimiter
+	notices *TextLimiter
 	// queued is the bytes of frames read but not yet handled; the reader
-	// waits while it is over lim.queueBytes, so a relay that sends faster
+	// waits while it is over lim.QueueBytes, so a relay that sends faster
 	// than the consumer takes holds the memory of one bounded queue, not of
 	// every frame it sent.
 	qmu    sync.Mutex
@@ -66,18 +66,18 @@ type conn struct {
 	// consumer to take an event: the EOSE wait does not count them against
 	// the relay.
 	blocked atomic.Int64
-	// nrejected counts the events refused on this connection, so the pager
+	// Rejected counts the events refused on this connection, so the Pager
 	// can tell a page shortened by refused events from the last page.
-	nrejected atomic.Int64
+	Rejected atomic.Int64
 
-	ctx       context.Context // done when the connection ends
+	Ctx       context.Context // done when the connection ends
 	cancel    context.CancelCauseFunc
 	closeOnce sync.Once
 	wmu       sync.Mutex
 
 	mu          sync.Mutex
-	subs        map[string]*sub
-	oks         map[string]chan okReply
+	subs        map[string]*Sub
+	oks         map[string]chan OKReply
 	nextSub     int
 	challenge   string
 	challengeCh chan struct{} // closed when the first challenge arrives
@@ -92,7 +92,7 @@ type conn struct {
 	// delivering is set while the dispatcher waits for the consumer to
 	// take an event; once the frames queued behind it fill up, the reader
 	// cannot read a pong.
-	delivering atomic.Bool
+	Delivering atomic.Bool
 	// dispatched is closed when the dispatcher has returned: after it, no
 	// deliver func of this connection runs again.
 	dispatched chan struct{}
@@ -101,14 +101,14 @@ type conn struct {
 	neg chan []byte
 }
 
-type okReply struct {
-	ok  bool
-	msg string
+type OKReply struct {
+	OK  bool
+	Msg string
 }
 
 // sub is one REQ. deliver runs on the dispatcher goroutine, so EOSE is
 // signalled only after every stored event before it has been delivered.
-type sub struct {
+type Sub struct {
 	id        string
 	filters   gn.Filters
 	deliver   func(*gn.Event)
@@ -118,14 +118,14 @@ type sub struct {
 	closeOnce sync.Once
 }
 
-// wireLimits bound what one connection may make us hold.
-type wireLimits struct {
-	maxMessage int64 // largest websocket message kept; a larger one is read through and dropped
-	maxFrame   int64 // largest read through; a larger one ends the connection
-	queueBytes int   // frames read and not yet handled, in bytes
+// Limits bound what one connection may make us hold.
+type Limits struct {
+	MaxMessage int64 // largest websocket message kept; a larger one is read through and dropped
+	MaxFrame   int64 // largest read through; a larger one ends the connection
+	QueueBytes int   // frames read and not yet handled, in bytes
 }
 
-// Defaults of Config.MaxMessageSize and Config.QueueBytes.
+// Defaults of relay.Config.MaxMessageSize and relay.Config.QueueBytes.
 const (
 	// DefaultMaxMessageSize admits the largest event the protocol counts
 	// (65536 bytes canonical, PROTOCOL.md section 1) with its id, signature
@@ -144,24 +144,24 @@ const (
 	DefaultQueueBytes = 4 << 20
 )
 
-func (l wireLimits) withDefaults() wireLimits {
-	if l.maxMessage <= 0 {
-		l.maxMessage = DefaultMaxMessageSize
+func (l Limits) withDefaults() Limits {
+	if l.MaxMessage <= 0 {
+		l.MaxMessage = DefaultMaxMessageSize
 	}
-	if l.queueBytes <= 0 {
-		l.queueBytes = DefaultQueueBytes
+	if l.QueueBytes <= 0 {
+		l.QueueBytes = DefaultQueueBytes
 	}
-	if l.maxFrame <= 0 {
-		l.maxFrame = DefaultMaxFrameSize
+	if l.MaxFrame <= 0 {
+		l.MaxFrame = DefaultMaxFrameSize
 	}
-	l.maxFrame = max(l.maxFrame, l.maxMessage)
+	l.MaxFrame = max(l.MaxFrame, l.MaxMessage)
 	return l
 }
 
-// dial connects within lim (the defaults if none is given; more than one
+// Dial connects within lim (the defaults if none is given; more than one
 // is a mistake and only the first counts).
-func dial(ctx context.Context, url string, log *slog.Logger, reject func(string), lims ...wireLimits) (*conn, error) {
-	var lim wireLimits
+func Dial(ctx context.Context, url string, log *slog.Logger, reject func(string), lims ...Limits) (*Conn, error) {
+	var lim Limits
 	if len(lims) > 0 {
 		lim = lims[0]
 	}
@@ -176,21 +176,21 @@ func dial(ctx context.Context, url string, log *slog.Logger, reject func(string)
 	if err != nil {
 		return nil, fmt.Errorf("relay: %s: %w", url, err)
 	}
-	wsc.SetReadLimit(lim.maxFrame)
+	wsc.SetReadLimit(lim.MaxFrame)
 	cctx, cancel := context.WithCancelCause(context.Background())
-	c := &conn{
-		url:         url,
+	c := &Conn{
+		URL:         url,
 		ws:          wsc,
-		log:         log,
+		Log:         log,
 		reject:      reject,
 		lim:         lim,
-		notices:     newTextLimiter(),
+		notices:     NewTextLimiter(),
 		space:       make(chan struct{}, 1),
 		dispatched:  make(chan struct{}),
-		ctx:         cctx,
+		Ctx:         cctx,
 		cancel:      cancel,
-		subs:        make(map[string]*sub),
-		oks:         make(map[string]chan okReply),
+		subs:        make(map[string]*Sub),
+		oks:         make(map[string]chan OKReply),
 		challengeCh: make(chan struct{}),
 	}
 	go c.readLoop()
@@ -198,7 +198,7 @@ func dial(ctx context.Context, url string, log *slog.Logger, reject func(string)
 }
 
 // close ends the connection; the first cause wins.
-func (c *conn) close(cause error) {
+func (c *Conn) Close(cause error) {
 	c.closeOnce.Do(func() {
 		c.cancel(cause)
 		// CloseNow: the close handshake would wait on a peer that may be
@@ -209,14 +209,14 @@ func (c *conn) close(cause error) {
 
 // closeWait closes the connection and waits until its dispatcher has
 // returned, so that no event of it is delivered after.
-func (c *conn) closeWait(cause error) {
-	c.close(cause)
+func (c *Conn) CloseWait(cause error) {
+	c.Close(cause)
 	<-c.dispatched
 }
 
 // err is why the connection ended.
-func (c *conn) err() error {
-	if err := context.Cause(c.ctx); err != nil {
+func (c *Conn) Err() error {
+	if err := context.Cause(c.Ctx); err != nil {
 		return err
 	}
 	return ErrClosed
@@ -227,7 +227,7 @@ func (c *conn) err() error {
 // delivers (a backfill page) queue up, and the dispatcher then checks the
 // signatures of a whole run of events at once (nostr/batch), several times
 // cheaper than one by one.
-func (c *conn) readLoop() {
+func (c *Conn) readLoop() {
 	frames := make(chan []byte, maxRun)
 	go c.dispatch(frames)
 	defer close(frames)
@@ -236,14 +236,14 @@ func (c *conn) readLoop() {
 		if err != nil {
 			switch {
 			case strings.Contains(err.Error(), "read limited at"):
-				err = fmt.Errorf("a message over %d bytes", c.lim.maxFrame)
+				err = fmt.Errorf("a message over %d bytes", c.lim.MaxFrame)
 			case ws.CloseStatus(err) == ws.StatusMessageTooBig:
 				// The relay's close frame: a message of ours was over its
 				// limit (strfry's maxWebsocketPayloadSize), not one of its
 				// over ours.
 				err = fmt.Errorf("the relay closed the connection: a message we sent was too big for it (%v)", err)
 			}
-			c.close(fmt.Errorf("%w: %v", ErrClosed, err))
+			c.Close(fmt.Errorf("%w: %v", ErrClosed, err))
 			return
 		}
 		if msg == nil {
@@ -254,41 +254,41 @@ func (c *conn) readLoop() {
 		}
 		select {
 		case frames <- msg:
-		case <-c.ctx.Done():
+		case <-c.Ctx.Done():
 			return
 		}
 	}
 }
 
-// readMessage reads the next message, keeping at most lim.maxMessage bytes
+// readMessage reads the next message, keeping at most lim.MaxMessage bytes
 // of it: a longer one is read through and dropped (nil, counted as
 // RejectOversized), so it costs bandwidth, never memory.
-func (c *conn) readMessage() ([]byte, error) {
-	_, r, err := c.ws.Reader(c.ctx)
+func (c *Conn) readMessage() ([]byte, error) {
+	_, r, err := c.ws.Reader(c.Ctx)
 	if err != nil {
 		return nil, err
 	}
-	msg, err := io.ReadAll(io.LimitReader(r, c.lim.maxMessage+1))
+	msg, err := io.ReadAll(io.LimitReader(r, c.lim.MaxMessage+1))
 	if err != nil {
 		return nil, err
 	}
-	if int64(len(msg)) <= c.lim.maxMessage {
+	if int64(len(msg)) <= c.lim.MaxMessage {
 		return msg, nil
 	}
 	n, err := io.Copy(io.Discard, r)
 	if err != nil {
 		return nil, err
 	}
-	c.rejected(RejectOversized, fmt.Errorf("a message of %d bytes, over %d", int64(len(msg))+n, c.lim.maxMessage))
+	c.rejected(RejectOversized, fmt.Errorf("a message of %d bytes, over %d", int64(len(msg))+n, c.lim.MaxMessage))
 	return nil, nil
 }
 
 // reserve waits until n more bytes fit in the queue (one frame always
 // fits in an empty queue). It reports false when the connection ended.
-func (c *conn) reserve(n int) bool {
+func (c *Conn) reserve(n int) bool {
 	for {
 		c.qmu.Lock()
-		if c.queued == 0 || c.queued+n <= c.lim.queueBytes {
+		if c.queued == 0 || c.queued+n <= c.lim.QueueBytes {
 			c.queued += n
 			c.qmu.Unlock()
 			return true
@@ -296,14 +296,14 @@ func (c *conn) reserve(n int) bool {
 		c.qmu.Unlock()
 		select {
 		case <-c.space:
-		case <-c.ctx.Done():
+		case <-c.Ctx.Done():
 			return false
 		}
 	}
 }
 
 // release gives back the bytes of handled frames.
-func (c *conn) release(n int) {
+func (c *Conn) release(n int) {
 	c.qmu.Lock()
 	c.queued -= n
 	c.qmu.Unlock()
@@ -319,7 +319,7 @@ const maxRun = 512
 // dispatch handles frames in arrival order: each run of EVENT frames already
 // waiting is checked as one batch, then delivered in order, before the next
 // other message (an EOSE must follow the events before it).
-func (c *conn) dispatch(frames <-chan []byte) {
+func (c *Conn) dispatch(frames <-chan []byte) {
 	defer close(c.dispatched)
 	var run []envelope
 	flush := func() {
@@ -343,7 +343,7 @@ func (c *conn) dispatch(frames <-chan []byte) {
 		size := 0
 		for _, m := range pending {
 			size += len(m)
-			if c.ctx.Err() != nil {
+			if c.Ctx.Err() != nil {
 				// Closed: what is left is not delivered, so that a session
 				// that has ended hears nothing more from its connection
 				// (nothing delivered is behind a saved cursor either way:
@@ -380,7 +380,7 @@ type envelope struct {
 // through one parser, nostr.ParseEvent in handleEvents, which refuses them
 // if they are not JSON. Everything else is checked here, so that a message
 // handled is valid JSON, as encoding/json would have it.
-func (c *conn) envelope(msg []byte) (envelope, bool) {
+func (c *Conn) envelope(msg []byte) (envelope, bool) {
 	arr, ok := nostr.SplitArray(msg)
 	ok = ok && len(arr) > 0
 	var label string
@@ -388,7 +388,7 @@ func (c *conn) envelope(msg []byte) (envelope, bool) {
 		label, ok = unquote(arr[0])
 	}
 	if !ok || !restValid(label, arr, msg) {
-		c.log.Debug("relay: unparseable message", "relay", c.url, "message", clip(string(msg)))
+		c.Log.Debug("relay: unparseable message", "relay", c.URL, "message", Clip(string(msg)))
 		return envelope{}, false
 	}
 	return envelope{label: label, arr: arr, raw: msg}, true
@@ -442,7 +442,7 @@ func unquote(lit []byte) (string, bool) {
 	return s, true
 }
 
-func (c *conn) handle(env envelope) {
+func (c *Conn) handle(env envelope) {
 	arr, label, str := env.arr, env.label, env.str
 	switch label {
 	case "EOSE":
@@ -453,7 +453,7 @@ func (c *conn) handle(env envelope) {
 		id := str(1)
 		if s := c.lookup(id); s != nil {
 			c.forget(id)
-			s.closeOnce.Do(func() { s.closed <- clip(str(2)) })
+			s.closeOnce.Do(func() { s.closed <- Clip(str(2)) })
 		}
 	case "OK":
 		if len(arr) < 3 {
@@ -466,7 +466,7 @@ func (c *conn) handle(env envelope) {
 		c.mu.Unlock()
 		if ch != nil {
 			select {
-			case ch <- okReply{ok: ok, msg: clip(str(3))}:
+			case ch <- OKReply{OK: ok, Msg: Clip(str(3))}:
 			default:
 			}
 		}
@@ -480,9 +480,9 @@ func (c *conn) handle(env envelope) {
 		// both are bounded before they reach the log (and its disk).
 		if ok, dropped := c.notices.allow(c.now()); ok {
 			if dropped > 0 {
-				c.log.Info("relay: notice", "relay", c.url, "notice", clip(str(1)), "suppressed_before", dropped)
+				c.Log.Info("relay: notice", "relay", c.URL, "notice", Clip(str(1)), "suppressed_before", dropped)
 			} else {
-				c.log.Info("relay: notice", "relay", c.url, "notice", clip(str(1)))
+				c.Log.Info("relay: notice", "relay", c.URL, "notice", Clip(str(1)))
 			}
 		}
 		c.toNeg(env.raw) // a relay without NIP-77 answers NEG-OPEN with one
@@ -497,7 +497,7 @@ func (c *conn) handle(env envelope) {
 // through the same auth as a REQ. The dispatcher waits while negQueue of
 // them are untaken (a few stray ones may come while the caller waits for
 // an AUTH's OK), until the connection ends.
-func (c *conn) negFrames() <-chan []byte {
+func (c *Conn) NegFrames() <-chan []byte {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.neg == nil {
@@ -512,7 +512,7 @@ func (c *conn) negFrames() <-chan []byte {
 // the connection's queue.
 const negQueue = 2
 
-func (c *conn) toNeg(msg []byte) {
+func (c *Conn) toNeg(msg []byte) {
 	c.mu.Lock()
 	ch := c.neg
 	c.mu.Unlock()
@@ -521,7 +521,7 @@ func (c *conn) toNeg(msg []byte) {
 	}
 	select {
 	case ch <- msg:
-	case <-c.ctx.Done():
+	case <-c.Ctx.Done():
 	}
 }
 
@@ -530,12 +530,12 @@ func (c *conn) toNeg(msg []byte) {
 // checked (the signatures together); oversized events still pass (the fold
 // must see them to ignore them as too large). Then each is delivered, in
 // order.
-func (c *conn) handleEvents(run []envelope) {
+func (c *Conn) handleEvents(run []envelope) {
 	if len(run) == 0 {
 		return
 	}
 	evs := make([]*gn.Event, len(run))
-	subs := make([]*sub, len(run))
+	subs := make([]*Sub, len(run))
 	for i, env := range run {
 		if subs[i] = c.lookup(env.str(1)); subs[i] == nil {
 			continue // a subscription we have closed
@@ -564,53 +564,53 @@ func (c *conn) handleEvents(run []envelope) {
 			c.rejected(RejectUnrequested, fmt.Errorf("event %s kind %d", ev.ID, ev.Kind))
 			continue
 		}
-		c.delivering.Store(true)
+		c.Delivering.Store(true)
 		t0 := time.Now()
 		s.deliver(ev)
 		c.blocked.Add(int64(time.Since(t0)))
-		c.delivering.Store(false)
+		c.Delivering.Store(false)
 	}
 }
 
-func (c *conn) rejected(reason string, err error) {
-	c.nrejected.Add(1)
-	c.log.Debug("relay: event rejected", "relay", c.url, "reason", reason, "err", err)
+func (c *Conn) rejected(reason string, err error) {
+	c.Rejected.Add(1)
+	c.Log.Debug("relay: event rejected", "relay", c.URL, "reason", reason, "err", err)
 	if c.reject != nil {
 		c.reject(reason)
 	}
 }
 
-func (c *conn) lookup(id string) *sub {
+func (c *Conn) lookup(id string) *Sub {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.subs[id]
 }
 
-func (c *conn) forget(id string) {
+func (c *Conn) forget(id string) {
 	c.mu.Lock()
 	delete(c.subs, id)
 	c.mu.Unlock()
 }
 
-func (c *conn) write(msg []byte) error {
-	ctx, cancel := context.WithTimeout(c.ctx, writeTimeout)
+func (c *Conn) Write(msg []byte) error {
+	ctx, cancel := context.WithTimeout(c.Ctx, WriteTimeout)
 	defer cancel()
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	if err := c.ws.Write(ctx, ws.MessageText, msg); err != nil {
-		if c.ctx.Err() != nil {
-			return c.err()
+		if c.Ctx.Err() != nil {
+			return c.Err()
 		}
-		return fmt.Errorf("relay: %s: %w", c.url, err)
+		return fmt.Errorf("relay: %s: %w", c.URL, err)
 	}
 	return nil
 }
 
 // subscribe sends a REQ; deliver receives every checked event for it.
-func (c *conn) subscribe(filters gn.Filters, deliver func(*gn.Event)) (*sub, error) {
+func (c *Conn) Subscribe(filters gn.Filters, deliver func(*gn.Event)) (*Sub, error) {
 	c.mu.Lock()
 	c.nextSub++
-	s := &sub{
+	s := &Sub{
 		id:      "vesper-" + strconv.Itoa(c.nextSub),
 		filters: filters,
 		deliver: deliver,
@@ -621,7 +621,7 @@ func (c *conn) subscribe(filters gn.Filters, deliver func(*gn.Event)) (*sub, err
 	c.mu.Unlock()
 	req, err := gn.ReqEnvelope{SubscriptionID: s.id, Filters: filters}.MarshalJSON()
 	if err == nil {
-		err = c.write(req)
+		err = c.Write(req)
 	}
 	if err != nil {
 		c.forget(s.id)
@@ -631,10 +631,10 @@ func (c *conn) subscribe(filters gn.Filters, deliver func(*gn.Event)) (*sub, err
 }
 
 // unsubscribe sends CLOSE. Events the relay sends after it are ignored.
-func (c *conn) unsubscribe(s *sub) {
+func (c *Conn) Unsubscribe(s *Sub) {
 	c.forget(s.id)
 	msg, _ := json.Marshal([]string{"CLOSE", s.id})
-	c.write(msg)
+	c.Write(msg)
 }
 
 // waitEOSE waits for the end of stored events, at most timeout of the
@@ -643,7 +643,7 @@ func (c *conn) unsubscribe(s *sub) {
 // extend it, so a relay that drips an event now and then and never sends
 // EOSE cannot hold the caller for ever. A CLOSED comes back as a
 // *ClosedError.
-func (c *conn) waitEOSE(ctx context.Context, s *sub, timeout time.Duration) error {
+func (c *Conn) WaitEOSE(ctx context.Context, s *Sub, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	blocked0 := c.blocked.Load()
 	t := time.NewTimer(timeout)
@@ -653,15 +653,15 @@ func (c *conn) waitEOSE(ctx context.Context, s *sub, timeout time.Duration) erro
 		case <-s.eose:
 			return nil
 		case reason := <-s.closed:
-			return closedError(c.url, reason)
-		case <-c.ctx.Done():
-			return c.err()
+			return NewClosedError(c.URL, reason)
+		case <-c.Ctx.Done():
+			return c.Err()
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-t.C:
 			left := time.Until(deadline.Add(time.Duration(c.blocked.Load() - blocked0)))
-			if left <= 0 && !c.delivering.Load() {
-				return fmt.Errorf("relay: %s: %w after %v", c.url, ErrNoEOSE, timeout)
+			if left <= 0 && !c.Delivering.Load() {
+				return fmt.Errorf("relay: %s: %w after %v", c.URL, ErrNoEOSE, timeout)
 			}
 			t.Reset(max(left, 10*time.Millisecond))
 		}
@@ -681,15 +681,15 @@ func (e *ClosedError) Error() string {
 	return fmt.Sprintf("relay: %s closed the subscription: %s", e.Relay, e.Reason)
 }
 
-// Is reads the reason's machine-readable prefix (reasonPrefix):
+// Is reads the reason's machine-readable prefix (ReasonPrefix):
 // ErrAuthRequired, ErrRestricted or ErrRateLimited.
-func (e *ClosedError) Is(target error) bool { return reasonIs(e.Reason, target) }
+func (e *ClosedError) Is(target error) bool { return ReasonIs(e.Reason, target) }
 
-func closedError(url, reason string) error { return &ClosedError{Relay: url, Reason: reason} }
+func NewClosedError(url, reason string) error { return &ClosedError{Relay: url, Reason: reason} }
 
 // send writes an EVENT or AUTH envelope and waits for the relay's OK.
-func (c *conn) send(ctx context.Context, label string, ev *gn.Event) (okReply, error) {
-	ch := make(chan okReply, 1)
+func (c *Conn) Send(ctx context.Context, label string, ev *gn.Event) (OKReply, error) {
+	ch := make(chan OKReply, 1)
 	c.mu.Lock()
 	c.oks[ev.ID] = ch
 	c.mu.Unlock()
@@ -700,22 +700,22 @@ func (c *conn) send(ctx context.Context, label string, ev *gn.Event) (okReply, e
 	}()
 	msg := append([]byte(`["`+label+`",`), nostr.MarshalEvent(ev)...)
 	msg = append(msg, ']')
-	if err := c.write(msg); err != nil {
-		return okReply{}, err
+	if err := c.Write(msg); err != nil {
+		return OKReply{}, err
 	}
 	select {
 	case r := <-ch:
 		return r, nil
-	case <-c.ctx.Done():
-		return okReply{}, c.err()
+	case <-c.Ctx.Done():
+		return OKReply{}, c.Err()
 	case <-ctx.Done():
-		return okReply{}, fmt.Errorf("relay: %s: no OK: %w", c.url, ctx.Err())
+		return OKReply{}, fmt.Errorf("relay: %s: no OK: %w", c.URL, ctx.Err())
 	}
 }
 
 // auth answers the relay's NIP-42 challenge with key, once per connection:
 // a relay that still refuses after a successful AUTH is not asked again.
-func (c *conn) auth(ctx context.Context, key nostr.SecretKey) error {
+func (c *Conn) Auth(ctx context.Context, key nostr.SecretKey) error {
 	if key.IsZero() {
 		return ErrAuthNoKey
 	}
@@ -730,43 +730,43 @@ func (c *conn) auth(ctx context.Context, key nostr.SecretKey) error {
 	select {
 	case <-c.challengeCh:
 	case <-ctx.Done():
-		return fmt.Errorf("relay: %s: no AUTH challenge: %w", c.url, ctx.Err())
-	case <-c.ctx.Done():
-		return c.err()
+		return fmt.Errorf("relay: %s: no AUTH challenge: %w", c.URL, ctx.Err())
+	case <-c.Ctx.Done():
+		return c.Err()
 	}
 	c.mu.Lock()
 	challenge := c.challenge
 	c.mu.Unlock()
-	ev := nip42.CreateUnsignedAuthEvent(challenge, key.PublicKey(), c.url)
+	ev := nip42.CreateUnsignedAuthEvent(challenge, key.PublicKey(), c.URL)
 	if err := key.Sign(&ev); err != nil {
 		return err
 	}
-	r, err := c.send(ctx, "AUTH", &ev)
+	r, err := c.Send(ctx, "AUTH", &ev)
 	if err != nil {
 		return err
 	}
-	if !r.ok {
-		return fmt.Errorf("relay: %s refused AUTH: %s", c.url, r.msg)
+	if !r.OK {
+		return fmt.Errorf("relay: %s refused AUTH: %s", c.URL, r.Msg)
 	}
 	c.mu.Lock()
 	c.authed = true
 	c.mu.Unlock()
-	c.log.Debug("relay: authenticated", "relay", c.url, "pubkey", key.PublicKey())
+	c.Log.Debug("relay: authenticated", "relay", c.URL, "pubkey", key.PublicKey())
 	return nil
 }
 
 // retryAfterAuth is what every read on c does with a refusal, REQ and
 // NEG-OPEN alike: when err is the relay's "auth-required:" (in whatever
-// form reasonPrefix reads) and this read has not authenticated yet
+// form ReasonPrefix reads) and this read has not authenticated yet
 // (*tried), it answers the challenge with key and reports true: the read
 // is sent again, once. Otherwise err comes back, joined with why AUTH
 // failed (ErrAuthNoKey without a key).
-func (c *conn) retryAfterAuth(ctx context.Context, key nostr.SecretKey, err error, tried *bool) (bool, error) {
+func (c *Conn) RetryAfterAuth(ctx context.Context, key nostr.SecretKey, err error, tried *bool) (bool, error) {
 	if *tried || !errors.Is(err, ErrAuthRequired) {
 		return false, err
 	}
 	*tried = true
-	if aerr := c.auth(ctx, key); aerr != nil {
+	if aerr := c.Auth(ctx, key); aerr != nil {
 		return false, fmt.Errorf("%w (%w)", err, aerr)
 	}
 	return true, nil
@@ -781,21 +781,21 @@ func (c *conn) retryAfterAuth(ctx context.Context, key nostr.SecretKey, err erro
 // A relay that serves the probe without a challenge is left alone: it is
 // still answered if a later query or write asks. The error is the
 // connection's or the AUTH's; callers go on unless the connection died.
-func (c *conn) authFirst(ctx context.Context, key nostr.SecretKey, timeout time.Duration) error {
-	if key.IsZero() || c.isAuthed() {
+func (c *Conn) AuthFirst(ctx context.Context, key nostr.SecretKey, timeout time.Duration) error {
+	if key.IsZero() || c.IsAuthed() {
 		return nil
 	}
 	select {
 	case <-c.challengeCh:
 	default:
-		s, err := c.subscribe(gn.Filters{{IDs: []string{noEvent}, Limit: 1}}, func(*gn.Event) {})
+		s, err := c.Subscribe(gn.Filters{{IDs: []string{NoEvent}, Limit: 1}}, func(*gn.Event) {})
 		if err != nil {
 			return err
 		}
-		err = c.waitEOSE(ctx, s, timeout)
-		c.unsubscribe(s)
-		if c.ctx.Err() != nil {
-			return c.err()
+		err = c.WaitEOSE(ctx, s, timeout)
+		c.Unsubscribe(s)
+		if c.Ctx.Err() != nil {
+			return c.Err()
 		}
 		select {
 		case <-c.challengeCh:
@@ -811,18 +811,18 @@ func (c *conn) authFirst(ctx context.Context, key nostr.SecretKey, timeout time.
 			case <-c.challengeCh:
 			case <-t.C:
 				return err
-			case <-c.ctx.Done():
-				return c.err()
+			case <-c.Ctx.Done():
+				return c.Err()
 			}
 		}
 	}
 	actx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	return c.auth(actx, key)
+	return c.Auth(actx, key)
 }
 
 // isAuthed reports whether an AUTH on this connection has succeeded.
-func (c *conn) isAuthed() bool {
+func (c *Conn) IsAuthed() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.authed
@@ -830,36 +830,36 @@ func (c *conn) isAuthed() bool {
 
 // ping checks that the relay still answers; coder/websocket needs the
 // reader goroutine running for the pong, which it always is.
-func (c *conn) ping(ctx context.Context) error {
+func (c *Conn) Ping(ctx context.Context) error {
 	if err := c.ws.Ping(ctx); err != nil {
-		return fmt.Errorf("relay: %s: ping: %w", c.url, err)
+		return fmt.Errorf("relay: %s: ping: %w", c.URL, err)
 	}
 	return nil
 }
 
 // now is the dispatcher's clock for rate limits.
-func (c *conn) now() time.Time { return time.Now() }
+func (c *Conn) now() time.Time { return time.Now() }
 
-// maxRelayText is how much of a relay-supplied string (NOTICE, CLOSED and
+// MaxRelayText is how much of a relay-supplied string (NOTICE, CLOSED and
 // OK reasons) is kept: enough for any honest reason.
-const maxRelayText = 200
+const MaxRelayText = 200
 
-// clip bounds relay-supplied text, cutting at a character boundary.
-func clip(s string) string {
-	if len(s) <= maxRelayText {
+// Clip bounds relay-supplied text, cutting at a character boundary.
+func Clip(s string) string {
+	if len(s) <= MaxRelayText {
 		return s
 	}
-	cut := maxRelayText
+	cut := MaxRelayText
 	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}
 	return s[:cut] + "..."
 }
 
-// textLimiter is a token bucket for log lines a relay can trigger at will:
-// a burst of noticeBurst, then one per noticeEvery. What it refuses is
+// TextLimiter is a token bucket for log lines a relay can trigger at will:
+// a burst of NoticeBurst, then one per noticeEvery. What it refuses is
 // counted and reported with the next line it lets through.
-type textLimiter struct {
+type TextLimiter struct {
 	mu      sync.Mutex
 	tokens  float64
 	last    time.Time
@@ -867,19 +867,19 @@ type textLimiter struct {
 }
 
 const (
-	noticeBurst = 10
+	NoticeBurst = 10
 	noticeEvery = 6 * time.Second
 )
 
-func newTextLimiter() *textLimiter { return &textLimiter{tokens: noticeBurst} }
+func NewTextLimiter() *TextLimiter { return &TextLimiter{tokens: NoticeBurst} }
 
 // allow reports whether a line may be logged at now, and how many were
 // refused since the last one allowed.
-func (l *textLimiter) allow(now time.Time) (ok bool, dropped int) {
+func (l *TextLimiter) allow(now time.Time) (ok bool, dropped int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if !l.last.IsZero() {
-		l.tokens = min(noticeBurst, l.tokens+float64(now.Sub(l.last))/float64(noticeEvery))
+		l.tokens = min(NoticeBurst, l.tokens+float64(now.Sub(l.last))/float64(noticeEvery))
 	}
 	l.last = now
 	if l.tokens < 1 {
@@ -889,4 +889,19 @@ func (l *textLimiter) allow(now time.Time) (ok bool, dropped int) {
 	l.tokens--
 	dropped, l.dropped = l.dropped, 0
 	return true, dropped
+}
+
+// NoEvent is the probe's filter: an id no event has (an event with it
+// would be a sha256 preimage of zero).
+var NoEvent = strings.Repeat("0", 64)
+
+// Closed receives the relay's CLOSED reason for the subscription, at most
+// one.
+func (s *Sub) Closed() <-chan string { return s.closed }
+
+// Queued is the bytes of frames read and not yet handled.
+func (c *Conn) Queued() int {
+	c.qmu.Lock()
+	defer c.qmu.Unlock()
+	return c.queued
 }
