@@ -15,7 +15,7 @@ import (
 
 func fetchFold(t *testing.T, url, id string) *match.State {
 	t.Helper()
-	got, err := relay.FetchMatch(context.Background(), []string{url}, id, 10*time.Second)
+	got, err := relay.Fetch(context.Background(), []string{url}, relay.MatchFilters(id), 10*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}

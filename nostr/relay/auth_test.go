@@ -7,13 +7,14 @@ import (
 	"sync"
 	"testing"
 	"time"
-	"vesper/nostr/relay/internal/wire"
-	"vesper/nostr/relay/limits"
+	"vesper/internal/testkit"
 
 	gn "github.com/nbd-wtf/go-nostr"
 
 	"vesper/internal/testrelay"
 	"vesper/nostr"
+	"vesper/nostr/relay/internal/wire"
+	"vesper/nostr/relay/limits"
 )
 
 // TestFetchStrfryRestrictedReads: strfry serves a filter by ids to anyone
@@ -24,7 +25,7 @@ import (
 func TestFetchStrfryRestrictedReads(t *testing.T) {
 	m := oldMatch(t, nostr.GenerateKey(), 4)
 	u := startStrfry(t, testrelay.StrfryOptions{AuthReads: true, Seed: m})
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), testkit.Scale(2*time.Minute))
 	defer cancel()
 	// The filters `vesper games` asks with: the challenges by id alone.
 	filters := []gn.Filter{{IDs: []string{m[0].ID}}, {Kinds: wire.MatchKinds(), Tags: gn.TagMap{nostr.MatchTag: {m[0].ID}}}}
@@ -58,9 +59,9 @@ func TestClientStrfryAuthReads(t *testing.T) {
 	cfg = fastConfig(u)
 	cfg.AsideBackoff = time.Hour
 	c, _ := run(t, cfg)
-	var st RelayState
+	var st relayState
 	waitFor(t, "the session refused for want of a key", func() bool {
-		for _, x := range c.RelayStates() {
+		for _, x := range c.relayStates() {
 			if strings.Contains(x.LastError, "no key is configured") {
 				st = x
 				return true

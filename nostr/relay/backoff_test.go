@@ -4,6 +4,7 @@ import (
 	"errors"
 	"testing"
 	"time"
+
 	"vesper/nostr/relay/internal/wire"
 )
 

@@ -8,12 +8,12 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"vesper/nostr/relay/internal/wire"
-	"vesper/nostr/relay/limits"
 
 	gn "github.com/nbd-wtf/go-nostr"
 
 	"vesper/nostr"
+	"vesper/nostr/relay/internal/wire"
+	"vesper/nostr/relay/limits"
 )
 
 // Received is one checked event and the relay that sent it (wire.Received:
@@ -168,7 +168,7 @@ type Client struct {
 	settled  map[string]bool          // per relay: first backfill done or given up
 	nSettled int                      // configured relays settled
 	ready    chan struct{}            // closed once every configured relay has settled
-	states   map[string]*RelayState
+	states   map[string]*relayState
 	run      *runState                // set while Run runs
 	workers  map[string]*worker       // per relay: its goroutine while Run runs
 	stopping map[string]chan struct{} // per relay: a goroutine told to stop, until it has
@@ -204,7 +204,7 @@ func New(cfg Config) *Client {
 		notify:     make(map[string]chan struct{}),
 		settled:    make(map[string]bool),
 		ready:      make(chan struct{}),
-		states:     make(map[string]*RelayState),
+		states:     make(map[string]*relayState),
 		workers:    make(map[string]*worker),
 		stopping:   make(map[string]chan struct{}),
 		capped:     make(map[string]bool),
@@ -222,7 +222,7 @@ func New(cfg Config) *Client {
 // addRelayLocked sets up what a followed relay needs.
 func (c *Client) addRelayLocked(u string, configured bool) {
 	c.notify[u] = make(chan struct{}, 1)
-	c.states[u] = &RelayState{URL: u, Configured: configured}
+	c.states[u] = &relayState{URL: u, Configured: configured}
 	// Until Run's first session at u has dialed, a publication waits for
 	// it instead of failing.
 	c.live.set(u, nil, true)
@@ -401,7 +401,7 @@ func (c *Client) follow(ctx context.Context, url string, out chan<- Received) {
 		}
 		// A relay someone else named (a player's relay list) that keeps
 		// failing is tried rarely: it may be gone for good, and it must not
-		// cost a wire.Dial every few minutes for ever.
+		// cost a dial every few minutes for ever.
 		putAside := !configured && failed >= c.cfg.AsideAfter
 		// A relay that reads only to authenticated clients, with no key
 		// to authenticate with, will refuse the next session too: it is
@@ -411,16 +411,7 @@ func (c *Client) follow(ctx context.Context, url string, out chan<- Received) {
 			wait = aside.next()
 		}
 		c.noteDown(url, err, failed, putAside, time.Now().Add(wait))
-		switch {
-		case noKey:
-			log.Error("relay: the relay requires NIP-42 authentication to read, and no key is configured to authenticate with", "err", err, "retry_in", wait.Round(time.Second))
-		case errors.Is(err, wire.ErrBudget):
-			log.Info("relay: backfill continues on the next connection", "retry_in", wait.Round(time.Millisecond))
-		case putAside:
-			log.Warn("relay: put aside after repeated failures", "err", err, "failures", failed, "retry_in", wait.Round(time.Second))
-		default:
-			log.Warn("relay: disconnected", "err", err, "retry_in", wait.Round(time.Millisecond))
-		}
+		logDown(log, err, wait, failed, putAside, noKey)
 		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
@@ -431,23 +422,31 @@ func (c *Client) follow(ctx context.Context, url string, out chan<- Received) {
 	}
 }
 
+// logDown says why a session ended and when the relay is tried again.
+func logDown(log *slog.Logger, err error, wait time.Duration, failed int, putAside, noKey bool) {
+	switch {
+	case noKey:
+		log.Error("relay: the relay requires NIP-42 authentication to read, and no key is configured to authenticate with", "err", err, "retry_in", wait.Round(time.Second))
+	case errors.Is(err, ErrBudget):
+		log.Info("relay: backfill continues on the next connection", "retry_in", wait.Round(time.Millisecond))
+	case putAside:
+		log.Warn("relay: put aside after repeated failures", "err", err, "failures", failed, "retry_in", wait.Round(time.Second))
+	default:
+		log.Warn("relay: disconnected", "err", err, "retry_in", wait.Round(time.Millisecond))
+	}
+}
+
 // session is one connection: live subscriptions, backfill from the cursor
 // (or from the saved progress of an unfinished one), profiles, then
 // liveness pings and cursor saves until the connection ends. healthy
 // reports that the backfill completed or made progress, which resets the
 // backoff.
 func (c *Client) session(ctx context.Context, url string, out chan<- Received, fb *first) (healthy bool, err error) {
-	log := c.cfg.Logger.With("relay", url)
+	s := &clientSession{c: c, url: url, out: out, log: c.cfg.Logger.With("relay", url)}
 	c.live.set(url, nil, true)
 	info := limits.Get(ctx, url, c.cfg.DialTimeout)
-	lim := limits.Of(info)
-	dctx, cancel := context.WithTimeout(ctx, c.cfg.DialTimeout)
-	cn, err := wire.Dial(dctx, url, log, func(reason string) {
-		if c.cfg.OnReject != nil {
-			c.cfg.OnReject(url, reason)
-		}
-	}, wire.Limits{MaxMessage: c.cfg.MaxMessageSize, MaxFrame: c.cfg.MaxFrameSize, QueueBytes: c.cfg.QueueBytes})
-	cancel()
+	s.lim = limits.Of(info)
+	cn, err := s.dial(ctx)
 	if err != nil {
 		c.live.set(url, nil, false)
 		return false, err
@@ -463,42 +462,108 @@ func (c *Client) session(ctx context.Context, url string, out chan<- Received, f
 	defer c.connected.Add(-1)
 	c.noteUp(url)
 	if info.AuthRequired() {
-		// Before the first REQ, so that neither it nor a publication
-		// sharing the connection is refused first.
-		if err := cn.AuthFirst(ctx, c.cfg.Key, c.cfg.QueryTimeout); err != nil {
-			if cn.Ctx.Err() != nil {
-				return false, err
-			}
-			log.Warn("relay: AUTH before reading failed", "err", err)
+		if err := s.authFirst(ctx); err != nil {
+			return false, err
 		}
 	}
 	notify := c.notifyOf(url)
-
 	inFirst := !c.isSettled(url)
-	deliver := func(ev *gn.Event) {
+	s.deliver = s.deliverer(ctx)
+	pages := c.cfg.BackfillPages
+	s.p = &wire.Pager{Conn: cn, Key: c.cfg.Key, Timeout: c.cfg.QueryTimeout, Budget: &pages}
+	s.p.Limit, s.p.CapKnown = info.PageLimit(c.cfg.PageLimit)
+	if err := s.subscribe(ctx); err != nil {
+		return false, err
+	}
+	if healthy, err := s.backfill(ctx, inFirst, fb); err != nil {
+		return healthy, err
+	}
+	// Profiles are replaceable, so a relay holds one per author: the latest
+	// of every watched author is fetched whatever the cursor, which also
+	// covers authors watched while this relay was away.
+	if err := c.fetchProfiles(ctx, cn, s.p, s.lim, s.authors, s.deliver); err != nil {
+		return true, err
+	}
+	return true, s.serve(ctx, notify)
+}
+
+// clientSession is what the steps of one session share.
+type clientSession struct {
+	c        *Client
+	url      string
+	log      *slog.Logger
+	out      chan<- Received
+	cn       *wire.Conn
+	lim      limits.REQ
+	p        *wire.Pager
+	deliver  func(*gn.Event)
+	live     *liveGames
+	profiles *profileSubs
+	authors  []string // the watched authors whose profiles are subscribed
+	cursor   int64
+}
+
+func (s *clientSession) dial(ctx context.Context) (*wire.Conn, error) {
+	c := s.c
+	dctx, cancel := context.WithTimeout(ctx, c.cfg.DialTimeout)
+	defer cancel()
+	cn, err := wire.Dial(dctx, s.url, s.log, func(reason string) {
+		if c.cfg.OnReject != nil {
+			c.cfg.OnReject(s.url, reason)
+		}
+	}, wire.Limits{MaxMessage: c.cfg.MaxMessageSize, MaxFrame: c.cfg.MaxFrameSize, QueueBytes: c.cfg.QueueBytes})
+	s.cn = cn
+	return cn, err
+}
+
+// authFirst authenticates before the first REQ, so that neither it nor a
+// publication sharing the connection is refused first. A failed AUTH on a
+// connection that lives on is only logged: the relay may serve anyway.
+func (s *clientSession) authFirst(ctx context.Context) error {
+	if err := s.cn.AuthFirst(ctx, s.c.cfg.Key, s.c.cfg.QueryTimeout); err != nil {
+		if s.cn.Ctx.Err() != nil {
+			return err
+		}
+		s.log.Warn("relay: AUTH before reading failed", "err", err)
+	}
+	return nil
+}
+
+// deliverer sends each event of the relay on out, until the session or
+// the connection ends.
+func (s *clientSession) deliverer(ctx context.Context) func(*gn.Event) {
+	return func(ev *gn.Event) {
 		if ctx.Err() != nil {
 			return
 		}
-		r := Received{Event: ev, Relay: url}
+		r := Received{Event: ev, Relay: s.url}
 		select {
-		case out <- r:
+		case s.out <- r:
 		case <-ctx.Done():
-		case <-cn.Ctx.Done(): // the session is ending; closeWait waits for us
+		case <-s.cn.Ctx.Done(): // the session is ending; closeWait waits for us
 		}
 	}
-	pages := c.cfg.BackfillPages
-	p := &wire.Pager{Conn: cn, Key: c.cfg.Key, Timeout: c.cfg.QueryTimeout, Budget: &pages}
-	p.Limit, p.CapKnown = info.PageLimit(c.cfg.PageLimit)
+}
 
-	live, err := c.openLive(ctx, cn, wire.GameFilters(nil), lim, deliver)
+// subscribe opens the live subscriptions: the game kinds, and the
+// profiles of the watched authors in what room the relay leaves.
+func (s *clientSession) subscribe(ctx context.Context) error {
+	c := s.c
+	live, err := c.openLive(ctx, s.cn, wire.GameFilters(nil), s.lim, s.deliver)
 	if err != nil {
-		return false, err
+		return err
 	}
-	authors := c.watched()
-	profiles := &profileSubs{cn: cn, lim: lim, kinds: c.profileKinds(), max: lim.LiveSubs() - live.n, deliver: deliver}
-	if err := profiles.open(authors); err != nil {
-		return false, err
-	}
+	s.live = live
+	s.authors = c.watched()
+	s.profiles = &profileSubs{cn: s.cn, lim: s.lim, kinds: c.profileKinds(), max: s.lim.LiveSubs() - live.n, deliver: s.deliver}
+	return s.profiles.open(s.authors)
+}
+
+// backfill covers the relay's events from the cursor (or the saved
+// progress) to the start of the live subscription, settles the relay, and
+// moves the cursor there.
+func (s *clientSession) backfill(ctx context.Context, inFirst bool, fb *first) (progressed bool, err error) {
+	c, url := s.c, s.url
 	start := c.cfg.Now().Unix()
 	cursor, err := c.cfg.Cursors.Cursor(ctx, url)
 	if err != nil {
@@ -508,7 +573,7 @@ func (c *Client) session(ctx context.Context, url string, out chan<- Received, f
 	if err != nil {
 		return false, err
 	}
-	bk := &backfiller{c: c, url: url, out: out, p: p, inFirst: inFirst, fb: fb, deliver: deliver}
+	bk := &backfiller{c: c, url: url, out: s.out, p: s.p, inFirst: inFirst, fb: fb, deliver: s.deliver}
 	n, progressed, err := bk.run(ctx, cursor, start, bf)
 	if err != nil {
 		if errors.Is(err, wire.ErrBudget) {
@@ -516,74 +581,87 @@ func (c *Client) session(ctx context.Context, url string, out chan<- Received, f
 		}
 		return progressed, err
 	}
-	log.Info("relay: backfilled", "events", n)
+	s.log.Info("relay: backfilled", "events", n)
 	c.settle(url)
-	// OnConnected (sync.go's caller): the backfill covers created_at from the
-	// cursor only, so after every (re)connect the consumer reconciles.
+	// OnConnected (reconcile.Sync's caller): the backfill covers created_at
+	// from the cursor only, so after every (re)connect the consumer
+	// reconciles.
 	if c.cfg.OnConnected != nil {
 		c.cfg.OnConnected(url)
 	}
 	// The cursor may move to a time t once every event the relay had
 	// stored by t has been delivered and taken from out: here, the start
 	// of the live subscription, and later the time of each ping.
-	cursor = c.saveCursor(ctx, url, cursor, start, out, &Backfill{})
+	s.cursor = c.saveCursor(ctx, url, cursor, start, s.out, &Backfill{})
+	return true, nil
+}
 
-	// Profiles are replaceable, so a relay holds one per author: the latest
-	// of every watched author is fetched whatever the cursor, which also
-	// covers authors watched while this relay was away.
-	if err := c.fetchProfiles(ctx, cn, p, lim, authors, deliver); err != nil {
-		return true, err
-	}
-
-	ping := time.NewTicker(c.cfg.PingInterval)
+// serve keeps the session until the connection ends: newly watched
+// authors' profiles, and a ping every PingInterval that moves the cursor.
+func (s *clientSession) serve(ctx context.Context, notify <-chan struct{}) error {
+	ping := time.NewTicker(s.c.cfg.PingInterval)
 	defer ping.Stop()
 	for {
 		select {
 		case <-ctx.Done():
-			return true, ctx.Err()
-		case <-cn.Ctx.Done():
-			return true, cn.Err()
-		case reason := <-live.closed:
-			return true, wire.NewClosedError(url, reason)
-		case reason := <-profiles.closed():
+			return ctx.Err()
+		case <-s.cn.Ctx.Done():
+			return s.cn.Err()
+		case reason := <-s.live.closed:
+			return wire.NewClosedError(s.url, reason)
+		case reason := <-s.profiles.closed():
 			// Profiles are not worth the connection: the relay refused one
 			// of their subscriptions (too many, say); they are still
 			// fetched on each connect.
-			log.Warn("relay: profile subscription closed", "reason", reason)
+			s.log.Warn("relay: profile subscription closed", "reason", reason)
 		case <-notify:
-			now := c.watched()
-			fresh := newAuthors(authors, now)
-			if len(fresh) == 0 {
-				continue
-			}
-			authors = now
-			if err := profiles.add(fresh, authors); err != nil {
-				return true, err
-			}
-			if err := c.fetchProfiles(ctx, cn, p, lim, fresh, deliver); err != nil {
-				return true, err
+			if err := s.watchNew(ctx); err != nil {
+				return err
 			}
 		case <-ping.C:
-			if cn.Delivering.Load() {
-				// Events are flowing but the consumer is behind: the reader
-				// cannot take a pong now, and the connection is plainly alive.
-				continue
+			if err := s.ping(ctx); err != nil {
+				return err
 			}
-			t := c.cfg.Now().Unix()
-			pctx, cancel := context.WithTimeout(ctx, c.cfg.QueryTimeout)
-			err := cn.Ping(pctx)
-			cancel()
-			if err != nil {
-				if cn.Ctx.Err() == nil && cn.Delivering.Load() {
-					continue // the pong is queued behind a slow consumer
-				}
-				return true, err
-			}
-			// Frames arrive in order, so every event the relay sent before
-			// its pong has been delivered by now.
-			cursor = c.saveCursor(ctx, url, cursor, t, out, nil)
 		}
 	}
+}
+
+// watchNew subscribes to and fetches the profiles of authors watched
+// since the session started.
+func (s *clientSession) watchNew(ctx context.Context) error {
+	now := s.c.watched()
+	fresh := newAuthors(s.authors, now)
+	if len(fresh) == 0 {
+		return nil
+	}
+	s.authors = now
+	if err := s.profiles.add(fresh, s.authors); err != nil {
+		return err
+	}
+	return s.c.fetchProfiles(ctx, s.cn, s.p, s.lim, fresh, s.deliver)
+}
+
+// ping checks the connection and, once the relay's pong is in, moves the
+// cursor to the time of the ping: frames arrive in order, so every event
+// the relay sent before its pong has been delivered by then.
+func (s *clientSession) ping(ctx context.Context) error {
+	if s.cn.Delivering.Load() {
+		// Events are flowing but the consumer is behind: the reader
+		// cannot take a pong now, and the connection is plainly alive.
+		return nil
+	}
+	t := s.c.cfg.Now().Unix()
+	pctx, cancel := context.WithTimeout(ctx, s.c.cfg.QueryTimeout)
+	err := s.cn.Ping(pctx)
+	cancel()
+	if err != nil {
+		if s.cn.Ctx.Err() == nil && s.cn.Delivering.Load() {
+			return nil // the pong is queued behind a slow consumer
+		}
+		return err
+	}
+	s.cursor = s.c.saveCursor(ctx, s.url, s.cursor, t, s.out, nil)
+	return nil
 }
 
 // isSettled reports whether url's first backfill is done or given up.
@@ -629,8 +707,7 @@ type backfiller struct {
 // so a session cut short, by a crash or the page budget, loses at most a
 // page. progressed reports that the window shrank.
 func (b *backfiller) run(ctx context.Context, cursor, start int64, bf Backfill) (delivered int, progressed bool, err error) {
-	c := b.c
-	margin := int64(c.cfg.SafetyMargin / time.Second)
+	margin := int64(b.c.cfg.SafetyMargin / time.Second)
 	filters := wire.GameFilters(nil)
 	// Counted on the dispatcher goroutine, read on this one, and a page
 	// that timed out may still be arriving.
@@ -638,13 +715,7 @@ func (b *backfiller) run(ctx context.Context, cursor, start int64, bf Backfill) 
 	deliver := func(ev *gn.Event) {
 		n.Add(1)
 		b.deliver(ev)
-		if b.inFirst {
-			if b.fb.events++; b.fb.events == c.cfg.BackfillEvents {
-				if c.settle(b.url) {
-					c.cfg.Logger.Warn("relay: first backfill over its event budget; not waiting for it", "relay", b.url, "events", b.fb.events)
-				}
-			}
-		}
+		b.countFirst()
 	}
 	if len(bf.Until) != len(filters) || bf.Top > start || bf.Top <= 0 {
 		bf = Backfill{} // none, or from a build with other filters
@@ -670,28 +741,51 @@ func (b *backfiller) run(ctx context.Context, cursor, start int64, bf Backfill) 
 		}
 	}
 	for i, f := range filters {
-		if bf.Until[i] < bf.Since {
-			continue
-		}
-		since, until := gn.Timestamp(bf.Since), gn.Timestamp(bf.Until[i])
-		f.Since, f.Until = &since, &until
-		_, err := b.p.RunFrom(ctx, f, 0, deliver, func(next gn.Timestamp) {
-			if int64(next) < bf.Until[i] {
-				progressed = true
-				bf.Until = slices.Clone(bf.Until)
-				bf.Until[i] = int64(next)
-				b.save(ctx, bf)
-			}
-		})
-		if err != nil {
+		if err := b.filter(ctx, &bf, i, f, deliver, &progressed); err != nil {
 			return int(n.Load()), progressed, err
 		}
-		bf.Until = slices.Clone(bf.Until)
-		bf.Until[i] = bf.Since - 1 // done
-		b.save(ctx, bf)
-		progressed = true
 	}
 	return int(n.Load()), true, nil
+}
+
+// countFirst counts an event of the relay's first backfill against
+// Config.BackfillEvents, and settles the relay when it is used up.
+func (b *backfiller) countFirst() {
+	c := b.c
+	if !b.inFirst {
+		return
+	}
+	if b.fb.events++; b.fb.events == c.cfg.BackfillEvents {
+		if c.settle(b.url) {
+			c.cfg.Logger.Warn("relay: first backfill over its event budget; not waiting for it", "relay", b.url, "events", b.fb.events)
+		}
+	}
+}
+
+// filter backfills game filter i over [bf.Since, bf.Until[i]], saving
+// the progress after each page and once it is done.
+func (b *backfiller) filter(ctx context.Context, bf *Backfill, i int, f gn.Filter, deliver func(*gn.Event), progressed *bool) error {
+	if bf.Until[i] < bf.Since {
+		return nil
+	}
+	since, until := gn.Timestamp(bf.Since), gn.Timestamp(bf.Until[i])
+	f.Since, f.Until = &since, &until
+	_, err := b.p.RunFrom(ctx, f, 0, deliver, func(next gn.Timestamp) {
+		if int64(next) < bf.Until[i] {
+			*progressed = true
+			bf.Until = slices.Clone(bf.Until)
+			bf.Until[i] = int64(next)
+			b.save(ctx, *bf)
+		}
+	})
+	if err != nil {
+		return err
+	}
+	bf.Until = slices.Clone(bf.Until)
+	bf.Until[i] = bf.Since - 1 // done
+	b.save(ctx, *bf)
+	*progressed = true
+	return nil
 }
 
 // save records bf behind the events delivered so far.

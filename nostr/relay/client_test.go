@@ -6,11 +6,12 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"vesper/nostr/relay/internal/wire"
 
 	gn "github.com/nbd-wtf/go-nostr"
 
+	"vesper/internal/testkit"
 	"vesper/nostr"
+	"vesper/nostr/relay/internal/wire"
 	"vesper/relayd"
 )
 
@@ -329,7 +330,10 @@ func TestSlowConsumerDoesNotTimeOutBackfill(t *testing.T) {
 	}
 	seed(t, r, evs...)
 	cfg := fastConfig(r.URL())
-	cfg.QueryTimeout = 200 * time.Millisecond
+	// Long enough for any loaded host to serve a page of 20 events, and
+	// the consumer then keeps the client waiting more than twice that,
+	// with the page's EOSE queued behind the events it has not taken.
+	cfg.QueryTimeout = testkit.Scale(2 * time.Second)
 	c := New(cfg)
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
@@ -340,8 +344,10 @@ func TestSlowConsumerDoesNotTimeOutBackfill(t *testing.T) {
 		select {
 		case rec := <-out:
 			got[rec.Event.ID] = true
-			time.Sleep(30 * time.Millisecond) // the consumer's work, 3 s in all
-		case <-time.After(10 * time.Second):
+			if len(got) == 1 {
+				time.Sleep(5 * cfg.QueryTimeout / 2) // the consumer's work, not synchronisation
+			}
+		case <-time.After(testkit.Scale(30 * time.Second)):
 			t.Fatalf("got %d of %d events", len(got), len(evs))
 		}
 	}

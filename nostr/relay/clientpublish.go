@@ -4,15 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"sync"
 	"time"
-	"vesper/nostr/relay/internal/wire"
-	"vesper/nostr/relay/limits"
-
-	gn "github.com/nbd-wtf/go-nostr"
 
 	"vesper/nostr"
+	"vesper/nostr/relay/internal/wire"
+	"vesper/nostr/relay/limits"
 )
 
 // ErrNotConnected is the Err of a relay the client holds no connection to
@@ -24,7 +21,7 @@ var ErrNotConnected = errors.New("relay: not connected")
 // Publish sends ev to each relay of Config.Relays on the connection the
 // client's Run keeps to it, in parallel, each relay within timeout [10s],
 // and reports each relay's answer in the order of Config.Relays (relays
-// added by Follow are read from, not written to: PublishTo names them). A
+// added by Follow are read from, not written to). A
 // relay that asks for NIP-42 AUTH gets it (with Config.Key) and the event
 // is sent again; "duplicate:" counts as accepted; "rate-limited:" is
 // waited out and retried within timeout; a relay whose NIP-11 document
@@ -42,64 +39,29 @@ var ErrNotConnected = errors.New("relay: not connected")
 // Publish waits for it; after Run has returned, every relay is not
 // connected.
 func (c *Client) Publish(ctx context.Context, ev *nostr.Event, timeout time.Duration) []PublishResult {
-	return c.publishAll(ctx, ev, c.configured, timeout, false)
+	return c.publishAll(ctx, ev, c.configured, timeout)
 }
 
-// PublishTo is Publish to the relays named (normalised and deduplicated,
-// in that order; a bad URL gets an error result): the way to reach the
-// read relays of the players an event tags (NIP-65). A relay the client
-// follows is written on its connection, as Publish does; any other is
-// dialed for this publication alone (PublishWith, with Config.Key and
-// Config.MayWrite), so callers keep such lists short.
-func (c *Client) PublishTo(ctx context.Context, ev *nostr.Event, relays []string, timeout time.Duration) []PublishResult {
-	return c.publishAll(ctx, ev, relays, timeout, true)
-}
-
-func (c *Client) publishAll(ctx context.Context, ev *nostr.Event, relays []string, timeout time.Duration, dialOthers bool) []PublishResult {
+func (c *Client) publishAll(ctx context.Context, ev *nostr.Event, relays []string, timeout time.Duration) []PublishResult {
 	if timeout <= 0 {
 		timeout = 10 * time.Second
 	}
-	targets := relays
-	var bad []PublishResult
-	if dialOthers {
-		targets = nil
-		for _, raw := range relays {
-			switch u := gn.NormalizeURL(raw); {
-			case u == "":
-				bad = append(bad, PublishResult{Relay: raw, Err: fmt.Errorf("relay: bad relay URL %q", raw)})
-			case !slices.Contains(targets, u):
-				targets = append(targets, u)
-			}
-		}
-	}
-	results := make([]PublishResult, len(targets))
+	results := make([]PublishResult, len(relays))
 	var wg sync.WaitGroup
-	for i, u := range targets {
+	for i, u := range relays {
 		wg.Go(func() {
 			rctx, cancel := context.WithTimeout(ctx, timeout)
 			defer cancel()
-			if dialOthers && !c.follows(u) {
-				results[i] = publishOne(rctx, u, ev, PublishOptions{Timeout: timeout, Key: c.cfg.Key,
-					MayWrite: c.cfg.MayWrite, Now: c.cfg.Now, Logger: c.cfg.Logger})
-				return
-			}
 			results[i] = c.publishTo(rctx, u, ev, timeout)
 		})
 	}
 	wg.Wait()
-	return append(results, bad...)
-}
-
-// follows reports whether url is one of the relays followed now.
-func (c *Client) follows(url string) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return slices.Contains(c.relays, url)
+	return results
 }
 
 func (c *Client) publishTo(ctx context.Context, url string, ev *nostr.Event, timeout time.Duration) PublishResult {
 	res := PublishResult{Relay: url}
-	// The document is cached per relay (limits.go), so this costs a fetch
+	// The document is cached per relay (nostr/relay/limits), so this costs a fetch
 	// per relay every few minutes, not one per item.
 	doc := limits.Get(ctx, url, min(timeout, c.cfg.DialTimeout)).Doc
 	if why := writeRefusal(doc, ev, c.cfg.Key, c.cfg.Now(), mayWrite(c.cfg.MayWrite, url)); why != "" {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"sync"
+
 	"vesper/nostr/relay/internal/wire"
 )
 

@@ -1,9 +1,28 @@
 // Package relay talks to Nostr relays for vesper: a Client that follows the
 // game kinds (PROTOCOL.md section 1) and watched profiles on every
-// configured relay, one-shot Fetch and FetchMatch for the CLI, and Publish
+// configured relay, one-shot Fetch (MatchFilters for a whole match) for the CLI, and Publish
 // with per-relay acknowledgements: Client.Publish on the client's own
 // connections (the daemon's outbox: one websocket per relay, never one per
 // item), the package's Publish on one-shot connections (the CLI).
+//
+// # Where things are
+//
+// This package is the subscription client: client.go (Client, its
+// sessions and backfill), cursors.go (cursors and resumable backfills),
+// follow.go (relays followed at run time), clientpublish.go and publish.go
+// (publishing), fetch.go and watch.go (one-shot reads), inspect.go
+// (`vesper relays`), errors.go (what a session or publication ends with).
+// Next to it:
+//
+//   - nostr/relay/reconcile: Sync, NIP-77 reconciliation (and its
+//     splitting of capped sets) with a REQ fallback, for complete reads
+//     whatever the created_at;
+//   - nostr/relay/follow: which relays of players' NIP-65 lists to
+//     follow or publish to;
+//   - nostr/relay/limits: NIP-11 documents and the REQ limits they imply;
+//   - nostr/relay/internal/wire: one connection (the NIP-01 conversation,
+//     the strict gate, NIP-42, reasons) and the Pager, shared by the
+//     client and reconcile.
 //
 // # Why not go-nostr's SimplePool (or its Relay)
 //
@@ -128,18 +147,18 @@
 // A player's events are on the write relays of its relay list (kind
 // 10002), which may not be among Config.Relays. With Config.RelayLists the
 // client follows the watched authors' relay lists along with their
-// profiles; follow.OutboxRelays (a pure function) picks from those lists the
-// first few write relays of each player, deduplicated and ordered so that
-// a cap keeps the relays that find the most players, leaving out relays on
-// private networks unless allowed; Follow, Unfollow and SetFollowed change
-// the followed set while Run runs, within Config.MaxRelays. A followed
-// relay is handled exactly as a configured one (its own goroutine, cursor
-// and backfill, the same gate for every event), except that it never
-// holds Ready back, Publish does not write to it (PublishTo names relays
-// explicitly, and reaches the read relays of a tagged player, see
-// follow.InboxRelays), and after Config.AsideAfter failed sessions in a row it is
-// put aside: retried only after AsideBackoff, doubling to AsideMaxBackoff,
-// until a session succeeds. RelayStates shows each relay's state.
+// profiles; follow.OutboxRelays (a pure function) picks from those lists
+// the first few write relays of each player, deduplicated and ordered so
+// that a cap keeps the relays that find the most players, leaving out
+// relays on private networks unless allowed; Follow and SetFollowed
+// change the followed set while Run runs, within Config.MaxRelays. A
+// followed relay is handled exactly as a configured one (its own
+// goroutine, cursor and backfill, the same gate for every event), except
+// that it never holds Ready back, Publish does not write to it (the read
+// relays of a tagged player, follow.InboxRelays, are written to by the
+// package's Publish), and after Config.AsideAfter failed sessions in a
+// row it is put aside: retried only after AsideBackoff, doubling to
+// AsideMaxBackoff, until a session succeeds.
 //
 // Every delivered event passed nostr.ParseEvent and the checks of
 // nostr.Verify (the signature through nostr/batch, which answers as btcec). Events

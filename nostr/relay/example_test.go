@@ -27,7 +27,7 @@ func Example() {
 	res := relay.Publish(ctx, relays, challenge, 5*time.Second)
 	fmt.Println("accepted by", len(relay.Accepted(res)), "relay")
 
-	got, err := relay.FetchMatch(ctx, relays, challenge.ID, 5*time.Second)
+	got, err := relay.Fetch(ctx, relays, relay.MatchFilters(challenge.ID), 5*time.Second)
 	fmt.Println("fetched", len(got), "event:", got[0].Event.Content, err)
 
 	// A client follows the relays: the challenge arrives from the backfill.

@@ -9,12 +9,12 @@ import (
 	"slices"
 	"sync"
 	"time"
-	"vesper/nostr/relay/internal/wire"
-	"vesper/nostr/relay/limits"
 
 	gn "github.com/nbd-wtf/go-nostr"
 
 	"vesper/nostr"
+	"vesper/nostr/relay/internal/wire"
+	"vesper/nostr/relay/limits"
 )
 
 // FetchOptions tune FetchWith.
@@ -41,13 +41,8 @@ func Fetch(ctx context.Context, relays []string, filters []gn.Filter, timeout ti
 	return FetchWith(ctx, relays, filters, FetchOptions{Timeout: timeout})
 }
 
-// FetchMatch fetches one match: the challenge by id, and every event of
-// the match kinds with a g tag naming it (PROTOCOL.md section 2).
-func FetchMatch(ctx context.Context, relays []string, matchID string, timeout time.Duration) ([]Received, error) {
-	return FetchWith(ctx, relays, MatchFilters(matchID), FetchOptions{Timeout: timeout})
-}
-
-// MatchFilters are the filters of FetchMatch. The challenge is asked by
+// MatchFilters fetch one match: the challenge by id, and every event of
+// the match kinds with a g tag naming it (PROTOCOL.md section 2). The challenge is asked by
 // id and kind: a relay that reads some kinds only to authenticated
 // clients (strfry's restricted reads) asks for AUTH only when every
 // filter names kinds, and serves a filter by id alone with those kinds

@@ -9,12 +9,13 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"vesper/nostr/relay/internal/wire"
+	"vesper/internal/testkit"
 
 	ws "github.com/coder/websocket"
 	gn "github.com/nbd-wtf/go-nostr"
 
 	"vesper/nostr"
+	"vesper/nostr/relay/internal/wire"
 	"vesper/relayd"
 )
 
@@ -82,7 +83,7 @@ func TestFetchMatch(t *testing.T) {
 	want = append(want, sign(t, alice, nostr.NewRequest(ch.ID, "", now-10)))
 	seed(t, r, want...)
 	seed(t, r, other, move(t, bob, other.ID, 1, now-50))
-	got, err := FetchMatch(t.Context(), []string{r.URL()}, ch.ID, 5*time.Second)
+	got, err := Fetch(t.Context(), []string{r.URL()}, MatchFilters(ch.ID), 5*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,7 +184,7 @@ func TestStrictParsing(t *testing.T) {
 	}
 }
 
-// A relay that ignores until must not make the wire.Pager loop.
+// A relay that ignores until must not make the pager loop.
 func TestPagerEndsOnRelayIgnoringUntil(t *testing.T) {
 	key := nostr.GenerateKey()
 	now := time.Now().Unix()
@@ -191,7 +192,7 @@ func TestPagerEndsOnRelayIgnoringUntil(t *testing.T) {
 	for i := range 5 {
 		raws = append(raws, string(nostr.MarshalEvent(move(t, key, "m", i+1, now-int64(i)))))
 	}
-	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), testkit.Scale(30*time.Second))
 	defer cancel()
 	got, err := FetchWith(ctx, []string{rawRelay(t, raws...)}, []gn.Filter{{Kinds: []int{nostr.KindMove}}}, FetchOptions{PageLimit: 5})
 	if err != nil {

@@ -3,6 +3,7 @@ package relay
 import (
 	"slices"
 	"time"
+
 	"vesper/nostr/relay/internal/wire"
 )
 
@@ -11,11 +12,10 @@ import (
 // be configured with. Follow adds such relays to a running client, within
 // Config.MaxRelays; their events come out of the same gate (strict parse,
 // id, signature, the filter asked for) onto the same out, with their own
-// Relay and cursor. Nothing is published to them by Publish; PublishTo
-// names relays explicitly.
+// Relay and cursor. Nothing is published to them by Publish.
 
-// RelayState is what the client knows of one relay now.
-type RelayState struct {
+// relayState is what the client knows of one relay now.
+type relayState struct {
 	URL string `json:"url"`
 	// Configured: in Config.Relays; otherwise added by Follow.
 	Configured bool `json:"configured"`
@@ -70,15 +70,6 @@ func (c *Client) followLocked(urls []string) []string {
 	return added
 }
 
-// Unfollow stops following relays that Follow added (Config.Relays stay).
-// Their sessions end shortly after; their cursors are kept, so following
-// one again later backfills only what it missed.
-func (c *Client) Unfollow(urls ...string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.unfollowLocked(wire.NormalizeURLs(urls))
-}
-
 func (c *Client) unfollowLocked(urls []string) {
 	for _, u := range urls {
 		if !c.extra[u] {
@@ -124,11 +115,11 @@ func (c *Client) SetFollowed(urls []string) []string {
 	return now
 }
 
-// RelayStates describes every relay followed now, in the order of Relays.
-func (c *Client) RelayStates() []RelayState {
+// relayStates describes every relay followed now, in the order of Relays.
+func (c *Client) relayStates() []relayState {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	out := make([]RelayState, 0, len(c.relays))
+	out := make([]relayState, 0, len(c.relays))
 	for _, u := range c.relays {
 		if st := c.states[u]; st != nil {
 			out = append(out, *st)

@@ -4,12 +4,12 @@ import (
 	"slices"
 	"testing"
 	"time"
-	"vesper/nostr/relay/follow"
-	"vesper/nostr/relay/internal/wire"
 
 	gn "github.com/nbd-wtf/go-nostr"
 
 	"vesper/nostr"
+	"vesper/nostr/relay/follow"
+	"vesper/nostr/relay/internal/wire"
 	"vesper/relayd"
 )
 
@@ -22,13 +22,13 @@ func relayListEvent(t *testing.T, key nostr.SecretKey, at int64, read, write []s
 	return sign(t, key, ev)
 }
 
-func stateOf(c *Client, u string) (RelayState, bool) {
-	for _, st := range c.RelayStates() {
+func stateOf(c *Client, u string) (relayState, bool) {
+	for _, st := range c.relayStates() {
 		if st.URL == u {
 			return st, true
 		}
 	}
-	return RelayState{}, false
+	return relayState{}, false
 }
 
 // TestFollowAtRunTime: a relay added while the client runs is followed
@@ -59,10 +59,10 @@ func TestFollowAtRunTime(t *testing.T) {
 	if len(res) != 1 || res[0].Relay != url(home) || !res[0].OK {
 		t.Errorf("Publish went to %+v, want the configured relay only", res)
 	}
-	c.Unfollow(away.URL())
+	c.SetFollowed(nil)
 	waitFor(t, "the unfollowed relay's connection to close", func() bool { return away.Connections() == 0 })
 	if slices.Contains(c.Relays(), url(away)) {
-		t.Errorf("Relays after Unfollow: %v", c.Relays())
+		t.Errorf("Relays after SetFollowed(nil): %v", c.Relays())
 	}
 }
 

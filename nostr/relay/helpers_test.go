@@ -8,11 +8,12 @@ import (
 	"sync"
 	"testing"
 	"time"
-	"vesper/nostr/relay/limits"
 
 	gn "github.com/nbd-wtf/go-nostr"
 
+	"vesper/internal/testkit"
 	"vesper/nostr"
+	"vesper/nostr/relay/limits"
 	"vesper/relayd"
 )
 
@@ -66,7 +67,7 @@ func seed(t *testing.T, r *relayd.Relay, evs ...*nostr.Event) {
 // waitFor polls cond until it holds; no sleeping for synchronisation.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(testkit.Scale(30 * time.Second))
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)
@@ -141,7 +142,7 @@ func fastConfig(relays ...string) Config {
 		MaxBackoff:   200 * time.Millisecond,
 		PingInterval: 100 * time.Millisecond,
 		QueryTimeout: 5 * time.Second,
-		DialTimeout:  2 * time.Second,
+		DialTimeout:  testkit.Scale(5 * time.Second),
 	}
 }
 

@@ -11,13 +11,14 @@ import (
 	"sync"
 	"testing"
 	"time"
-	"vesper/nostr/relay/internal/wire"
-	"vesper/nostr/relay/limits"
 
 	gn "github.com/nbd-wtf/go-nostr"
 
 	"vesper/internal/hostile"
+	"vesper/internal/testkit"
 	"vesper/nostr"
+	"vesper/nostr/relay/internal/wire"
+	"vesper/nostr/relay/limits"
 	"vesper/relayd"
 	"vesper/store"
 )
@@ -53,6 +54,7 @@ func honestWith(t *testing.T, n int) (*relayd.Relay, []*nostr.Event) {
 func waitReady(t *testing.T, c *Client, within time.Duration) time.Duration {
 	t.Helper()
 	t0 := time.Now()
+	within = testkit.Scale(within)
 	select {
 	case <-c.Ready():
 		return time.Since(t0)
@@ -192,13 +194,15 @@ func TestNoEOSEDripDoesNotHoldReady(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// The drip lasts 10 s (200 events, one per 50 ms): a wait the
+		// drip restarted would end only with it.
 		t0 := time.Now()
-		err = cn.WaitEOSE(t.Context(), s, 300*time.Millisecond)
+		err = cn.WaitEOSE(t.Context(), s, time.Second)
 		if !errors.Is(err, wire.ErrNoEOSE) {
 			t.Fatalf("waitEOSE: %v, want wire.ErrNoEOSE", err)
 		}
-		if d := time.Since(t0); d > 2*time.Second {
-			t.Errorf("waitEOSE took %v with a 300ms timeout: the drip restarts it", d)
+		if d := time.Since(t0); d > 8*time.Second {
+			t.Errorf("waitEOSE took %v with a 1 s timeout: the drip restarts it", d)
 		}
 	})
 	t.Run("ready", func(t *testing.T) {

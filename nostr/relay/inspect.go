@@ -8,12 +8,12 @@ import (
 	"slices"
 	"sync"
 	"time"
-	"vesper/nostr/relay/internal/wire"
-	"vesper/nostr/relay/limits"
 
 	gn "github.com/nbd-wtf/go-nostr"
 
 	"vesper/nostr"
+	"vesper/nostr/relay/internal/wire"
+	"vesper/nostr/relay/limits"
 )
 
 // RelayInfo is what a relay says of itself (NIP-11) and how this package

@@ -3,16 +3,15 @@ package relay
 import (
 	"context"
 	"errors"
-	"slices"
 	"strings"
 	"testing"
 	"time"
-	"vesper/nostr/relay/limits"
-	"vesper/nostr/relay/reconcile"
 
 	gn "github.com/nbd-wtf/go-nostr"
 
 	"vesper/nostr"
+	"vesper/nostr/relay/limits"
+	"vesper/nostr/relay/reconcile"
 	"vesper/relayd"
 )
 
@@ -167,28 +166,6 @@ func TestCreatedAtRefusal(t *testing.T) {
 				t.Errorf("refused %v, want %v", got, tt.refused)
 			}
 		})
-	}
-}
-
-// TestPublishTo: relays the client follows are written on its connection,
-// others dialed once; bad URLs answer an error.
-func TestPublishTo(t *testing.T) {
-	home, inbox := startRelay(t, relayd.Options{}), startRelay(t, relayd.Options{})
-	key := nostr.GenerateKey()
-	cfg := fastConfig(home.URL())
-	cfg.Key = key
-	c, _ := run(t, cfg)
-	waitReady(t, c, 10*time.Second)
-	ev := move(t, key, "m", 1, time.Now().Unix())
-	res := c.PublishTo(t.Context(), ev, []string{home.URL(), inbox.URL(), inbox.URL() + "/", "::bad"}, 5*time.Second)
-	if len(res) != 3 || !res[0].OK || !res[1].OK || res[2].Err == nil {
-		t.Fatalf("PublishTo: %+v", res)
-	}
-	if !home.Has(ev.ID) || !inbox.Has(ev.ID) {
-		t.Error("a relay lacks the event")
-	}
-	if !slices.Equal(Accepted(res), []string{url(home), url(inbox)}) {
-		t.Errorf("Accepted %v", Accepted(res))
 	}
 }
 

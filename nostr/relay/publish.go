@@ -7,14 +7,14 @@ import (
 	"log/slog"
 	"sync"
 	"time"
-	"vesper/nostr/relay/internal/wire"
-	"vesper/nostr/relay/limits"
 
 	gn "github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip11"
 	"github.com/nbd-wtf/go-nostr/nip13"
 
 	"vesper/nostr"
+	"vesper/nostr/relay/internal/wire"
+	"vesper/nostr/relay/limits"
 )
 
 // PublishResult is one relay's answer to a publication. Err is set when no

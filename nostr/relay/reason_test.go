@@ -11,8 +11,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-	"vesper/nostr/relay/internal/wire"
-	"vesper/nostr/relay/limits"
+	"vesper/internal/testkit"
 
 	ws "github.com/coder/websocket"
 	gn "github.com/nbd-wtf/go-nostr"
@@ -20,6 +19,8 @@ import (
 	"github.com/nbd-wtf/go-nostr/nip77/negentropy/storage/vector"
 
 	"vesper/nostr"
+	"vesper/nostr/relay/internal/wire"
+	"vesper/nostr/relay/limits"
 )
 
 // TestRefusalErrors: CLOSED and NEG-ERR reasons read through the one
@@ -188,7 +189,7 @@ func TestRefusalAnsweredWithAuth(t *testing.T) {
 		{"ERROR: restricted: members only", false},
 	} {
 		t.Run(c.reason, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+			ctx, cancel := context.WithTimeout(t.Context(), testkit.Scale(2*time.Minute))
 			defer cancel()
 			check := func(what string, rr *refusingRelay, err error) {
 				t.Helper()

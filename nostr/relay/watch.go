@@ -6,12 +6,12 @@ import (
 	"log/slog"
 	"sync"
 	"time"
-	"vesper/nostr/relay/internal/wire"
-	"vesper/nostr/relay/limits"
 
 	gn "github.com/nbd-wtf/go-nostr"
 
 	"vesper/nostr"
+	"vesper/nostr/relay/internal/wire"
+	"vesper/nostr/relay/limits"
 )
 
 // WatchOptions tune Watch. Zero values take the defaults in brackets.

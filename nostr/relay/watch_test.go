@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"vesper/internal/testkit"
 	"vesper/nostr"
 	"vesper/relayd"
 )
@@ -29,7 +30,7 @@ func TestWatchStoredLiveAndReconnect(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		Watch(ctx, []string{dead, r.URL()}, MatchFilters(match), WatchOptions{Timeout: time.Second, MinBackoff: 10 * time.Millisecond,
+		Watch(ctx, []string{dead, r.URL()}, MatchFilters(match), WatchOptions{Timeout: testkit.Scale(5 * time.Second), MinBackoff: 10 * time.Millisecond,
 			OnStatus: func(relay string, up bool, err error) {
 				mu.Lock()
 				defer mu.Unlock()

@@ -2,9 +2,9 @@ package follow_test
 
 import (
 	"fmt"
-	"vesper/nostr/relay/follow"
 
 	"vesper/nostr"
+	"vesper/nostr/relay/follow"
 )
 
 // The outbox model (NIP-65): from players' relay lists, the write relays

@@ -3,9 +3,9 @@ package follow
 import (
 	"cmp"
 	"slices"
-	"vesper/nostr/relay/internal/wire"
 
 	"vesper/nostr"
+	"vesper/nostr/relay/internal/wire"
 )
 
 // DefaultPerPlayer is OutboxOptions.PerPlayer's default: NIP-65 asks

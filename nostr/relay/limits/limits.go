@@ -177,7 +177,7 @@ const (
 	guessMaxMessage = 64 << 10
 	guessMaxFilters = 10
 	guessMaxSubs    = 20
-	// reservedSubs are kept free of live subscriptions: one for the wire.Pager,
+	// reservedSubs are kept free of live subscriptions: one for the pager,
 	// the rest for one-shot queries on the same connection.
 	reservedSubs = 4
 )

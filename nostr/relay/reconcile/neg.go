@@ -11,8 +11,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"vesper/nostr/relay/internal/wire"
-	"vesper/nostr/relay/limits"
 
 	ws "github.com/coder/websocket"
 	gn "github.com/nbd-wtf/go-nostr"
@@ -21,6 +19,8 @@ import (
 	"github.com/nbd-wtf/go-nostr/nip77/negentropy/storage/vector"
 
 	"vesper/nostr"
+	"vesper/nostr/relay/internal/wire"
+	"vesper/nostr/relay/limits"
 )
 
 // ErrNegUnsupported means the relay does not speak NIP-77: it answered
@@ -39,7 +39,7 @@ func (e *NegError) Error() string {
 	return fmt.Sprintf("relay: %s refused the reconciliation: %s", e.Relay, e.Reason)
 }
 
-// Is reads the reason's machine-readable prefix as wire.ClosedError.Is does.
+// Is reads the reason's machine-readable prefix as relay.ClosedError.Is does.
 func (e *NegError) Is(target error) bool { return wire.ReasonIs(e.Reason, target) }
 
 // Item is one stored event as reconciliation sees it: NIP-77 orders
@@ -127,7 +127,7 @@ func negDial(ctx context.Context, url string, o negOptions) (negConn, error) {
 	info := limits.Get(ctx, url, o.dial)
 	dctx, cancel := context.WithTimeout(ctx, o.dial)
 	// A read limit: the relay's frames are then bounded on the wire
-	// (khatru's own answers stay under 2 MB of hex); wire.Dial never
+	// (khatru's own answers stay under 2 MB of hex); the dial never
 	// negotiates compression.
 	cn, err := wire.Dial(dctx, url, slog.New(slog.DiscardHandler), nil, wire.Limits{MaxMessage: negReadLimit, MaxFrame: negReadLimit})
 	cancel()
@@ -484,59 +484,75 @@ func checkNegMessage(msg string) error {
 	if b[0] != 0x61 {
 		return fmt.Errorf("protocol version %#x, want 0x61", b[0])
 	}
-	pos := 1
-	varint := func() (int, error) {
-		v := 0
-		for i := 0; ; i++ {
-			if pos >= len(b) {
-				return 0, errors.New("truncated varint")
-			}
-			if i == 8 {
-				return 0, errors.New("varint too long")
-			}
-			c := b[pos]
-			pos++
-			v = v<<7 | int(c&0x7f)
-			if c&0x80 == 0 {
-				return v, nil
-			}
+	r := &negReader{b: b, pos: 1}
+	for r.pos < len(b) {
+		if err := r.skipRange(); err != nil {
+			return err
 		}
 	}
-	for pos < len(b) {
-		if _, err := varint(); err != nil { // timestamp delta
-			return err
+	return nil
+}
+
+// negReader walks the bytes of a negentropy message.
+type negReader struct {
+	b   []byte
+	pos int
+}
+
+func (r *negReader) varint() (int, error) {
+	v := 0
+	for i := 0; ; i++ {
+		if r.pos >= len(r.b) {
+			return 0, errors.New("truncated varint")
 		}
-		n, err := varint() // id prefix length
+		if i == 8 {
+			return 0, errors.New("varint too long")
+		}
+		c := r.b[r.pos]
+		r.pos++
+		v = v<<7 | int(c&0x7f)
+		if c&0x80 == 0 {
+			return v, nil
+		}
+	}
+}
+
+// skipRange reads one range: its upper bound (a timestamp delta and an id
+// prefix), its mode and its payload, each checked to fit in what is left.
+func (r *negReader) skipRange() error {
+	if _, err := r.varint(); err != nil { // timestamp delta
+		return err
+	}
+	n, err := r.varint() // id prefix length
+	if err != nil {
+		return err
+	}
+	if n > 32 || r.pos+n > len(r.b) {
+		return fmt.Errorf("bound prefix of %d bytes", n)
+	}
+	r.pos += n
+	mode, err := r.varint()
+	if err != nil {
+		return err
+	}
+	switch mode {
+	case 0: // skip
+	case 1: // fingerprint
+		if r.pos+negentropy.FingerprintSize > len(r.b) {
+			return errors.New("truncated fingerprint")
+		}
+		r.pos += negentropy.FingerprintSize
+	case 2: // id list
+		count, err := r.varint()
 		if err != nil {
 			return err
 		}
-		if n > 32 || pos+n > len(b) {
-			return fmt.Errorf("bound prefix of %d bytes", n)
+		if count > (len(r.b)-r.pos)/32 {
+			return fmt.Errorf("id list of %d ids in %d bytes", count, len(r.b)-r.pos)
 		}
-		pos += n
-		mode, err := varint()
-		if err != nil {
-			return err
-		}
-		switch mode {
-		case 0: // skip
-		case 1: // fingerprint
-			if pos+negentropy.FingerprintSize > len(b) {
-				return errors.New("truncated fingerprint")
-			}
-			pos += negentropy.FingerprintSize
-		case 2: // id list
-			count, err := varint()
-			if err != nil {
-				return err
-			}
-			if count > (len(b)-pos)/32 {
-				return fmt.Errorf("id list of %d ids in %d bytes", count, len(b)-pos)
-			}
-			pos += count * 32
-		default:
-			return fmt.Errorf("unknown mode %d", mode)
-		}
+		r.pos += count * 32
+	default:
+		return fmt.Errorf("unknown mode %d", mode)
 	}
 	return nil
 }

@@ -12,8 +12,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-	"vesper/nostr/relay/internal/wire"
-	"vesper/nostr/relay/limits"
+	"vesper/internal/testkit"
 
 	ws "github.com/coder/websocket"
 	gn "github.com/nbd-wtf/go-nostr"
@@ -21,6 +20,8 @@ import (
 	"github.com/nbd-wtf/go-nostr/nip77/negentropy/storage/vector"
 
 	"vesper/nostr"
+	"vesper/nostr/relay/internal/wire"
+	"vesper/nostr/relay/limits"
 )
 
 // refusingRelay refuses every REQ (CLOSED), EVENT (OK false) and NEG-OPEN
@@ -165,7 +166,7 @@ func TestNegRefusalAnsweredWithAuth(t *testing.T) {
 		{"ERROR: restricted: members only", false},
 	} {
 		t.Run(c.reason, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+			ctx, cancel := context.WithTimeout(t.Context(), testkit.Scale(2*time.Minute))
 			defer cancel()
 			rr := startRefusing(t, c.reason, ev)
 			o := negOptions{maxRounds: 8, first: 10 * time.Second, silence: 10 * time.Second, dial: 10 * time.Second, key: key}

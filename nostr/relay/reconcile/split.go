@@ -253,43 +253,18 @@ type negSplitter struct {
 // windows it ended with. An error is recorded in st (NegError): the
 // relay then gets the fallback.
 func (sp *negSplitter) reconcile(ctx context.Context, f gn.Filter, w Window, items []Item) ([]negLeaf, error) {
-	type job struct {
-		s     span
-		items []Item
-	}
 	// Sorted once, a copy (the caller's may be shared by other relays):
 	// halving keeps the order, so each half's median is at hand.
 	items = slices.Clone(items)
 	slices.SortFunc(items, func(a, b Item) int { return cmp.Compare(a.CreatedAt, b.CreatedAt) })
 	// Depth first, lower half first: at most one pending job per level
 	// of halving, so the stack stays small.
-	stack := []job{{spanOf(w), items}}
-	var out []negLeaf
-	// whole is the first session's answer, for a relay that turns out to
-	// ignore the windows; held, the ids of the store in w, built at the
-	// first split to tell such a relay.
-	var whole *negLeaf
-	var held map[string]bool
-	hold := func() {
-		if held == nil {
-			held = make(map[string]bool, len(items))
-			for _, it := range items {
-				held[it.ID] = true
-			}
-		}
-	}
-	for len(stack) > 0 {
-		j := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		fw := j.s.filter(f)
-		if sp.cut > 0 && len(j.items) >= sp.cut {
-			if lower, upper, ok := j.s.halves(j.items); ok {
-				sp.st.Splits++
-				hold()
-				a, b := splitItems(j.items, lower.until)
-				stack = append(stack, job{upper, b}, job{lower, a})
-				continue
-			}
+	r := &splitRun{sp: sp, f: f, items: items, stack: []negJob{{spanOf(w), items}}}
+	for len(r.stack) > 0 {
+		j := r.stack[len(r.stack)-1]
+		r.stack = r.stack[:len(r.stack)-1]
+		if sp.cut > 0 && len(j.items) >= sp.cut && r.split(j) {
+			continue
 		}
 		if sp.sessions <= 0 {
 			sp.st.NegError = fmt.Sprintf("%v (%d splits)", errSplitBudget, sp.st.Splits)
@@ -297,55 +272,108 @@ func (sp *negSplitter) reconcile(ctx context.Context, f gn.Filter, w Window, ite
 			return nil, errSplitBudget
 		}
 		sp.sessions--
-		res, err := sp.s.negWindow(ctx, sp.st, fw, j.items, sp.o, sp.log)
-		if held == nil && err == nil {
-			// Still w itself: nothing was halved yet.
-			whole = &negLeaf{f: fw, base: f, need: res.need}
+		if leaves, end, err := r.window(ctx, j); end || err != nil {
+			return leaves, err
 		}
-		if held != nil && slices.ContainsFunc(res.need, func(id string) bool { return held[id] }) {
-			// The relay lists, in a part of w, an id the store holds in
-			// another part: it ignores since/until (or lies about
-			// created_at), so halving cannot uncut its set. Its first
-			// answer is taken whole, as before windows were split.
-			sp.log.Warn("relay: NIP-77 answers ignore the created_at window; not splitting", "splits", sp.st.Splits)
-			if whole == nil {
-				err := errors.New("relay: NIP-77: the relay ignores the created_at window of a reconciliation")
-				sp.st.NegError = err.Error()
-				return nil, err
-			}
-			return []negLeaf{*whole}, nil
-		}
-		var why string
-		switch {
-		case tooMany(err):
-			why = "too many"
-		case err != nil:
-			return nil, err
-		case looksCut(res.relaySize(), sp.maxLimit):
-			why = fmt.Sprintf("%d ids", res.relaySize())
-			// Learnt only from a set that left out stored events: a window
-			// that merely holds max_limit events (20, say) must not make
-			// every window of 20 stored events be halved unasked.
-			if sp.cut == 0 && res.haves > 0 {
-				sp.cut = res.relaySize()
-			}
-		default:
-			out = append(out, negLeaf{f: fw, base: f, need: res.need})
-			continue
-		}
-		lower, upper, ok := j.s.halves(j.items)
-		if !ok {
-			sp.st.Paged++
-			sp.log.Debug("relay: NIP-77 window of one second cut, paging it", "second", j.s.until, "why", why)
-			out = append(out, negLeaf{f: fw, base: f, page: true})
-			continue
-		}
-		sp.st.Splits++
-		hold()
-		a, b := splitItems(j.items, lower.until)
-		stack = append(stack, job{upper, b}, job{lower, a})
 	}
-	return out, nil
+	return r.out, nil
+}
+
+// negJob is a window still to reconcile, and the store's items in it.
+type negJob struct {
+	s     span
+	items []Item
+}
+
+// splitRun is the state of one negSplitter.reconcile.
+type splitRun struct {
+	sp    *negSplitter
+	f     gn.Filter
+	items []Item // the store's, in the whole window, by created_at
+	stack []negJob
+	out   []negLeaf
+	// whole is the first session's answer, for a relay that turns out to
+	// ignore the windows; held, the ids of the store in the whole window,
+	// built at the first split to tell such a relay.
+	whole *negLeaf
+	held  map[string]bool
+}
+
+// window reconciles j in one session and keeps its leaf, or pushes its
+// halves. end means the run ends now, with leaves.
+func (r *splitRun) window(ctx context.Context, j negJob) (leaves []negLeaf, end bool, err error) {
+	sp := r.sp
+	fw := j.s.filter(r.f)
+	res, err := sp.s.negWindow(ctx, sp.st, fw, j.items, sp.o, sp.log)
+	if r.held == nil && err == nil {
+		// Still the whole window: nothing was halved yet.
+		r.whole = &negLeaf{f: fw, base: r.f, need: res.need}
+	}
+	if r.held != nil && slices.ContainsFunc(res.need, func(id string) bool { return r.held[id] }) {
+		// The relay lists, in a part of the window, an id the store holds
+		// in another part: it ignores since/until (or lies about
+		// created_at), so halving cannot uncut its set. Its first answer
+		// is taken whole, as before windows were split.
+		sp.log.Warn("relay: NIP-77 answers ignore the created_at window; not splitting", "splits", sp.st.Splits)
+		if r.whole == nil {
+			err := errors.New("relay: NIP-77: the relay ignores the created_at window of a reconciliation")
+			sp.st.NegError = err.Error()
+			return nil, true, err
+		}
+		return []negLeaf{*r.whole}, true, nil
+	}
+	why, err := sp.cutWhy(res, err)
+	switch {
+	case err != nil:
+		return nil, true, err
+	case why == "":
+		r.out = append(r.out, negLeaf{f: fw, base: r.f, need: res.need})
+	case !r.split(j):
+		sp.st.Paged++
+		sp.log.Debug("relay: NIP-77 window of one second cut, paging it", "second", j.s.until, "why", why)
+		r.out = append(r.out, negLeaf{f: fw, base: r.f, page: true})
+	}
+	return nil, false, nil
+}
+
+// cutWhy says why a session's answer cannot be taken as the relay's
+// whole set in its window ("" when it can), or returns the session's
+// error if that is not a "too many" refusal.
+func (sp *negSplitter) cutWhy(res negResult, err error) (string, error) {
+	switch {
+	case tooMany(err):
+		return "too many", nil
+	case err != nil:
+		return "", err
+	case looksCut(res.relaySize(), sp.maxLimit):
+		// Learnt only from a set that left out stored events: a window
+		// that merely holds max_limit events (20, say) must not make
+		// every window of 20 stored events be halved unasked.
+		if sp.cut == 0 && res.haves > 0 {
+			sp.cut = res.relaySize()
+		}
+		return fmt.Sprintf("%d ids", res.relaySize()), nil
+	}
+	return "", nil
+}
+
+// split pushes j's halves; false when j is one second, which cannot be
+// halved.
+func (r *splitRun) split(j negJob) bool {
+	lower, upper, ok := j.s.halves(j.items)
+	if !ok {
+		return false
+	}
+	r.sp.st.Splits++
+	if r.held == nil {
+		r.held = make(map[string]bool, len(r.items))
+		for _, it := range r.items {
+			r.held[it.ID] = true
+		}
+	}
+	a, b := splitItems(j.items, lower.until)
+	r.stack = append(r.stack, negJob{upper, b}, negJob{lower, a})
+	return true
 }
 
 // splitItems are the items of the halves split at mid, in order. The

@@ -12,12 +12,12 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"vesper/nostr/relay/internal/wire"
-	"vesper/nostr/relay/limits"
 
 	"vesper/internal/benchfx"
 	"vesper/internal/testrelay"
 	"vesper/nostr"
+	"vesper/nostr/relay/internal/wire"
+	"vesper/nostr/relay/limits"
 )
 
 // BenchmarkSyncCapped is issue 24's cost: a season of N matches
@@ -31,7 +31,7 @@ import (
 // sessions (NEG-OPEN), NEG-MSG rounds and splits, the REQ filters the
 // relay served, the bytes the relay read and wrote, and seconds.
 //
-//	go test ./nostr/relay -run '^$' -bench SyncCapped -benchtime 1x -timeout 4h -vesper.scale 1000,10000
+//	go test ./nostr/relay/reconcile -run '^$' -bench SyncCapped -benchtime 1x -timeout 4h -vesper.scale 1000,10000
 //
 // The season's events are generated once and cached in
 // $TMPDIR/vesper-split-N/events.jsonl. docs/PERFORMANCE.md has the

@@ -12,7 +12,6 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-	"vesper/nostr/relay/limits"
 
 	ws "github.com/coder/websocket"
 	gn "github.com/nbd-wtf/go-nostr"
@@ -21,6 +20,7 @@ import (
 	"vesper/internal/testrelay"
 	"vesper/match"
 	"vesper/nostr"
+	"vesper/nostr/relay/limits"
 )
 
 // seasonEnd is the present of the seasons below: months ago, so that a
@@ -146,7 +146,7 @@ func TestSyncNIP77CappedKhatru(t *testing.T) {
 			t.Logf("first sync: %s", statLine(st))
 			// lmdb v0.16.2 answers a REQ that lists ids with those events
 			// whatever the rest of the filter says ("when there are ids we
-			// ignore everything else"): the wire.Pager's check for an older page
+			// ignore everything else"): the pager's check for an older page
 			// (until the oldest second) gets the newer ones again, and the
 			// gate refuses them as unrequested (counted, not stored).
 			refusedOK := store == "lmdb" || st.Refused == 0

@@ -9,13 +9,13 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"vesper/nostr/relay/internal/wire"
-	"vesper/nostr/relay/limits"
 
 	gn "github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip11"
 
 	"vesper/nostr"
+	"vesper/nostr/relay/internal/wire"
+	"vesper/nostr/relay/limits"
 )
 
 // Sync brings a local store up to date with relays whatever the
@@ -35,7 +35,7 @@ import (
 //
 // Every event goes through the client's own gate (nostr.ParseEvent, id,
 // batch signature check, the filter it was asked for) and is sent on out
-// as a wire.Received from that relay, so the consumer stores it with its own
+// as a relay.Received from that relay, so the consumer stores it with its own
 // receipt time as seen_at. Events the store already has (Options.Known)
 // are not sent.
 
@@ -340,7 +340,7 @@ func (rs *relaySession) progress(phase string) {
 	}
 }
 
-// query runs f through the wire.Pager and sends on out every event the store
+// query runs f through the pager and sends on out every event the store
 // lacks, a batch at a time as pages arrive (one Known lookup per batch,
 // not per event; and a kill mid-way loses only the batch in flight). It
 // returns the events sent; on the fallback every event the relay sent
@@ -365,7 +365,7 @@ func (rs *relaySession) query(ctx context.Context, f gn.Filter) ([]*gn.Event, er
 	// pace. The lock and over are for events a relay sends after its EOSE,
 	// which may still be on their way when run has returned.
 	// A query by ids is done once each id has come: without that bound
-	// the wire.Pager asks again below the page's oldest second, and again,
+	// the pager asks again below the page's oldest second, and again,
 	// until a page brings nothing (four REQs a chunk at 10,000 matches).
 	_, err := rs.p.Run(ctx, f, len(f.IDs), func(ev *gn.Event) {
 		mu.Lock()
@@ -435,21 +435,8 @@ func (s *syncer) nip77(ctx context.Context, st *Stats) bool {
 	info := syncInfo(ctx, st.Relay, s.opts.DialTimeout)
 	o := negOptions{maxRounds: s.opts.MaxRounds, first: s.opts.QueryTimeout, silence: s.opts.QueryTimeout, dial: s.opts.DialTimeout}
 	o.key = s.opts.Key // NIP-77 sessions authenticate as the REQs do
-	if info == nil || !slices.ContainsFunc(info.SupportedNIPs, func(n any) bool {
-		f, ok := n.(float64) // JSON numbers
-		return ok && f == 77 || n == 77
-	}) {
-		// Not listed: ask with a filter that matches nothing, which costs
-		// neither side a set, and wait ProbeTimeout at most.
-		probe := o
-		probe.first = s.opts.ProbeTimeout
-		res, err := negReconcile(ctx, st.Relay, gn.Filter{IDs: []string{wire.NoEvent}}, nil, probe)
-		st.Rounds += res.rounds
-		st.Bytes += res.bytes
-		if err != nil {
-			st.NegError = err.Error()
-			return false
-		}
+	if !listsNIP77(info) && !s.probe(ctx, st, o) {
+		return false
 	}
 	// The windows a relay cut are halved (split.go): diffs are the
 	// windows reconciled whole, and those paged instead.
@@ -457,13 +444,54 @@ func (s *syncer) nip77(ctx context.Context, st *Stats) bool {
 	if info != nil && info.Limitation != nil {
 		sp.maxLimit = info.Limitation.MaxLimit
 	}
+	diffs, ok := s.reconcileAll(ctx, st, sp)
+	if !ok {
+		return false
+	}
+	if st.Splits > 0 {
+		log.Info("relay: NIP-77 windows split where the relay's set looked cut", "splits", st.Splits, "paged", st.Paged)
+	}
+	if !slices.ContainsFunc(diffs, func(d negLeaf) bool { return len(d.need) > 0 || d.page }) {
+		return true // in step: nothing to fetch
+	}
+	s.fetchDiffs(ctx, st, diffs, log)
+	return true
+}
+
+// listsNIP77 reports that a relay's NIP-11 document lists NIP 77.
+func listsNIP77(info *nip11.RelayInformationDocument) bool {
+	return info != nil && slices.ContainsFunc(info.SupportedNIPs, func(n any) bool {
+		f, ok := n.(float64) // JSON numbers
+		return ok && f == 77 || n == 77
+	})
+}
+
+// probe asks a relay that does not list NIP 77 whether it speaks it, with
+// a filter that matches nothing, which costs neither side a set, and
+// waits ProbeTimeout at most.
+func (s *syncer) probe(ctx context.Context, st *Stats, o negOptions) bool {
+	o.first = s.opts.ProbeTimeout
+	res, err := negReconcile(ctx, st.Relay, gn.Filter{IDs: []string{wire.NoEvent}}, nil, o)
+	st.Rounds += res.rounds
+	st.Bytes += res.bytes
+	if err != nil {
+		st.NegError = err.Error()
+		return false
+	}
+	return true
+}
+
+// reconcileAll reconciles every game filter, window by window, and
+// returns the leaves to fetch, ordered by filter; false means the relay
+// needs the fallback.
+func (s *syncer) reconcileAll(ctx context.Context, st *Stats, sp *negSplitter) ([]negLeaf, bool) {
 	var diffs []negLeaf
 	compared := 0
 	for _, f := range syncFilters() {
 		windows, items, err := s.windows(ctx, f.Kinds)
 		if err != nil {
 			st.NegError = err.Error()
-			return false
+			return nil, false
 		}
 		for _, w := range windows {
 			if items == nil {
@@ -471,12 +499,12 @@ func (s *syncer) nip77(ctx context.Context, st *Stats) bool {
 					err = fmt.Errorf("relay: sync: local ids: %w", err)
 					s.failLocal(err)
 					st.NegError = err.Error()
-					return false
+					return nil, false
 				}
 			}
 			leaves, err := sp.reconcile(ctx, f, w, items)
 			if err != nil {
-				return false
+				return nil, false
 			}
 			compared += countFrom(items, w.Since) // not the second before (asked)
 			diffs = append(diffs, leaves...)
@@ -486,18 +514,19 @@ func (s *syncer) nip77(ctx context.Context, st *Stats) bool {
 		}
 	}
 	st.Method, st.Compared = "nip77", compared
-	diffs = byFilter(diffs)
-	if st.Splits > 0 {
-		log.Info("relay: NIP-77 windows split where the relay's set looked cut", "splits", st.Splits, "paged", st.Paged)
-	}
-	if !slices.ContainsFunc(diffs, func(d negLeaf) bool { return len(d.need) > 0 || d.page }) {
-		return true // in step: nothing to fetch
-	}
+	return byFilter(diffs), true
+}
+
+// fetchDiffs fetches what reconciliation found missing, through the
+// strict gate, and counts the ids the relay listed and did not send. A
+// failure is recorded in st: the relay is reconciled, and the next sync
+// fetches.
+func (s *syncer) fetchDiffs(ctx context.Context, st *Stats, diffs []negLeaf, log *slog.Logger) {
 	rs, err := s.open(ctx, st)
 	if err != nil {
 		st.Error = err.Error()
 		log.Warn("relay: sync fetch failed", "err", err)
-		return true // reconciled; the next sync fetches
+		return
 	}
 	defer rs.close()
 	rs.progress("nip77")
@@ -513,39 +542,48 @@ func (s *syncer) nip77(ctx context.Context, st *Stats) bool {
 		}
 	}
 	for _, d := range diffs {
-		if d.page {
-			// A second the relay would not reconcile whole: every event
-			// of it, as far as its REQs reach.
-			sent, err := rs.query(ctx, d.f)
-			note(sent)
-			rs.progress("fetch")
-			if err != nil {
-				st.Error = err.Error()
-				log.Warn("relay: sync fetch failed", "err", err)
-				return true
-			}
-			continue
-		}
-		for chunk := range slices.Chunk(d.need, min(chunkSize*5, rs.p.Limit)) {
-			// The ids and the filter together: an id the relay listed for
-			// this filter must be an event this filter matches, or the
-			// gate refuses it as unrequested.
-			f := d.f
-			f.IDs = slices.Clone(chunk)
-			sent, err := rs.query(ctx, f)
-			note(sent)
-			rs.progress("fetch")
-			if err != nil {
-				st.Error = err.Error()
-				log.Warn("relay: sync fetch failed", "err", err)
-				return true
-			}
+		if err := rs.fetchLeaf(ctx, d, note); err != nil {
+			st.Error = err.Error()
+			log.Warn("relay: sync fetch failed", "err", err)
+			return
 		}
 	}
 	slices.Sort(revealed)
 	st.Revealed = slices.Compact(revealed)
-	// Ids claimed and not sent: absent, refused, or already stored by the
-	// live subscription meanwhile. Only the first two are a relay's lie.
+	s.countMissing(ctx, st, diffs, sentIDs, log)
+}
+
+// fetchLeaf fetches one leaf: by id, in chunks, or, for a second the
+// relay would not reconcile whole, every event of it as far as its REQs
+// reach.
+func (rs *relaySession) fetchLeaf(ctx context.Context, d negLeaf, note func([]*gn.Event)) error {
+	if d.page {
+		sent, err := rs.query(ctx, d.f)
+		note(sent)
+		rs.progress("fetch")
+		return err
+	}
+	for chunk := range slices.Chunk(d.need, min(chunkSize*5, rs.p.Limit)) {
+		// The ids and the filter together: an id the relay listed for
+		// this filter must be an event this filter matches, or the
+		// gate refuses it as unrequested.
+		f := d.f
+		f.IDs = slices.Clone(chunk)
+		sent, err := rs.query(ctx, f)
+		note(sent)
+		rs.progress("fetch")
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// countMissing counts the ids claimed and not sent that the store lacks:
+// an id claimed and not sent may be absent, refused, or already stored by
+// the live subscription meanwhile, and only the first two are a relay's
+// lie.
+func (s *syncer) countMissing(ctx context.Context, st *Stats, diffs []negLeaf, sentIDs map[string]bool, log *slog.Logger) {
 	var unsent []string
 	for _, d := range diffs {
 		for _, id := range d.need {
@@ -559,7 +597,7 @@ func (s *syncer) nip77(ctx context.Context, st *Stats) bool {
 		known, err := s.opts.Known(ctx, chunk)
 		if err != nil {
 			s.failLocal(err)
-			return true
+			return
 		}
 		for _, id := range chunk {
 			if !known[id] {
@@ -570,7 +608,6 @@ func (s *syncer) nip77(ctx context.Context, st *Stats) bool {
 	if st.Missing > 0 {
 		log.Warn("relay: NIP-77 listed events it did not send", "missing", st.Missing)
 	}
-	return true
 }
 
 // fallback syncs one relay without NIP-77.
@@ -593,18 +630,10 @@ func (s *syncer) fallback(ctx context.Context, st *Stats, matches []string) {
 }
 
 func (rs *relaySession) runFallback(ctx context.Context, matches []string) error {
-	opts := rs.s.opts
-	asked := map[string]bool{}
 	var fetched []*gn.Event
 	count := func(evs []*gn.Event) { fetched = append(fetched, evs...) }
-	if !opts.FallbackOnly {
-		f := syncFilters()[0]
-		if since := opts.ChallengesSince(rs.url); since > 0 {
-			ts := gn.Timestamp(since)
-			f.Since = &ts
-		}
-		rs.progress("challenges")
-		sent, err := rs.query(ctx, f)
+	if !rs.s.opts.FallbackOnly {
+		sent, err := rs.challenges(ctx)
 		count(sent)
 		if err != nil {
 			return err
@@ -614,6 +643,7 @@ func (rs *relaySession) runFallback(ctx context.Context, matches []string) error
 			matches = append(matches, ev.ID)
 		}
 	}
+	asked := map[string]bool{}
 	for round := 0; len(matches) > 0 && round < maxRevealRounds; round++ {
 		var todo []string
 		for _, m := range matches {
@@ -625,32 +655,10 @@ func (rs *relaySession) runFallback(ctx context.Context, matches []string) error
 		slices.Sort(todo)
 		var next []*gn.Event
 		for chunk := range slices.Chunk(todo, chunkSize) {
-			rs.progress("matches")
-			sent, err := rs.query(ctx, gn.Filter{Kinds: wire.MatchKinds(), Tags: gn.TagMap{nostr.MatchTag: slices.Clone(chunk)}})
-			count(sent)
+			sent, err := rs.matchChunk(ctx, chunk, count)
 			next = append(next, sent...)
 			if err != nil {
 				return err
-			}
-			// The challenges of matches the store lacks: by id, and of
-			// kind 4420 so that nothing else passes for one.
-			known, err := opts.Known(ctx, chunk)
-			if err != nil {
-				rs.s.failLocal(err)
-				return err
-			}
-			var lack []string
-			for _, m := range chunk {
-				if !known[m] && !rs.sent[m] {
-					lack = append(lack, m)
-				}
-			}
-			if len(lack) > 0 {
-				sent, err := rs.query(ctx, gn.Filter{IDs: lack, Kinds: []int{nostr.KindChallenge}})
-				count(sent)
-				if err != nil {
-					return err
-				}
 			}
 		}
 		// Events naming matches not asked about yet (an event with two g
@@ -670,6 +678,49 @@ func (rs *relaySession) runFallback(ctx context.Context, matches []string) error
 		}
 	}
 	return nil
+}
+
+// challenges fetches the challenges since Options.ChallengesSince.
+func (rs *relaySession) challenges(ctx context.Context) ([]*gn.Event, error) {
+	f := syncFilters()[0]
+	if since := rs.s.opts.ChallengesSince(rs.url); since > 0 {
+		ts := gn.Timestamp(since)
+		f.Since = &ts
+	}
+	rs.progress("challenges")
+	return rs.query(ctx, f)
+}
+
+// matchChunk fetches the events of a chunk of matches, and the challenges
+// of those the store lacks: by id, and of kind 4420 so that nothing else
+// passes for one. It returns the match events; count sees everything
+// sent.
+func (rs *relaySession) matchChunk(ctx context.Context, chunk []string, count func([]*gn.Event)) ([]*gn.Event, error) {
+	rs.progress("matches")
+	sent, err := rs.query(ctx, gn.Filter{Kinds: wire.MatchKinds(), Tags: gn.TagMap{nostr.MatchTag: slices.Clone(chunk)}})
+	count(sent)
+	if err != nil {
+		return sent, err
+	}
+	known, err := rs.s.opts.Known(ctx, chunk)
+	if err != nil {
+		rs.s.failLocal(err)
+		return sent, err
+	}
+	var lack []string
+	for _, m := range chunk {
+		if !known[m] && !rs.sent[m] {
+			lack = append(lack, m)
+		}
+	}
+	if len(lack) > 0 {
+		chs, err := rs.query(ctx, gn.Filter{IDs: lack, Kinds: []int{nostr.KindChallenge}})
+		count(chs)
+		if err != nil {
+			return sent, err
+		}
+	}
+	return sent, nil
 }
 
 // matchRefs are the 64-hex g values of an event of the match kinds.

@@ -13,13 +13,14 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-	"vesper/nostr/relay/internal/wire"
 
 	ws "github.com/coder/websocket"
 	"github.com/nbd-wtf/go-nostr/nip77/negentropy"
 	"github.com/nbd-wtf/go-nostr/nip77/negentropy/storage/vector"
 
+	"vesper/internal/testkit"
 	"vesper/nostr"
+	"vesper/nostr/relay/internal/wire"
 	"vesper/relayd"
 )
 
@@ -65,8 +66,8 @@ func (l *memLocal) options(relays ...string) Options {
 			return out, nil
 		},
 		QueryTimeout: 5 * time.Second,
-		ProbeTimeout: 2 * time.Second,
-		DialTimeout:  2 * time.Second,
+		ProbeTimeout: testkit.Scale(2 * time.Second),
+		DialTimeout:  testkit.Scale(5 * time.Second),
 	}
 }
 
@@ -82,7 +83,9 @@ func syncInto(t *testing.T, opts Options) ([]Stats, map[string][]wire.Received) 
 			got[r.Relay] = append(got[r.Relay], r)
 		}
 	}()
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	// A generous deadline, for a hung sync only: a loaded host takes
+	// minutes over what an idle one does in seconds.
+	ctx, cancel := context.WithTimeout(t.Context(), testkit.Scale(10*time.Minute))
 	defer cancel()
 	stats, err := Sync(ctx, opts, out)
 	close(out)
@@ -355,7 +358,9 @@ func TestSyncLyingNIP77(t *testing.T) {
 			if err := c.check(stats[0]); err != nil {
 				t.Fatalf("%v: stats %+v", err, stats[0])
 			}
-			if d := time.Since(start); d > 10*time.Second {
+			// Rounds are bounded, not time: a relay that held the sync
+			// would hold it for the query timeout of every round.
+			if d := time.Since(start); d > testkit.Scale(40*time.Second) {
 				t.Fatalf("took %v", d)
 			}
 		})
@@ -397,7 +402,7 @@ func TestSyncNoNegOpen(t *testing.T) {
 	seed(t, good, m...)
 	l := newMemLocal()
 	opts := l.options(su, good.URL())
-	opts.ProbeTimeout = 300 * time.Millisecond
+	opts.ProbeTimeout = testkit.Scale(300 * time.Millisecond) // the silent relay never answers
 	stats, got := syncInto(t, opts)
 	if !strings.Contains(stats[0].NegError, ErrNegUnsupported.Error()) {
 		t.Fatalf("silent relay: %+v", stats[0])

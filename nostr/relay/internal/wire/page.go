@@ -63,85 +63,109 @@ func (p *Pager) Run(ctx context.Context, f gn.Filter, max int, deliver func(*gn.
 // runFrom is run that, after each page but the last, tells progress the
 // until of the next page: every event newer than it has been delivered.
 func (p *Pager) RunFrom(ctx context.Context, f gn.Filter, max int, deliver func(*gn.Event), progress func(until gn.Timestamp)) (int, error) {
-	var since gn.Timestamp
+	w := pageWalk{until: f.Until, seen: map[string]struct{}{}, max: max}
 	if f.Since != nil {
-		since = *f.Since
+		w.since = *f.Since
 	}
-	until := f.Until
-	seen := map[string]struct{}{} // ids of the second *until already delivered
-	total := 0
 	authTried := false
 	for {
 		if p.Budget != nil {
 			if *p.Budget <= 0 {
-				return total, ErrBudget
+				return w.total, ErrBudget
 			}
 			*p.Budget--
 		}
 		pf := f
-		pf.Until = until
+		pf.Until = w.until
 		pf.LimitZero = false
 		pf.Limit = p.Limit
-		if max > 0 && max-total < pf.Limit {
-			pf.Limit = max - total
+		if max > 0 && max-w.total < pf.Limit {
+			pf.Limit = max - w.total
 		}
-		st := &pageStats{}
 		rej0 := p.Conn.Rejected.Load()
-		boundary, bsec := seen, until // this page's own copies: the next page replaces them
-		s, err := p.Conn.Subscribe(gn.Filters{pf}, func(ev *gn.Event) {
-			_, dup := boundary[ev.ID]
-			dup = dup && bsec != nil && ev.CreatedAt == *bsec
-			st.add(ev, dup)
-			if !dup {
-				deliver(ev)
-			}
-		})
-		if err != nil {
-			return total, err
-		}
-		err = p.Conn.WaitEOSE(ctx, s, p.Timeout)
-		p.Conn.Unsubscribe(s)
+		st, err := p.page(ctx, pf, w.seen, deliver)
 		if err != nil {
 			retry, err := p.Conn.RetryAfterAuth(ctx, p.Key, err, &authTried)
 			if retry {
 				continue // the same page again, now authenticated
 			}
-			return total, err
+			return w.total, err
 		}
-		st.mu.Lock()
-		n, fresh, oldest, atOldest := st.n, st.fresh, st.oldest, st.atOldest
-		st.mu.Unlock()
-		total += fresh
-		switch {
-		case n == 0:
-			return total, nil
-		case max > 0 && total >= max:
-			return total, nil
-		case p.CapKnown && n < pf.Limit && p.Conn.Rejected.Load() == rej0:
-			// A short page is the last one only if the relay sent nothing
-			// we refused: a page shortened by forged events is not the end.
-			return total, nil
-		case fresh == 0:
-			// Nothing new: the page was all the boundary second again. Either
-			// nothing is older, or the relay holds more than a page of events
-			// in that one second and the rest of them cannot be reached.
-			if until == nil || *until <= since {
-				return total, nil
-			}
-			u := *until - 1
-			until, seen = &u, map[string]struct{}{}
-		case until != nil && oldest == *until:
-			merged := maps.Clone(seen)
-			maps.Copy(merged, atOldest)
-			seen = merged
-		default:
-			u := oldest
-			until, seen = &u, atOldest
+		// A short page is the last one only if the relay sent nothing we
+		// refused: a page shortened by forged events is not the end.
+		last := p.CapKnown && p.Conn.Rejected.Load() == rej0
+		if w.next(st, pf.Limit, last) {
+			return w.total, nil
 		}
-		if progress != nil && until != nil {
-			progress(*until)
+		if progress != nil && w.until != nil {
+			progress(*w.until)
 		}
 	}
+}
+
+// page asks for one page and delivers what is new in it: the events of
+// the boundary second pf.Until already delivered (seen) are skipped.
+func (p *Pager) page(ctx context.Context, pf gn.Filter, seen map[string]struct{}, deliver func(*gn.Event)) (*pageStats, error) {
+	st := &pageStats{}
+	bsec := pf.Until // this page's own copies: the next page replaces them
+	s, err := p.Conn.Subscribe(gn.Filters{pf}, func(ev *gn.Event) {
+		_, dup := seen[ev.ID]
+		dup = dup && bsec != nil && ev.CreatedAt == *bsec
+		st.add(ev, dup)
+		if !dup {
+			deliver(ev)
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	err = p.Conn.WaitEOSE(ctx, s, p.Timeout)
+	p.Conn.Unsubscribe(s)
+	return st, err
+}
+
+// pageWalk is where a Pager's walk down a filter has got.
+type pageWalk struct {
+	since gn.Timestamp
+	until *gn.Timestamp
+	seen  map[string]struct{} // ids of the second *until already delivered
+	max   int
+	total int
+}
+
+// next takes a page's stats and moves the walk to the next page; true
+// when there is none. limit is what the page asked for, and last that a
+// short page is known to be the last.
+func (w *pageWalk) next(st *pageStats, limit int, last bool) bool {
+	st.mu.Lock()
+	n, fresh, oldest, atOldest := st.n, st.fresh, st.oldest, st.atOldest
+	st.mu.Unlock()
+	w.total += fresh
+	switch {
+	case n == 0:
+		return true
+	case w.max > 0 && w.total >= w.max:
+		return true
+	case last && n < limit:
+		return true
+	case fresh == 0:
+		// Nothing new: the page was all the boundary second again. Either
+		// nothing is older, or the relay holds more than a page of events
+		// in that one second and the rest of them cannot be reached.
+		if w.until == nil || *w.until <= w.since {
+			return true
+		}
+		u := *w.until - 1
+		w.until, w.seen = &u, map[string]struct{}{}
+	case w.until != nil && oldest == *w.until:
+		merged := maps.Clone(w.seen)
+		maps.Copy(merged, atOldest)
+		w.seen = merged
+	default:
+		u := oldest
+		w.until, w.seen = &u, atOldest
+	}
+	return false
 }
 
 // ErrBudget ends a session whose backfill used its page budget: the next

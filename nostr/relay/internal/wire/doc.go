@@ -1,0 +1,13 @@
+// Package wire is one websocket connection to one relay, speaking NIP-01
+// itself (see nostr/relay's doc for why not go-nostr's Relay): a reader
+// goroutine and a dispatcher that delivers events in wire order through
+// the strict gate (nostr.ParseEvent, id, batched signatures), REQ and
+// EOSE, OK, CLOSED and NOTICE, NIP-42 AUTH, and the reading of a relay's
+// machine-readable reason prefixes (reason.go). Pager (page.go) reads
+// everything a filter matches, however few events the relay returns per
+// query.
+//
+// It is internal: the subscription client (nostr/relay) and
+// reconciliation (nostr/relay/reconcile) share it, and nothing else
+// should hold a raw connection.
+package wire
