@@ -38,6 +38,8 @@ func (n *Daemon) syncOptions(ctx context.Context, fullEvery time.Duration, full 
 		// The players' write relays too (NIP-65): a sync after downtime
 		// finds there what only they hold.
 		Relays: append(slices.Clone(n.relays), n.lists.followed()...),
+		// Named by strangers: a much smaller NIP-77 budget (issue 30).
+		Strangers: n.lists.followed(),
 		Local: func(ctx context.Context, kinds []int) ([]reconcile.Item, error) {
 			stamps, err := n.st.Stamps(ctx, kinds)
 			if err != nil {

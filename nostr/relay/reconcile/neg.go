@@ -69,6 +69,8 @@ type negOptions struct {
 	pause time.Duration
 	// key answers NIP-42 AUTH, as on the REQs (zero: none).
 	key nostr.SecretKey
+	// budget is what is left of the relay's Budget (nil: unbounded).
+	budget *relayBudget
 }
 
 // negResult is what a reconciliation learnt.
@@ -204,13 +206,18 @@ func negSession(ctx context.Context, wsc negConn, url string, f gn.Filter, local
 	vec := localVector(local)
 	r := &negRun{ctx: ctx, wsc: wsc, url: url, o: o, neg: negentropy.New(vec, wsc.frame)}
 	r.res.local = vec.Size()
-	r.ids = collectIDs(r.neg)
+	r.ids = collectIDs(r.neg, o.budget)
 	err := r.exchange(f)
 	if r.opened && !r.finished {
 		r.sendClose()
 	}
 	r.res.bytes = r.nbytes.Load()
 	r.ids.end(r.finished)
+	if errors.Is(err, ErrNegBudget) {
+		// What the relay claimed within the budget is fetched; the rest
+		// waits for the next sync.
+		r.res.need, r.res.haves = r.ids.result()
+	}
 	return r.res, err
 }
 
@@ -267,6 +274,9 @@ func (r *negRun) exchange(f gn.Filter) error {
 
 func (r *negRun) write(msg []byte) error {
 	r.nbytes.Add(int64(len(msg)))
+	if !r.o.budget.takeBytes(len(msg)) {
+		return ErrNegBudget
+	}
 	wctx, cancel := context.WithTimeout(r.ctx, wire.WriteTimeout)
 	defer cancel()
 	return r.wsc.Write(wctx, ws.MessageText, msg)
@@ -287,7 +297,11 @@ func (r *negRun) nextMessage() (string, error) {
 		if !r.answered {
 			wait = r.o.first
 		}
+		before := r.nbytes.Load()
 		label, arr, err := readFrame(r.ctx, r.wsc, wait, &r.nbytes)
+		if !r.o.budget.takeBytes(int(r.nbytes.Load() - before)) {
+			return "", ErrNegBudget
+		}
 		if err != nil {
 			if !r.answered && errors.Is(err, context.DeadlineExceeded) && r.ctx.Err() == nil {
 				return "", fmt.Errorf("%w (no answer to NEG-OPEN in %v)", ErrNegUnsupported, wait)
@@ -335,6 +349,9 @@ func (r *negRun) step(msg string) (done bool, err error) {
 	if err != nil {
 		return false, fmt.Errorf("relay: %s: reconciliation: %w", r.url, err)
 	}
+	if r.o.budget.spent() {
+		return false, ErrNegBudget
+	}
 	if reply == "" {
 		r.finish()
 		return true, nil
@@ -377,16 +394,17 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 // local set has (counted). Reconcile sends on its channels as it goes, so
 // they are drained while it runs; negentropy closes both when it is done.
 type negIDs struct {
-	mu   sync.Mutex
-	need []string
-	seen map[string]bool
-	had  map[string]bool
-	wg   sync.WaitGroup
-	stop chan struct{}
+	budget *relayBudget // each id kept in need takes one of its ids
+	mu     sync.Mutex
+	need   []string
+	seen   map[string]bool
+	had    map[string]bool
+	wg     sync.WaitGroup
+	stop   chan struct{}
 }
 
-func collectIDs(neg *negentropy.Negentropy) *negIDs {
-	c := &negIDs{seen: map[string]bool{}, had: map[string]bool{}, stop: make(chan struct{})}
+func collectIDs(neg *negentropy.Negentropy, b *relayBudget) *negIDs {
+	c := &negIDs{budget: b, seen: map[string]bool{}, had: map[string]bool{}, stop: make(chan struct{})}
 	c.wg.Go(func() { c.drain(neg.HaveNots, true) })
 	c.wg.Go(func() { c.drain(neg.Haves, false) })
 	return c
@@ -414,6 +432,9 @@ func (c *negIDs) add(id string, need bool) {
 	defer c.mu.Unlock()
 	switch {
 	case need && !c.seen[id]:
+		if !c.budget.takeID() {
+			return // over budget: dropped, and the session ends
+		}
 		c.seen[id] = true
 		c.need = append(c.need, id)
 	case !need:

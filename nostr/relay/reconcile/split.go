@@ -322,6 +322,9 @@ func (r *splitRun) window(ctx context.Context, j negJob) (leaves []negLeaf, end 
 		}
 		return []negLeaf{*r.whole}, true, nil
 	}
+	if errors.Is(err, ErrNegBudget) {
+		return append(r.out, negLeaf{f: fw, base: r.f, need: res.need}), true, err
+	}
 	why, err := sp.cutWhy(res, err)
 	switch {
 	case err != nil:

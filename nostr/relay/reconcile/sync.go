@@ -86,6 +86,19 @@ type Options struct {
 	// Progress, if set, is called as work is done (from several
 	// goroutines, one relay each).
 	Progress func(Progress)
+
+	// Budget bounds the NIP-77 work of each relay [DefaultBudget], and
+	// StrangerBudget that of each relay in Strangers
+	// [DefaultStrangerBudget]: relays someone else named (players' NIP-65
+	// relay lists), which may answer with ids without end. A relay that
+	// uses its budget has what it claimed so far fetched and the rest left
+	// to the next sync (Stats.NegError says so).
+	Budget, StrangerBudget Budget
+	Strangers              []string
+	// TotalIDs bounds the ids all relays' reconciliations hold at once
+	// [DefaultTotalIDs], and MaxSessions the NIP-77 sessions open at once
+	// [DefaultMaxSessions].
+	TotalIDs, MaxSessions int
 }
 
 // Window is a created_at range [Since, Until], both inclusive; zero
@@ -153,6 +166,14 @@ func (o Options) withDefaults() Options {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
+	o.Budget = o.Budget.or(DefaultBudget)
+	o.StrangerBudget = o.StrangerBudget.or(DefaultStrangerBudget)
+	if o.TotalIDs <= 0 {
+		o.TotalIDs = DefaultTotalIDs
+	}
+	if o.MaxSessions <= 0 {
+		o.MaxSessions = DefaultMaxSessions
+	}
 	if o.ChallengesSince == nil {
 		o.ChallengesSince = func(string) int64 { return 0 }
 	}
@@ -186,7 +207,8 @@ func Sync(ctx context.Context, opts Options, out chan<- wire.Received) ([]Stats,
 	if len(relays) == 0 {
 		return nil, errors.New("relay: no relays configured")
 	}
-	s := &syncer{opts: opts, out: out, stats: make([]Stats, len(relays))}
+	s := &syncer{opts: opts, out: out, stats: make([]Stats, len(relays)), sessions: make(chan struct{}, opts.MaxSessions), budgets: map[string]*relayBudget{}}
+	s.totalIDs.Store(int64(opts.TotalIDs))
 	for i, u := range relays {
 		s.stats[i] = Stats{Relay: u, Method: "fallback"}
 	}
@@ -245,6 +267,38 @@ type syncer struct {
 
 	mu     sync.Mutex
 	errLoc error // the first failure of the local store
+
+	budgets  map[string]*relayBudget // by relay, with mu
+	totalIDs atomic.Int64            // ids the relays may still hold (Options.TotalIDs)
+	sessions chan struct{}           // a slot per NIP-77 session open (Options.MaxSessions)
+}
+
+// budgetFor is url's budget for this Sync, the same for its NIP-77
+// sessions, its fetches and its fallback.
+func (s *syncer) budgetFor(url string) *relayBudget {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if rb := s.budgets[url]; rb != nil {
+		return rb
+	}
+	b := s.opts.Budget
+	if slices.Contains(wire.NormalizeURLs(s.opts.Strangers), url) {
+		b = s.opts.StrangerBudget
+	}
+	rb := newRelayBudget(b, &s.totalIDs)
+	s.budgets[url] = rb
+	return rb
+}
+
+// session runs one NIP-77 session within Options.MaxSessions.
+func (s *syncer) session(ctx context.Context, url string, f gn.Filter, items []Item, o negOptions) (negResult, error) {
+	select {
+	case s.sessions <- struct{}{}:
+	case <-ctx.Done():
+		return negResult{}, ctx.Err()
+	}
+	defer func() { <-s.sessions }()
+	return negReconcile(ctx, url, f, items, o)
 }
 
 func (s *syncer) localSets(ctx context.Context) (map[string][]Item, error) {
@@ -435,6 +489,10 @@ func (s *syncer) nip77(ctx context.Context, st *Stats) bool {
 	info := syncInfo(ctx, st.Relay, s.opts.DialTimeout)
 	o := negOptions{maxRounds: s.opts.MaxRounds, first: s.opts.QueryTimeout, silence: s.opts.QueryTimeout, dial: s.opts.DialTimeout}
 	o.key = s.opts.Key // NIP-77 sessions authenticate as the REQs do
+	o.budget = s.budgetFor(st.Relay)
+	// What the relay claimed is dropped when this returns: fetched, or
+	// forgotten with a failure.
+	defer o.budget.release()
 	if !listsNIP77(info) && !s.probe(ctx, st, o) {
 		return false
 	}
@@ -471,7 +529,7 @@ func listsNIP77(info *nip11.RelayInformationDocument) bool {
 // waits ProbeTimeout at most.
 func (s *syncer) probe(ctx context.Context, st *Stats, o negOptions) bool {
 	o.first = s.opts.ProbeTimeout
-	res, err := negReconcile(ctx, st.Relay, gn.Filter{IDs: []string{wire.NoEvent}}, nil, o)
+	res, err := s.session(ctx, st.Relay, gn.Filter{IDs: []string{wire.NoEvent}}, nil, o)
 	st.Rounds += res.rounds
 	st.Bytes += res.bytes
 	if err != nil {
@@ -503,6 +561,11 @@ func (s *syncer) reconcileAll(ctx context.Context, st *Stats, sp *negSplitter) (
 				}
 			}
 			leaves, err := sp.reconcile(ctx, f, w, items)
+			if errors.Is(err, ErrNegBudget) {
+				// The relay's claims so far are fetched; no more windows.
+				st.Method, st.Compared = "nip77", compared
+				return byFilter(append(diffs, leaves...)), true
+			}
 			if err != nil {
 				return nil, false
 			}
@@ -778,7 +841,7 @@ func (s *syncer) negWindow(ctx context.Context, st *Stats, f gn.Filter, items []
 	var res negResult
 	var err error
 	for try := 0; ; try++ {
-		res, err = negReconcile(ctx, st.Relay, f, items, o)
+		res, err = s.session(ctx, st.Relay, f, items, o)
 		st.Rounds += res.rounds
 		st.Bytes += res.bytes
 		// khatru v0.19.1 answers NEG-OPEN before it records the session,
@@ -796,6 +859,11 @@ func (s *syncer) negWindow(ctx context.Context, st *Stats, f gn.Filter, items []
 	}
 	if err != nil {
 		if tooMany(err) {
+			return res, err
+		}
+		if errors.Is(err, ErrNegBudget) {
+			log.Warn("relay: NIP-77 budget used; the rest waits for the next sync", "ids", len(res.need), "bytes", st.Bytes)
+			st.NegError = err.Error()
 			return res, err
 		}
 		if !errors.Is(err, ErrNegUnsupported) {

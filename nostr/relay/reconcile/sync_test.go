@@ -271,6 +271,7 @@ func hostileNeg(t *testing.T, answer func(round int) string) string {
 			return
 		}
 		defer c.CloseNow()
+		c.SetReadLimit(1 << 20) // a REQ for 500 ids is over the default 32 KiB
 		round := 0
 		for {
 			_, msg, err := c.Read(req.Context())
