@@ -172,7 +172,6 @@ type Client struct {
 	run      *runState                // set while Run runs
 	workers  map[string]*worker       // per relay: its goroutine while Run runs
 	stopping map[string]chan struct{} // per relay: a goroutine told to stop, until it has
-	capped   map[string]bool          // relays Follow left out for the cap (logged once)
 }
 
 // runState is what Run shares with relays added while it runs.
@@ -207,7 +206,6 @@ func New(cfg Config) *Client {
 		states:     make(map[string]*relayState),
 		workers:    make(map[string]*worker),
 		stopping:   make(map[string]chan struct{}),
-		capped:     make(map[string]bool),
 	}
 	c.relays = slices.Clone(c.configured)
 	for _, u := range c.relays {

@@ -33,8 +33,8 @@ type relayState struct {
 
 // Follow adds relays to those the client follows, in order, and returns
 // the ones it added: relays already followed are left as they are, and
-// none is added once Config.MaxRelays relays are followed (each left out
-// is logged once). While Run runs, an added relay is followed at once;
+// none is added once Config.MaxRelays relays are followed (those left
+// out are logged in one line per call). While Run runs, an added relay is followed at once;
 // before, it starts with Run. It does not hold Ready back.
 func (c *Client) Follow(urls ...string) []string {
 	c.mu.Lock()
@@ -43,22 +43,15 @@ func (c *Client) Follow(urls ...string) []string {
 }
 
 func (c *Client) followLocked(urls []string) []string {
-	var added []string
+	var added, left []string
 	for _, u := range urls {
 		if slices.Contains(c.relays, u) {
 			continue
 		}
 		if len(c.relays) >= c.cfg.MaxRelays {
-			if !c.capped[u] {
-				if len(c.capped) >= 1000 {
-					clear(c.capped) // logged again, rather than remembered for ever
-				}
-				c.capped[u] = true
-				c.cfg.Logger.Warn("relay: not following, at the cap of relays", "relay", u, "max_relays", c.cfg.MaxRelays)
-			}
+			left = append(left, u)
 			continue
 		}
-		delete(c.capped, u)
 		c.relays = append(c.relays, u)
 		c.extra[u] = true
 		c.addRelayLocked(u, false)
@@ -66,6 +59,12 @@ func (c *Client) followLocked(urls []string) []string {
 			c.startLocked(u)
 		}
 		added = append(added, u)
+	}
+	if len(left) > 0 {
+		// One line per call, however many are left out: a stranger's
+		// thousands of relay lists must not flood the log (issue 30).
+		c.cfg.Logger.Warn("relay: not following relays past the cap", "max_relays", c.cfg.MaxRelays,
+			"left_out", len(left), "first", left[0])
 	}
 	return added
 }

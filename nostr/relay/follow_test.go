@@ -1,7 +1,10 @@
 package relay
 
 import (
+	"fmt"
+	"log/slog"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -231,5 +234,28 @@ func TestOutboxRelays(t *testing.T) {
 	}
 	if got := follow.InboxRelays(lists, b.PublicKey(), 2, false); got != nil {
 		t.Errorf("follow.InboxRelays of a player without a list: %v", got)
+	}
+}
+
+// TestFollowCapLogsOnce (issue 30, item 7): past the cap, a refollow with
+// thousands of wanted relays writes one line, not one per relay (3.6 MB of
+// log per new relay list, before).
+func TestFollowCapLogsOnce(t *testing.T) {
+	var buf lockedBuffer
+	cfg := fastConfig("ws://home.example")
+	cfg.MaxRelays = 3
+	cfg.Logger = slog.New(slog.NewTextHandler(&buf, nil))
+	c := New(cfg) // not running: nothing is dialed
+	var want []string
+	for i := range 5000 {
+		want = append(want, fmt.Sprintf("wss://r%d.example", i))
+	}
+	for i := range 4 {
+		if got := c.SetFollowed(want[i:]); len(got) != 2 {
+			t.Fatalf("followed %d relays, want 2 within the cap", len(got))
+		}
+	}
+	if n := strings.Count(buf.String(), "past the cap"); n != 4 {
+		t.Errorf("%d cap lines for 4 refollows, want one each (%d bytes of log)", n, len(buf.String()))
 	}
 }
