@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -29,7 +30,16 @@ type relayLists struct {
 	latest  map[string]*nostr.Event
 	changed bool
 	follow  []string // the relays followed for them, besides the configured ones
+	// turn counts the turns taken, past the cap, by the players of equal
+	// rank; turned is when the last one was taken (the daemon's clock).
+	turn, turned int64
 }
+
+// turnEvery is how long the followed relays stay as they are while no
+// relay list changes: past the cap, the players of equal rank then take
+// their turn (issue 30: strangers' lists must not keep a new player's
+// relay out for ever).
+const turnEvery = 10 * 60
 
 // add keeps ev if it is its author's newest list, as nostr.LatestRelayLists
 // decides.
@@ -61,12 +71,17 @@ func (l *relayLists) followed() []string {
 // changed since the last call.
 func (n *Daemon) refollow(client *relay.Client) {
 	l := &n.lists
+	now := n.clock()
 	l.mu.Lock()
-	if !l.changed {
+	if !l.changed && now-l.turned < turnEvery {
 		l.mu.Unlock()
 		return
 	}
-	l.changed = false
+	if !l.changed {
+		l.turn++
+	}
+	l.changed, l.turned = false, now
+	turn := l.turn
 	lists := make([]*nostr.Event, 0, len(l.latest))
 	for _, ev := range l.latest {
 		lists = append(lists, ev)
@@ -76,12 +91,34 @@ func (n *Daemon) refollow(client *relay.Client) {
 	// firewall, unless the daemon itself reads such a relay (a test, a
 	// relay on the same host).
 	local := slices.ContainsFunc(n.relays, nostr.IsLocalRelay)
-	want := follow.OutboxRelays(lists, follow.OutboxOptions{Exclude: n.relays, AllowLocal: local})
+	slots := max(1, cmp.Or(n.maxRelays, relay.DefaultMaxRelays)-len(n.relays))
+	want := follow.OutboxRelays(lists, follow.OutboxOptions{Exclude: n.relays, AllowLocal: local,
+		Max: slots, Priority: n.playing(), Rotate: int(turn) * slots})
 	got := client.SetFollowed(want)
 	l.mu.Lock()
 	l.follow = got
 	l.mu.Unlock()
 	n.log.Info("following the players' write relays (NIP-65)", "lists", len(lists), "relays", len(got), "wanted", len(want))
+}
+
+// playing ranks players for following their relays: those of the kept
+// accepted matches where both sides have moved come first (a stranger
+// filling relay lists cannot make moves in a real player's match).
+func (n *Daemon) playing() func(pubkey string) int {
+	n.mu.Lock()
+	real := map[string]bool{}
+	for _, s := range n.states {
+		if s.Accepted && len(s.Moves) >= 2 {
+			real[s.First], real[s.Second] = true, true
+		}
+	}
+	n.mu.Unlock()
+	return func(pubkey string) int {
+		if real[pubkey] {
+			return 1
+		}
+		return 0
+	}
 }
 
 // relayListDuty publishes the daemon's own relay list (kind 10002): the

@@ -8,7 +8,9 @@ import (
 )
 
 // The outbox model (NIP-65): from players' relay lists, the write relays
-// to follow, the most shared first; the client's own relays are left out.
+// to follow, shared out by player: alice is served by the client's own
+// relay (left out of the result) and the shared one, so bob's own relay
+// comes before her third.
 func ExampleOutboxRelays() {
 	alice, bob := nostr.GenerateKey(), nostr.GenerateKey()
 	list := func(k nostr.SecretKey, write ...string) *nostr.Event {
@@ -22,5 +24,5 @@ func ExampleOutboxRelays() {
 	}
 	fmt.Println(follow.OutboxRelays(lists, follow.OutboxOptions{PerPlayer: 3, Exclude: []string{"wss://home.example"}}))
 	// Output:
-	// [wss://shared.example wss://alice.example wss://bob.example]
+	// [wss://shared.example wss://bob.example wss://alice.example]
 }

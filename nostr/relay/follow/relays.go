@@ -30,65 +30,129 @@ type OutboxOptions struct {
 	// Max caps the relays returned [0: no cap]; relay.Config.MaxRelays caps
 	// again when they are followed.
 	Max int
+	// Priority ranks players, higher first [nil: all equal]: the daemon
+	// puts the players of accepted matches with real play first, so that
+	// players who only fill relay lists cannot crowd them out.
+	Priority func(pubkey string) int
+	// Rotate turns the order of players of equal priority by that many
+	// places: past the cap, successive calls with a growing Rotate give
+	// each player its turn.
+	Rotate int
 }
 
 // OutboxRelays picks the relays to follow for players' events (NIP-65's
 // outbox model) from their relay lists: of each author's latest kind
 // 10002 among lists (checked events; other kinds are ignored), the first
-// PerPlayer usable write relays. The result is deduplicated across players
-// and ordered most wanted first (named by the most players, then higher in
-// their lists, then by URL), so that a cap keeps the relays that find the
-// most players. It is a pure function of its arguments.
+// PerPlayer usable write relays. Slots are shared out by player, not by
+// votes (issue 30: 400 events of strangers' lists filled every slot): in
+// the order of Priority, then Rotate, each player gets one relay, the one
+// of its relays named by the most players, unless one of its relays is
+// already chosen or excluded; then each gets a second, and so on. The
+// result is in that order, deduplicated, so that a cap keeps one relay
+// for as many players as it can. It is a pure function of its arguments.
 func OutboxRelays(lists []*nostr.Event, opts OutboxOptions) []string {
 	per := opts.PerPlayer
 	if per <= 0 {
 		per = DefaultPerPlayer
 	}
 	exclude := wire.NormalizeURLs(opts.Exclude)
-	type want struct {
-		url     string
-		players int
-		rank    int // best position in a list
+	players, votes := writeRelays(lists, per, opts.AllowLocal)
+	order(players, opts.Priority, opts.Rotate)
+	chosen := map[string]bool{}
+	for _, u := range exclude {
+		chosen[u] = true
 	}
-	wants := map[string]*want{}
-	for _, rl := range nostr.LatestRelayLists(lists) {
-		n := 0
-		for _, u := range rl.Write {
-			if n == per {
-				break
+	var out []string
+	for round := range per {
+		for _, p := range players {
+			if opts.Max > 0 && len(out) == opts.Max {
+				return out
 			}
-			if !opts.AllowLocal && nostr.IsLocalRelay(u) {
-				continue
+			if u := p.pick(round, chosen, votes); u != "" {
+				chosen[u] = true
+				out = append(out, u)
 			}
-			rank := n
-			n++
-			if slices.Contains(exclude, u) {
-				continue
-			}
-			w := wants[u]
-			if w == nil {
-				w = &want{url: u, rank: rank}
-				wants[u] = w
-			}
-			w.players++
-			w.rank = min(w.rank, rank)
 		}
 	}
-	all := make([]*want, 0, len(wants))
-	for _, w := range wants {
-		all = append(all, w)
-	}
-	slices.SortFunc(all, func(a, b *want) int {
-		return cmp.Or(cmp.Compare(b.players, a.players), cmp.Compare(a.rank, b.rank), cmp.Compare(a.url, b.url))
-	})
-	if opts.Max > 0 && len(all) > opts.Max {
-		all = all[:opts.Max]
-	}
-	out := make([]string, len(all))
-	for i, w := range all {
-		out[i] = w.url
+	if out == nil {
+		out = []string{}
 	}
 	return out
+}
+
+// player is one author's usable write relays, in its list's order.
+type player struct {
+	pubkey string
+	relays []string
+}
+
+// writeRelays are each author's first per usable write relays, and how
+// many authors name each relay.
+func writeRelays(lists []*nostr.Event, per int, allowLocal bool) ([]*player, map[string]int) {
+	var players []*player
+	votes := map[string]int{}
+	for pubkey, rl := range nostr.LatestRelayLists(lists) {
+		p := &player{pubkey: pubkey}
+		for _, u := range rl.Write {
+			if len(p.relays) == per {
+				break
+			}
+			if (allowLocal || !nostr.IsLocalRelay(u)) && !slices.Contains(p.relays, u) {
+				p.relays = append(p.relays, u)
+				votes[u]++
+			}
+		}
+		if len(p.relays) > 0 {
+			players = append(players, p)
+		}
+	}
+	return players, votes
+}
+
+// order sorts players by priority, highest first, and turns each run of
+// equal priority (in pubkey order) by rotate places.
+func order(players []*player, priority func(string) int, rotate int) {
+	prio := map[string]int{}
+	if priority != nil {
+		for _, p := range players {
+			prio[p.pubkey] = priority(p.pubkey)
+		}
+	}
+	slices.SortFunc(players, func(a, b *player) int {
+		return cmp.Or(cmp.Compare(prio[b.pubkey], prio[a.pubkey]), cmp.Compare(a.pubkey, b.pubkey))
+	})
+	for i := 0; i < len(players); {
+		j := i + 1
+		for j < len(players) && prio[players[j].pubkey] == prio[players[i].pubkey] {
+			j++
+		}
+		if n := j - i; n > 1 && rotate != 0 {
+			k := ((rotate % n) + n) % n
+			slices.Reverse(players[i : i+k])
+			slices.Reverse(players[i+k : j])
+			slices.Reverse(players[i:j])
+		}
+		i = j
+	}
+}
+
+// pick is the player's relay for round r, or "" when it has more than r
+// of its relays chosen already: in round 0 the one most players name
+// (then the higher in its list), later the first not chosen.
+func (p *player) pick(r int, chosen map[string]bool, votes map[string]int) string {
+	have, best := 0, ""
+	for _, u := range p.relays {
+		switch {
+		case chosen[u]:
+			have++
+		case best == "" || r == 0 && votes[u] > votes[best]:
+			best = u
+		}
+	}
+	if have > r {
+		return ""
+	}
+	return best
 }
 
 // InboxRelays are the first n read relays of a player's latest relay list
