@@ -12,6 +12,11 @@ import (
 type Budget struct {
 	IDs   int   // ids the relay may claim that the store lacks
 	Bytes int64 // NIP-77 messages, both ways
+	// Pages and Events bound the REQs (pages of a query) and the events
+	// they bring, fetching by id and in the fallback: a relay that serves
+	// endless pages must not hold the sync, and the daemon's folding
+	// behind it.
+	Pages, Events int
 }
 
 // or is b with its zero fields taken from d.
@@ -22,6 +27,12 @@ func (b Budget) or(d Budget) Budget {
 	if b.Bytes <= 0 {
 		b.Bytes = d.Bytes
 	}
+	if b.Pages <= 0 {
+		b.Pages = d.Pages
+	}
+	if b.Events <= 0 {
+		b.Events = d.Events
+	}
 	return b
 }
 
@@ -31,8 +42,8 @@ func (b Budget) or(d Budget) Budget {
 // it comes with the next sync, once these are stored. A relay someone else
 // named (a player's relay list) holds that player's games, not a history.
 var (
-	DefaultBudget         = Budget{IDs: 1_000_000, Bytes: 1 << 30}
-	DefaultStrangerBudget = Budget{IDs: 20_000, Bytes: 16 << 20}
+	DefaultBudget         = Budget{IDs: 1_000_000, Bytes: 1 << 30, Pages: 20_000, Events: 2_000_000}
+	DefaultStrangerBudget = Budget{IDs: 20_000, Bytes: 16 << 20, Pages: 100, Events: 20_000}
 )
 
 const (
@@ -45,19 +56,26 @@ const (
 // and the rest is left to the next sync.
 var ErrNegBudget = errors.New("relay: NIP-77 budget used")
 
+// ErrPageBudget ends a relay's queries in a Sync that used its
+// Budget.Pages or Budget.Events; the next sync goes on.
+var ErrPageBudget = errors.New("relay: sync page budget used")
+
 // relayBudget is what is left of one relay's Budget in this Sync, and of
 // the ids all relays may hold together.
 type relayBudget struct {
-	ids, bytes atomic.Int64
-	total      *atomic.Int64 // shared by every relay of the Sync
-	taken      atomic.Int64  // ids taken from total, given back by release
-	used       atomic.Bool
+	ids, bytes    atomic.Int64
+	pages, events atomic.Int64
+	total         *atomic.Int64 // shared by every relay of the Sync
+	taken         atomic.Int64  // ids taken from total, given back by release
+	used          atomic.Bool
 }
 
 func newRelayBudget(b Budget, total *atomic.Int64) *relayBudget {
 	rb := &relayBudget{total: total}
 	rb.ids.Store(int64(b.IDs))
 	rb.bytes.Store(b.Bytes)
+	rb.pages.Store(int64(b.Pages))
+	rb.events.Store(int64(b.Events))
 	return rb
 }
 
@@ -98,3 +116,6 @@ func (b *relayBudget) spent() bool { return b != nil && b.used.Load() }
 // release gives the ids this relay held back to the Sync's total, once
 // they are fetched or dropped.
 func (b *relayBudget) release() { b.total.Add(b.taken.Swap(0)) }
+
+// takeEvent charges one event a query brought; false once they are spent.
+func (b *relayBudget) takeEvent() bool { return b.events.Add(-1) >= 0 }

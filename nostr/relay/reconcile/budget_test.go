@@ -3,10 +3,15 @@ package reconcile
 import (
 	"encoding/hex"
 	"fmt"
+	gn "github.com/nbd-wtf/go-nostr"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
+	"vesper/internal/hostile"
+	"vesper/internal/testkit"
+	"vesper/nostr/relay/limits"
 )
 
 // negVarint is negentropy's varint: base 128, most significant group
@@ -139,5 +144,46 @@ func TestSyncMaxSessions(t *testing.T) {
 	syncInto(t, opts)
 	if p := peak.Load(); p != 1 {
 		t.Fatalf("%d sessions open at once, want 1", p)
+	}
+}
+
+// TestSyncPageBudget (issue 30, item 10): a relay serving endless pages
+// holds a sync, and the daemon's folding behind it, for no longer than its
+// page budget (or its events budget) lets it; the relay's error says why.
+func TestSyncPageBudget(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		budget Budget
+	}{
+		{"pages", Budget{Pages: 5}},
+		{"events", Budget{Events: 30}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h, err := hostile.Start(t.Context(), hostile.Options{EndlessPages: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { h.Close() })
+			limits.Forget(h.URL())
+			l := newMemLocal()
+			opts := l.options(h.URL())
+			opts.NoNIP77 = true
+			opts.PageLimit = 20
+			opts.Strangers = []string{h.URL()}
+			opts.StrangerBudget = c.budget
+			// Without a budget the relay would hold the sync this long.
+			opts.RelayTimeout = testkit.Scale(time.Minute)
+			stats, got := syncInto(t, opts)
+			st := stats[0]
+			if !strings.Contains(st.Error, ErrPageBudget.Error()) {
+				t.Fatalf("%s: want the page budget used", statLine(st))
+			}
+			if n := h.REQs(); n > 8 {
+				t.Errorf("%d REQs, budget %d pages", n, c.budget.Pages)
+			}
+			if c.budget.Events > 0 && len(got[gn.NormalizeURL(h.URL())]) > c.budget.Events {
+				t.Errorf("%d events sent, budget %d", len(got[gn.NormalizeURL(h.URL())]), c.budget.Events)
+			}
+		})
 	}
 }

@@ -349,12 +349,16 @@ type relaySession struct {
 	refused atomic.Int64
 	log     *slog.Logger
 	sent    map[string]bool // ids sent on out from this relay in this run
+	budget  *relayBudget
+	pages   int // left of budget.Pages while the session is open
 }
 
 func (s *syncer) open(ctx context.Context, st *Stats) (*relaySession, error) {
 	rs := &relaySession{s: s, st: st, url: st.Relay, log: s.opts.Logger.With("relay", st.Relay), sent: map[string]bool{}}
+	rs.budget = s.budgetFor(st.Relay)
+	rs.pages = int(max(0, rs.budget.pages.Load()))
 	info := limits.Get(ctx, st.Relay, s.opts.DialTimeout)
-	p := &wire.Pager{Key: s.opts.Key, Timeout: s.opts.QueryTimeout}
+	p := &wire.Pager{Key: s.opts.Key, Timeout: s.opts.QueryTimeout, Budget: &rs.pages}
 	p.Limit, p.CapKnown = info.PageLimit(s.opts.PageLimit)
 	dctx, cancel := context.WithTimeout(ctx, s.opts.DialTimeout)
 	cn, err := wire.Dial(dctx, st.Relay, rs.log, func(reason string) {
@@ -384,6 +388,7 @@ func (s *syncer) open(ctx context.Context, st *Stats) (*relaySession, error) {
 }
 
 func (rs *relaySession) close() {
+	rs.budget.pages.Store(int64(rs.pages))
 	rs.cn.Close(wire.ErrClosed)
 	rs.st.Refused += int(rs.refused.Load())
 }
@@ -421,7 +426,9 @@ func (rs *relaySession) query(ctx context.Context, f gn.Filter) ([]*gn.Event, er
 	// A query by ids is done once each id has come: without that bound
 	// the pager asks again below the page's oldest second, and again,
 	// until a page brings nothing (four REQs a chunk at 10,000 matches).
-	_, err := rs.p.Run(ctx, f, len(f.IDs), func(ev *gn.Event) {
+	qctx, stop := context.WithCancel(ctx) // stopped once the events budget is spent
+	defer stop()
+	_, err := rs.p.Run(qctx, f, len(f.IDs), func(ev *gn.Event) {
 		mu.Lock()
 		defer mu.Unlock()
 		if over {
@@ -430,6 +437,11 @@ func (rs *relaySession) query(ctx context.Context, f gn.Filter) ([]*gn.Event, er
 		if rs.st.Method == "fallback" {
 			rs.st.Compared++
 		}
+		if !rs.budget.takeEvent() {
+			over = true // the rest of this relay's events wait for the next sync
+			stop()
+			return
+		}
 		buf = append(buf, ev)
 		if len(buf) >= sendBatch {
 			flush()
@@ -437,10 +449,14 @@ func (rs *relaySession) query(ctx context.Context, f gn.Filter) ([]*gn.Event, er
 	})
 	mu.Lock()
 	defer mu.Unlock()
+	spent := over
 	over = true
 	flush()
-	if serr != nil {
+	switch {
+	case serr != nil:
 		return sent, serr
+	case spent || errors.Is(err, wire.ErrBudget):
+		return sent, ErrPageBudget
 	}
 	return sent, err
 }
