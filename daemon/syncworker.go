@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"vesper/nostr/relay"
+	"vesper/store"
 )
 
 // syncWorker runs the relay syncs one at a time: every relay at start,
@@ -166,5 +167,45 @@ func (s *syncer) runDue(ctx context.Context) {
 	s.retry = nil
 	if len(s.pending) > 0 {
 		s.retry = time.After(next)
+	}
+}
+
+// syncSink stores what a one-off sync (SyncOnce) sends, a transaction for
+// each 500 events or each pause in the stream, and lists the matches they
+// touched, for one fold each at the end.
+type syncSink struct {
+	n       *Daemon
+	batch   []relay.Received
+	touched map[string]bool
+	stored  int   // new events stored
+	err     error // the first store error; what comes after it is dropped
+}
+
+// drain stores what recv sends until it is closed.
+func (s *syncSink) drain(ctx context.Context, recv <-chan relay.Received) {
+	s.batch = make([]relay.Received, 0, 500)
+	for r := range recv {
+		s.batch = append(s.batch, r)
+		if len(s.batch) == cap(s.batch) || len(recv) == 0 {
+			s.flush(ctx)
+		}
+	}
+	s.flush(ctx)
+}
+
+func (s *syncSink) flush(ctx context.Context) {
+	defer func() { s.batch = s.batch[:0] }()
+	if len(s.batch) == 0 || s.err != nil {
+		return
+	}
+	fresh, err := s.n.put(ctx, s.batch, s.n.clock())
+	if err != nil {
+		s.err = err
+	}
+	s.stored += len(fresh)
+	for _, ev := range fresh {
+		for _, m := range store.MatchesOf(ev) {
+			s.touched[m] = true
+		}
 	}
 }
