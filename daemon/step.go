@@ -133,7 +133,7 @@ func (l *loop) step(ctx context.Context, ev loopEvent) error {
 	case evTick:
 		l.stepTick(ctx)
 	case evSite:
-		l.n.buildSiteLogged(ctx, l.o)
+		l.stepSite(ctx)
 	}
 	return nil
 }
@@ -262,8 +262,8 @@ func (l *loop) stepQuiet(ctx context.Context) { l.runDuties(ctx) }
 // stepTick runs the duties when the last event is a second old, or when
 // they have not run for two ticks: a relay that drips an event every half
 // second would keep the quiet second from ever coming (the backfill is
-// over by then; what is stored is whole). It also lets dormant matches
-// leave memory and counts the statuses.
+// over by then; what is stored is whole). It also lets the matches that
+// expired or went dormant leave memory, and counts the statuses.
 func (l *loop) stepTick(ctx context.Context) {
 	now := l.wall()
 	if now.Sub(l.lastEvent) >= time.Second || now.Sub(l.lastDuties) >= 2*l.o.Tick {
@@ -274,6 +274,9 @@ func (l *loop) stepTick(ctx context.Context) {
 		l.n.met.statuses(l.n.statusCounts(ctx))
 	}
 }
+
+// stepSite rebuilds the site from the matches that changed.
+func (l *loop) stepSite(ctx context.Context) { l.n.buildSiteLogged(ctx, l.o) }
 
 // runDuties runs a pass of duties, unless the backfill gate is still
 // shut: no duty before the first backfill.
