@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"fmt"
+	"net"
 	"testing"
 	"time"
 
@@ -202,4 +203,53 @@ func TestReceivedStoresAndMarks(t *testing.T) {
 	if c, err := l.n.st.Cursor(ctx, "ws://a"); err != nil || c != tNow-5 {
 		t.Fatalf("cursor %d, %v; want %d", c, err, tNow-5)
 	}
+}
+
+// TestSyncerCoalescesReconnects: the first connect of a relay the start's
+// sync covered asks for no sync; a reconnect within ReconnectGap of the
+// relay's last sync waits for the gap to pass (retry armed, no run), and
+// then runs once, with its outcome handed on and its marker behind it.
+func TestSyncerCoalescesReconnects(t *testing.T) {
+	ctx := context.Background()
+	n := testNode(t, nostr.SecretKey{})
+	out, done := make(chan relay.Received, 16), make(chan syncRun, 4)
+	s := newSyncer(n, Options{ReconnectGap: time.Minute}, out, done, nil)
+	at := time.Unix(tNow, 0)
+	s.wall = func() time.Time { return at }
+	u := closedRelay(t) // the sync fails at once
+	s.covered[u], s.lastRun[u] = true, at
+
+	s.connected(u)
+	if len(s.pending) != 0 || s.covered[u] {
+		t.Fatalf("the first connect of a covered relay: pending %v, covered %v", s.pending, s.covered[u])
+	}
+	at = at.Add(30 * time.Second)
+	s.connected(u)
+	s.runDue(ctx)
+	if len(done) != 0 || !s.pending[u] || s.retry == nil {
+		t.Fatalf("a reconnect 30 s after the last sync: ran %d, pending %v, retry armed %v; want it waiting", len(done), s.pending, s.retry != nil)
+	}
+	at = at.Add(30 * time.Second)
+	s.runDue(ctx)
+	if len(done) != 1 || len(s.pending) != 0 || s.retry != nil || !s.lastRun[u].Equal(at) {
+		t.Fatalf("once the gap has passed: ran %d, pending %v, retry armed %v, last run %v", len(done), s.pending, s.retry != nil, s.lastRun[u])
+	}
+	if r := <-done; len(r.stats) != 1 || r.stats[0].Relay != u {
+		t.Fatalf("the run synced %+v, want %s alone", r.stats, u)
+	}
+	if m := <-out; m.Event != nil || m.Relay != "" {
+		t.Fatalf("behind the run: %+v, want its marker", m)
+	}
+}
+
+// closedRelay is a loopback ws:// URL nothing listens on.
+func closedRelay(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return "ws://" + addr
 }

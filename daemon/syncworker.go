@@ -49,6 +49,7 @@ type syncer struct {
 	met  *syncMetrics
 
 	every, fullEvery, reconnectGap time.Duration
+	wall                           func() time.Time // time.Now but in tests
 
 	covered map[string]bool      // relays the first sync reached, whose first connect needs no sync
 	lastRun map[string]time.Time // when each relay was last synced
@@ -57,7 +58,7 @@ type syncer struct {
 }
 
 func newSyncer(n *Daemon, o Options, out chan<- relay.Received, done chan<- syncRun, met *syncMetrics) *syncer {
-	s := &syncer{n: n, o: o, out: out, done: done, met: met,
+	s := &syncer{n: n, o: o, out: out, done: done, met: met, wall: time.Now,
 		every: o.SyncEvery, fullEvery: o.FullScanEvery, reconnectGap: o.ReconnectGap,
 		covered: map[string]bool{}, lastRun: map[string]time.Time{}, pending: map[string]bool{}}
 	if s.every <= 0 {
@@ -104,7 +105,7 @@ func (s *syncer) run(ctx context.Context, relays, matches []string) syncRun {
 
 // first is the start's sync of every relay.
 func (s *syncer) first(ctx context.Context) {
-	at := time.Now()
+	at := s.wall()
 	for _, st := range s.run(ctx, nil, nil).stats {
 		s.covered[st.Relay] = st.Error == ""
 		s.lastRun[st.Relay] = at
@@ -113,7 +114,7 @@ func (s *syncer) first(ctx context.Context) {
 
 // full is the periodic sync of every relay.
 func (s *syncer) full(ctx context.Context) {
-	at := time.Now()
+	at := s.wall()
 	for _, st := range s.run(ctx, nil, nil).stats {
 		s.lastRun[st.Relay] = at
 	}
@@ -147,7 +148,7 @@ func (s *syncer) runDue(ctx context.Context) {
 	var due []string
 	var next time.Duration
 	for u := range s.pending {
-		if wait := s.reconnectGap - time.Since(s.lastRun[u]); wait > 0 {
+		if wait := s.reconnectGap - s.wall().Sub(s.lastRun[u]); wait > 0 {
 			if next == 0 || wait < next {
 				next = wait
 			}
@@ -158,7 +159,7 @@ func (s *syncer) runDue(ctx context.Context) {
 	}
 	if len(due) > 0 {
 		sort.Strings(due)
-		at := time.Now()
+		at := s.wall()
 		s.run(ctx, due, nil)
 		for _, u := range due {
 			s.lastRun[u] = at
