@@ -62,17 +62,20 @@ func accepted(t *testing.T, l *loop, id string) bool {
 // the first quiet second after must accept it, along with the challenge
 // stored (not folded) during the backfill.
 func TestNoDutyBeforeFirstBackfill(t *testing.T) {
-	ready := func(ctx context.Context, l *loop) error { return l.step(ctx, loopEvent{kind: evReady}) }
-	late := func(ctx context.Context, l *loop) error { return l.step(ctx, loopEvent{kind: evSyncLate}) }
-	synced := func(ctx context.Context, l *loop) error { return l.syncEnd(ctx) }
+	type half func(context.Context, *loop) error
+	var (
+		ready  half = func(ctx context.Context, l *loop) error { return l.step(ctx, loopEvent{kind: evReady}) }
+		late   half = func(ctx context.Context, l *loop) error { return l.step(ctx, loopEvent{kind: evSyncLate}) }
+		synced half = func(ctx context.Context, l *loop) error { return l.syncEnd(ctx) }
+	)
 	for _, tc := range []struct {
-		name  string
-		steps []func(context.Context, *loop) error
+		name         string
+		first, other half
 	}{
-		{"ready, then synced", []func(context.Context, *loop) error{ready, synced}},
-		{"synced, then ready", []func(context.Context, *loop) error{synced, ready}},
-		{"ready, then the sync is late", []func(context.Context, *loop) error{ready, late}},
-		{"the sync is late, then ready", []func(context.Context, *loop) error{late, ready}},
+		{"ready, then synced", ready, synced},
+		{"synced, then ready", synced, ready},
+		{"ready, then the sync is late", ready, late},
+		{"the sync is late, then ready", late, ready},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
@@ -98,17 +101,12 @@ func TestNoDutyBeforeFirstBackfill(t *testing.T) {
 				}
 			}
 			shut("before any relay had sent its backlog")
-			for _, step := range tc.steps[:len(tc.steps)-1] {
-				if err := step(ctx, l); err != nil {
-					t.Fatal(err)
-				}
-				shut("with only half the gate open")
-			}
-			if err := tc.steps[len(tc.steps)-1](ctx, l); err != nil {
+			if err := tc.first(ctx, l); err != nil {
 				t.Fatal(err)
 			}
-			if !l.backfilled {
-				t.Fatal("the gate is still shut")
+			shut("with only half the gate open")
+			if err := tc.other(ctx, l); err != nil || !l.backfilled {
+				t.Fatalf("the gate is still shut (%v)", err)
 			}
 			l.stepQuiet(ctx)
 			if !accepted(t, l, resumed.ID) || !accepted(t, l, during.ID) {
