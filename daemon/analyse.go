@@ -47,33 +47,14 @@ const analyseBatch = 64
 // A game whose analysis fails is stored as failed (the site then shows
 // none): a game that always fails is not retried for ever.
 func (n *Daemon) analyse(ctx context.Context) {
-	o := n.analyst.opts
-	share := o.Share
-	if share <= 0 || share > 1 {
-		share = 0.5
-	}
-	idle := o.Idle
-	if idle <= 0 {
-		idle = time.Minute
-	}
-	an, err := analysis.New(o.Engine)
+	share, idle := n.analyst.opts.pace()
+	an, err := analysis.New(n.analyst.opts.Engine)
 	if err != nil {
 		n.log.Error("analysis off", "err", err)
 		return
 	}
 	defer an.Close()
 	n.log.Info("analysing finished games", "engine", an.Engine().String(), "share", share)
-	rest := func(d time.Duration) bool {
-		t := time.NewTimer(d)
-		defer t.Stop()
-		select {
-		case <-ctx.Done():
-			return false
-		case <-t.C:
-		case <-n.analyst.wake:
-		}
-		return true
-	}
 	// The queue is read a batch at a time: the query sorts every final
 	// game without an analysis (0.5 s at 100,000 matches), which per game
 	// would cost a seventh of a Stockfish grade. Games that become final
@@ -81,47 +62,98 @@ func (n *Daemon) analyse(ctx context.Context) {
 	var queue []string
 	for ctx.Err() == nil {
 		if len(queue) == 0 {
-			ids, err := n.st.Unanalysed(ctx, analyseBatch)
-			if err != nil || len(ids) == 0 {
-				if err != nil && ctx.Err() == nil {
-					n.log.Error("analysis: store", "err", err)
-				}
-				if !rest(idle) {
+			if queue = n.unanalysed(ctx); len(queue) == 0 {
+				if !n.analystIdle(ctx, idle) {
 					return
 				}
 				continue
 			}
-			queue = ids
 		}
-		id := queue[0]
+		took, ok := n.analyseNext(ctx, an, queue[0])
 		queue = queue[1:]
-		start := time.Now()
-		g, err := analyseStored(ctx, n.st, an, id, n.clock())
-		if ctx.Err() != nil {
-			return // stopped mid-game: nothing stored, the next run redoes it
-		}
-		took := time.Since(start)
-		if err != nil {
-			if ctx.Err() == nil {
-				n.log.Error("analysis: store", "err", err)
-			}
+		if !ok || !sleep(ctx, time.Duration(float64(took)*(1/share-1))) {
 			return
 		}
-		n.siteChanged(g.Match)
-		if g.Status == analysis.StatusDone {
-			n.log.Info("analysed", "match", g.Match, "moves", len(g.Moves), "took", took.Round(time.Millisecond))
-		} else {
-			n.log.Warn("analysis failed", "match", g.Match, "err", g.Error)
+	}
+}
+
+// pace is the share of a core the analysis takes and its longest idle
+// wait, the defaults in place of values out of range.
+func (o AnalysisOptions) pace() (share float64, idle time.Duration) {
+	share, idle = o.Share, o.Idle
+	if share <= 0 || share > 1 {
+		share = 0.5
+	}
+	if idle <= 0 {
+		idle = time.Minute
+	}
+	return share, idle
+}
+
+// unanalysed is the next batch of the queue, nil when it is empty or the
+// store failed.
+func (n *Daemon) unanalysed(ctx context.Context) []string {
+	ids, err := n.st.Unanalysed(ctx, analyseBatch)
+	if err != nil {
+		if ctx.Err() == nil {
+			n.log.Error("analysis: store", "err", err)
 		}
-		if pause := time.Duration(float64(took) * (1/share - 1)); pause > 0 {
-			t := time.NewTimer(pause)
-			select {
-			case <-ctx.Done():
-				t.Stop()
-				return
-			case <-t.C:
-			}
+		return nil
+	}
+	return ids
+}
+
+// analystIdle waits idle, or for a match to turn final; false once ctx
+// has ended.
+func (n *Daemon) analystIdle(ctx context.Context, idle time.Duration) bool {
+	t := time.NewTimer(idle)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+	case <-n.analyst.wake:
+	}
+	return true
+}
+
+// analyseNext grades the game id and stores its grade, returning how long
+// it took; false when ctx ended or the store failed (the worker stops).
+func (n *Daemon) analyseNext(ctx context.Context, an *analysis.Analyser, id string) (time.Duration, bool) {
+	start := time.Now()
+	g, err := analyseStored(ctx, n.st, an, id, n.clock())
+	if ctx.Err() != nil {
+		return 0, false // stopped mid-game: nothing stored, the next run redoes it
+	}
+	took := time.Since(start)
+	if err != nil {
+		if ctx.Err() == nil {
+			n.log.Error("analysis: store", "err", err)
 		}
+		return 0, false
+	}
+	n.siteChanged(g.Match)
+	if g.Status == analysis.StatusDone {
+		n.log.Info("analysed", "match", g.Match, "moves", len(g.Moves), "took", took.Round(time.Millisecond))
+	} else {
+		n.log.Warn("analysis failed", "match", g.Match, "err", g.Error)
+	}
+	return took, true
+}
+
+// sleep waits d (nothing when d is not positive); false once ctx has
+// ended.
+func sleep(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
 	}
 }
 

@@ -1,14 +1,3 @@
-// Package daemon is vesper's service: it follows the relays, stores every
-// game event once with the time it was first seen, keeps the state of
-// every match that is not final (PROTOCOL.md sections 1-6), records and
-// publishes its duties through the outbox (section 3), and builds the
-// public site from the matches that changed.
-//
-// The shape is litestream's: Open(cfg) builds a Daemon on a store the
-// caller opened, Run(ctx) runs it until ctx ends, and Close stops it and
-// waits for every goroutine it started, so the caller closes the store
-// under nobody. The clock is a Config field: tests drive duties with a
-// fixed one. Nothing here parses flags, prints or exits.
 package daemon
 
 import (

@@ -247,58 +247,32 @@ func (n *Daemon) SyncOnce(ctx context.Context, req SyncRequest) (SyncReport, err
 	opts.RelayTimeout = req.RelayTimeout
 	opts.Progress = req.Progress
 	recv := make(chan relay.Received, 256)
-	touched := map[string]bool{}
-	stored := 0
-	var putErr error
+	sink := &syncSink{n: n, touched: map[string]bool{}}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		batch := make([]relay.Received, 0, 500)
-		flush := func() {
-			if len(batch) == 0 || putErr != nil {
-				batch = batch[:0]
-				return
-			}
-			fresh, err := n.put(ctx, batch, n.clock())
-			if err != nil {
-				putErr = err
-			}
-			stored += len(fresh)
-			for _, ev := range fresh {
-				for _, m := range store.MatchesOf(ev) {
-					touched[m] = true
-				}
-			}
-			batch = batch[:0]
-		}
-		for r := range recv {
-			batch = append(batch, r)
-			if len(batch) == cap(batch) || len(recv) == 0 {
-				flush()
-			}
-		}
-		flush()
+		sink.drain(ctx, recv)
 	}()
 	run := n.sync(ctx, opts, recv, nil)
 	close(recv)
 	<-done
 	err := run.err
 	if err == nil {
-		err = putErr
+		err = sink.err
+	}
+	if err == nil {
+		err = n.markSynced(ctx, run)
 	}
 	if err != nil {
 		return SyncReport{Relays: run.stats}, err
 	}
-	if err := n.markSynced(ctx, run); err != nil {
-		return SyncReport{Relays: run.stats}, err
-	}
-	ids := make([]string, 0, len(touched))
-	for id := range touched {
+	ids := make([]string, 0, len(sink.touched))
+	for id := range sink.touched {
 		ids = append(ids, id)
 	}
 	sort.Strings(ids)
 	if err := n.refoldAll(ctx, ids, nil); err != nil {
 		return SyncReport{Relays: run.stats}, fmt.Errorf("fold: %w", err)
 	}
-	return SyncReport{Relays: run.stats, Stored: stored, Matches: len(ids), Seconds: time.Since(start).Seconds()}, nil
+	return SyncReport{Relays: run.stats, Stored: sink.stored, Matches: len(ids), Seconds: time.Since(start).Seconds()}, nil
 }
