@@ -169,8 +169,45 @@ func (n *Daemon) fold(ctx context.Context, fresh []*nostr.Event, now int64) ([]s
 	n.foldMu.RLock()
 	defer n.foldMu.RUnlock()
 	sort.Slice(fresh, func(i, j int) bool { return match.Less(fresh[i], fresh[j]) })
-	// A match the daemon does not keep may still be a valid one, final or
-	// expired, which only the store holds: a late event re-folds it.
+	stored, err := n.storedAbsent(ctx, fresh)
+	if err != nil {
+		return nil, err
+	}
+	next, refold := n.extend(fresh, stored, now)
+	var players []string
+	// Players are followed from the accept on (see players).
+	note := func(before, s *match.State) {
+		if s != nil && s.Accepted && (before == nil || !before.Accepted) {
+			players = append(players, s.First, s.Second)
+		}
+	}
+	var kept []*match.State
+	for id, s := range next {
+		if refold[id] {
+			continue
+		}
+		note(n.state(id), s)
+		kept = append(kept, s)
+	}
+	if err := n.keepAll(ctx, kept); err != nil {
+		return players, err
+	}
+	for id := range refold {
+		before := n.state(id)
+		s, err := n.refold(ctx, id)
+		if err != nil {
+			return players, err
+		}
+		note(before, s)
+	}
+	return players, nil
+}
+
+// storedAbsent says which matches of fresh the daemon does not keep but
+// the store has a summary of: a match the daemon does not keep may still
+// be a valid one, final or expired, which only the store holds, and a
+// late event re-folds it.
+func (n *Daemon) storedAbsent(ctx context.Context, fresh []*nostr.Event) (map[string]bool, error) {
 	var absent []string
 	for _, ev := range fresh {
 		for _, m := range store.MatchesOf(ev) {
@@ -179,10 +216,13 @@ func (n *Daemon) fold(ctx context.Context, fresh []*nostr.Event, now int64) ([]s
 			}
 		}
 	}
-	stored, err := n.st.HaveSummaries(ctx, absent)
-	if err != nil {
-		return nil, err
-	}
+	return n.st.HaveSummaries(ctx, absent)
+}
+
+// extend places fresh, in fold order, in copies of the states of their
+// matches, and returns those states and the matches to re-fold from the
+// store instead (stored: the absent matches the store has).
+func (n *Daemon) extend(fresh []*nostr.Event, stored map[string]bool, now int64) (map[string]*match.State, map[string]bool) {
 	next := map[string]*match.State{}
 	refold := map[string]bool{}
 	for _, ev := range fresh {
@@ -219,33 +259,7 @@ func (n *Daemon) fold(ctx context.Context, fresh []*nostr.Event, now int64) ([]s
 			next[m] = s
 		}
 	}
-	var players []string
-	// Players are followed from the accept on (see players).
-	note := func(before, s *match.State) {
-		if s != nil && s.Accepted && (before == nil || !before.Accepted) {
-			players = append(players, s.First, s.Second)
-		}
-	}
-	var kept []*match.State
-	for id, s := range next {
-		if refold[id] {
-			continue
-		}
-		note(n.state(id), s)
-		kept = append(kept, s)
-	}
-	if err := n.keepAll(ctx, kept); err != nil {
-		return players, err
-	}
-	for id := range refold {
-		before := n.state(id)
-		s, err := n.refold(ctx, id)
-		if err != nil {
-			return players, err
-		}
-		note(before, s)
-	}
-	return players, nil
+	return next, refold
 }
 
 // revealStorable says whether a reveal is worth keeping: one g tag (the
