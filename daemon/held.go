@@ -15,6 +15,11 @@ import (
 // another key answers it, and the held ones are offered each new hour's
 // budget, longest held first, before that hour's flood can spend it.
 
+// maxHeldBytes bounds the size of a challenge that is held: a real one is
+// a few hundred bytes, and 20,000 held at the 65536 bytes an event may
+// have would be 1.3 GB of store.
+const maxHeldBytes = 4096
+
 // heldPage bounds the held challenges one retry reads at a time.
 const heldPage = 1000
 

@@ -131,7 +131,11 @@ func (q *batchQuota) admitChallenge(ctx context.Context, it store.Incoming) (boo
 		}
 	}
 	if !q.n.quota.take(it.Relay, q.now, lim.RelayChallenges) {
-		return q.unlessAnswered(ctx, ev, "relay_challenges", func() { q.held = append(q.held, it) })
+		return q.unlessAnswered(ctx, ev, "relay_challenges", func() {
+			if len(nostr.MarshalEvent(ev)) <= maxHeldBytes {
+				q.held = append(q.held, it)
+			}
+		})
 	}
 	if counted {
 		q.open[ev.PubKey]++

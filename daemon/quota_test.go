@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 
 	"vesper/arbiter"
@@ -177,6 +178,14 @@ func TestChallengeFloodCensorsNoMatch(t *testing.T) {
 	deliver(t, n, "ws://flood", e.Events[0])
 	if s := n.state(e.ID); s == nil || !s.Accepted {
 		t.Fatal("a challenge over the budget that bob had accepted was dropped")
+	}
+	// Held: two of the flood, carol's and dave's; a challenge of 10 KB over
+	// the budget is not held (held ones are small, as real ones are).
+	big := nostr.NewChallenge("chess", "", tNow-5)
+	big.Content = strings.Repeat("x", 10_000)
+	deliver(t, n, "ws://flood", testkit.Sign(testkit.Key("big"), big))
+	if held, err := n.st.HeldCount(context.Background()); err != nil || held != 4 {
+		t.Errorf("%d challenges held (%v), want 4", held, err)
 	}
 	// The next hour, after a restart: the held ones (two junk, carol's,
 	// dave's) are offered its budget before the new flood.
