@@ -32,79 +32,133 @@ type Sent struct {
 // duty recorded and publishes that same event instead of signing another.
 // One pass records at most lim.DutiesPerPass duties, its own games first;
 // the rest are decided again at the next pass, so a thousand matches made
-// to need a ruling at once come out at the rate the operator set. A duty
-// whose event would be stamped more than lim.MaxSkew ahead of the clock
-// (an opponent stamped the match in the future) waits until it would not.
+// to need a ruling at once come out at the rate the operator set, and no
+// more than lim.RulingsPerHour rulings an hour (the rest wait for a later
+// hour's budget). A duty whose event would be stamped more than
+// lim.MaxSkew ahead of the clock (an opponent stamped the match in the
+// future) waits until it would not.
 func (n *Daemon) decide(ctx context.Context) (int, error) {
 	if n.self == "" {
 		return 0, nil
 	}
 	now := n.clock()
-	recorded := 0
 	intents := arbiter.Decide(n.live(now), n.self, n.cfg, now)
 	sort.SliceStable(intents, func(i, j int) bool { return dutyRank(intents[i].Kind) < dutyRank(intents[j].Kind) })
+	rulings, err := n.hourBudget(ctx, "ruling:", n.lim.RulingsPerHour, now)
+	if err != nil {
+		return 0, err
+	}
+	recorded, heldBack := 0, 0
 	for _, in := range intents {
 		if n.lim.DutiesPerPass > 0 && recorded >= n.lim.DutiesPerPass {
 			n.met.deferDuty("per_pass")
 			continue
 		}
-		has, err := n.st.OutboxHas(ctx, in.Duty)
+		budget := -1
+		if in.Kind == arbiter.Rule {
+			budget = rulings
+		}
+		out, err := n.perform(ctx, in, budget, now)
 		if err != nil {
 			return recorded, err
 		}
-		if has {
-			continue
-		}
-		s := n.state(in.Match)
-		if s == nil {
-			continue
-		}
-		stamp := s.Stamp(now)
-		if n.lim.MaxSkew > 0 && stamp > now+n.lim.MaxSkew {
-			n.met.deferDuty("skew")
-			n.log.Debug("duty deferred: it would be stamped ahead of the clock", "duty", in.Duty, "stamp", stamp, "now", now)
-			continue
-		}
-		move := ""
-		if in.Kind == arbiter.PlayMove {
-			if move, err = n.chooseMove(s); err != nil {
-				n.log.Warn("engine found no move", "match", in.Match, "err", err)
-				continue
-			}
-		}
-		ev := in.Event(stamp, move)
-		// The fold decides, before anything is signed, whether it would
-		// count this event if a verifier received it now (the accept
-		// window, the clock, the ply...): the house never signs an event
-		// that verifiers would ignore.
-		if ev.Tags == nil {
-			ev.Tags = nostr.Tags{}
-		}
-		ev.PubKey = n.self
-		ev.ID = nostr.ComputeID(ev)
-		if ig := s.Check(ev, now); ig != nil {
-			n.met.deferDuty("fold")
-			n.log.Warn("duty not signed: the fold would ignore it", "duty", in.Duty, "rule", ig.Token, "why", ig.Detail)
-			continue
-		}
-		if err := n.key.Sign(ev); err != nil {
-			return recorded, err
-		}
-		added, _, err := n.st.OutboxAdd(ctx, in.Duty, ev)
-		if err != nil {
-			return recorded, err
-		}
-		if added {
+		switch out {
+		case dutyRecorded:
 			recorded++
-			n.log.Info("duty recorded", "duty", in.Duty, "event", ev.ID, "kind", ev.Kind)
-			// Our own event is an event of the match like any other: store
-			// it now so the state moves on without waiting for a relay echo.
-			if _, err := n.ingest(ctx, []relay.Received{{Event: ev, Relay: ""}}); err != nil {
-				return recorded, err
+			if in.Kind == arbiter.Rule {
+				rulings--
 			}
+		case dutyHeldBack:
+			heldBack++
 		}
 	}
+	n.met.heldBack("rulings", heldBack)
 	return recorded, nil
+}
+
+// What perform did with a duty.
+type dutyOutcome int
+
+const (
+	dutySkipped  dutyOutcome = iota // recorded already, or not (yet) to be signed
+	dutyRecorded                    // signed and recorded
+	dutyHeldBack                    // due, but its hourly budget is spent
+)
+
+// perform signs and records one duty unless it is recorded already, the
+// budget (-1: none) is spent, or its event would be stamped too far ahead.
+func (n *Daemon) perform(ctx context.Context, in arbiter.Intent, budget int, now int64) (dutyOutcome, error) {
+	has, err := n.st.OutboxHas(ctx, in.Duty)
+	if err != nil || has {
+		return dutySkipped, err
+	}
+	s := n.state(in.Match)
+	if s == nil {
+		return dutySkipped, nil
+	}
+	if budget == 0 {
+		n.met.deferDuty("rulings_per_hour")
+		return dutyHeldBack, nil
+	}
+	stamp := s.Stamp(now)
+	if n.lim.MaxSkew > 0 && stamp > now+n.lim.MaxSkew {
+		n.met.deferDuty("skew")
+		n.log.Debug("duty deferred: it would be stamped ahead of the clock", "duty", in.Duty, "stamp", stamp, "now", now)
+		return dutySkipped, nil
+	}
+	ev, err := n.dutyEvent(s, in, stamp, now)
+	if err != nil || ev == nil {
+		return dutySkipped, err
+	}
+	added, _, err := n.st.OutboxAdd(ctx, in.Duty, ev)
+	if err != nil || !added {
+		return dutySkipped, err
+	}
+	n.log.Info("duty recorded", "duty", in.Duty, "event", ev.ID, "kind", ev.Kind)
+	// Our own event is an event of the match like any other: store it now
+	// so the state moves on without waiting for a relay echo.
+	_, err = n.ingest(ctx, []relay.Received{{Event: ev, Relay: ""}})
+	return dutyRecorded, err
+}
+
+// dutyEvent builds and signs the event of a duty, or returns nil when the
+// engine finds no move or the fold would not count the event.
+func (n *Daemon) dutyEvent(s *match.State, in arbiter.Intent, stamp, now int64) (*nostr.Event, error) {
+	move := ""
+	if in.Kind == arbiter.PlayMove {
+		var err error
+		if move, err = n.chooseMove(s); err != nil {
+			n.log.Warn("engine found no move", "match", in.Match, "err", err)
+			return nil, nil
+		}
+	}
+	ev := in.Event(stamp, move)
+	// The fold decides, before anything is signed, whether it would count
+	// this event if a verifier received it now (the accept window, the
+	// clock, the ply...): the house never signs an event that verifiers
+	// would ignore.
+	if ev.Tags == nil {
+		ev.Tags = nostr.Tags{}
+	}
+	ev.PubKey = n.self
+	ev.ID = nostr.ComputeID(ev)
+	if ig := s.Check(ev, now); ig != nil {
+		n.met.deferDuty("fold")
+		n.log.Warn("duty not signed: the fold would ignore it", "duty", in.Duty, "rule", ig.Token, "why", ig.Detail)
+		return nil, nil
+	}
+	return ev, n.key.Sign(ev)
+}
+
+// hourBudget is what is left of an hourly budget of limit duties named
+// prefix..., counted from the outbox (so a restart does not refill it):
+// -1 for no budget (limit <= 0).
+func (n *Daemon) hourBudget(ctx context.Context, prefix string, limit int, now int64) (int, error) {
+	if limit <= 0 {
+		return -1, nil
+	}
+	spent, err := n.st.OutboxCountSince(ctx, prefix, now-3600)
+	return max(limit-spent, 0), err
 }
 
 // dutyRank orders a pass: the house's own games (whose clocks run) before

@@ -3,7 +3,6 @@ package daemon
 import (
 	"context"
 	"sort"
-	"sync"
 
 	"vesper/match"
 	"vesper/nostr"
@@ -16,37 +15,51 @@ import (
 // and returns the pubkeys of players it has not seen before.
 func (n *Daemon) ingest(ctx context.Context, batch []relay.Received) ([]string, error) {
 	now := n.clock()
-	fresh, err := n.put(ctx, batch, now)
-	if err != nil || len(fresh) == 0 {
+	players, err := n.retryHeld(ctx, now)
+	if err != nil {
 		return nil, err
 	}
-	return n.fold(ctx, fresh, now)
+	fresh, err := n.put(ctx, batch, now)
+	if err != nil || len(fresh) == 0 {
+		return players, err
+	}
+	more, err := n.fold(ctx, fresh, now)
+	return append(players, more...), err
 }
 
 // put stores a batch of checked events (each once, remembering every relay
-// that had it) and kind 0 profiles, and returns the events that were new.
-// An event every match ignores for what it is (over 65536 bytes, or not
-// exactly one g tag) is stored as its stub (match.Stub: under at most
-// match.StubMatches of the matches it names); an event that names no match
-// is not stored; and the quotas drop what is over them (counted in
-// metrics).
+// that had it) and kind 0 profiles, and returns the events that were new;
+// the quotas drop what is over them (counted in metrics).
 func (n *Daemon) put(ctx context.Context, batch []relay.Received, now int64) ([]*nostr.Event, error) {
+	return n.putItems(ctx, n.screen(ctx, batch, now), now)
+}
+
+// putItems stores the items the quotas admit and returns the events that
+// were new. Events over the per-match quota whose match's players are not
+// known yet (its challenge and accept came in the same batch) are
+// admitted again once the rest is stored, when the fold can tell.
+func (n *Daemon) putItems(ctx context.Context, items []store.Incoming, now int64) ([]*nostr.Event, error) {
+	fresh, deferred, err := n.admitStore(ctx, items, now, false)
+	if err != nil || len(deferred) == 0 {
+		return fresh, err
+	}
+	more, _, err := n.admitStore(ctx, deferred, now, true)
+	return append(fresh, more...), err
+}
+
+// screen keeps kind 0 profiles and relay lists, and returns the rest of a
+// batch that may be stored with a match. An event every match ignores for
+// what it is (over 65536 bytes, or not exactly one g tag) becomes its stub
+// (match.Stub: under at most match.StubMatches of the matches it names);
+// an event that names no match is dropped (counted in metrics).
+func (n *Daemon) screen(ctx context.Context, batch []relay.Received, now int64) []store.Incoming {
 	var in []store.Incoming
-	q := n.newBatchQuota(now)
 	for _, r := range batch {
-		if r.Event.Kind == nostr.KindProfile {
-			// A profile is shown on the site: one over the event size limit
-			// is somebody's way of filling the store and the pages.
-			if nostr.TooLarge(r.Event) {
-				n.met.rejected("profile_too_large")
-				continue
-			}
-			if err := n.st.PutProfile(ctx, r.Event); err != nil {
-				n.met.rejected("profile")
-			}
+		switch r.Event.Kind {
+		case nostr.KindProfile:
+			n.putProfile(ctx, r.Event)
 			continue
-		}
-		if r.Event.Kind == nostr.KindRelayList {
+		case nostr.KindRelayList:
 			// A followed player's relay list (NIP-65): where else to read
 			// its events. Kept in memory, asked for again on each connect.
 			n.lists.add(r.Event)
@@ -61,26 +74,71 @@ func (n *Daemon) put(ctx context.Context, batch []relay.Received, now int64) ([]
 			n.met.rejected("reveal")
 			continue
 		}
-		// The store writes the event's canonical JSON itself (no Raw).
-		item := store.Incoming{Event: r.Event, Relay: r.Relay, SeenAt: now}
-		matches := store.MatchesOf(r.Event)
-		if len(matches) == 0 {
+		if len(store.MatchesOf(r.Event)) == 0 {
 			n.met.rejected("no_match")
 			continue
 		}
+		// The store writes the event's canonical JSON itself (no Raw).
+		item := store.Incoming{Event: r.Event, Relay: r.Relay, SeenAt: now}
 		if stub := match.Stub(r.Event); stub != nil {
 			item.Event = stub
-			matches = store.MatchesOf(stub)
-		}
-		ok, err := q.admit(ctx, item.Event, r.Relay, matches)
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			continue
 		}
 		in = append(in, item)
 	}
+	return in
+}
+
+// putProfile keeps a kind 0 profile, which the site shows: one over the
+// event size limit is somebody's way of filling the store and the pages.
+func (n *Daemon) putProfile(ctx context.Context, ev *nostr.Event) {
+	if nostr.TooLarge(ev) {
+		n.met.rejected("profile_too_large")
+		return
+	}
+	if err := n.st.PutProfile(ctx, ev); err != nil {
+		n.met.rejected("profile")
+	}
+}
+
+// admitStore stores the items the quotas admit and returns the events that
+// were new, and those over the per-match quota to admit again once the
+// rest is stored (none when last). A challenge over its relay's budget is held, and a
+// held challenge that an admitted accept or move from another key
+// answers comes in with it (held.go).
+func (n *Daemon) admitStore(ctx context.Context, items []store.Incoming, now int64, last bool) (fresh []*nostr.Event, deferred []store.Incoming, err error) {
+	if len(items) == 0 {
+		return nil, nil, nil
+	}
+	q, err := n.newBatchQuota(ctx, now, items)
+	if err != nil {
+		return nil, nil, err
+	}
+	q.last = last
+	var in []store.Incoming
+	for _, it := range items {
+		ok, err := q.admit(ctx, it)
+		if err != nil {
+			return nil, nil, err
+		}
+		if ok {
+			in = append(in, it)
+		}
+	}
+	released, err := n.answeredHeld(ctx, q, in, now)
+	if err != nil {
+		return nil, nil, err
+	}
+	if fresh, err = n.store(ctx, append(in, released...)); err != nil {
+		return nil, nil, err
+	}
+	if err := n.holdAfter(ctx, q, released, now); err != nil {
+		return nil, nil, err
+	}
+	return fresh, q.deferred, nil
+}
+
+// store writes in and returns the events that were new.
+func (n *Daemon) store(ctx context.Context, in []store.Incoming) ([]*nostr.Event, error) {
 	if len(in) == 0 {
 		return nil, nil
 	}
@@ -111,8 +169,45 @@ func (n *Daemon) fold(ctx context.Context, fresh []*nostr.Event, now int64) ([]s
 	n.foldMu.RLock()
 	defer n.foldMu.RUnlock()
 	sort.Slice(fresh, func(i, j int) bool { return match.Less(fresh[i], fresh[j]) })
-	// A match the daemon does not keep may still be a valid one, final or
-	// expired, which only the store holds: a late event re-folds it.
+	stored, err := n.storedAbsent(ctx, fresh)
+	if err != nil {
+		return nil, err
+	}
+	next, refold := n.extend(fresh, stored, now)
+	var players []string
+	// Players are followed from the accept on (see players).
+	note := func(before, s *match.State) {
+		if s != nil && s.Accepted && (before == nil || !before.Accepted) {
+			players = append(players, s.First, s.Second)
+		}
+	}
+	var kept []*match.State
+	for id, s := range next {
+		if refold[id] {
+			continue
+		}
+		note(n.state(id), s)
+		kept = append(kept, s)
+	}
+	if err := n.keepAll(ctx, kept); err != nil {
+		return players, err
+	}
+	for id := range refold {
+		before := n.state(id)
+		s, err := n.refold(ctx, id)
+		if err != nil {
+			return players, err
+		}
+		note(before, s)
+	}
+	return players, nil
+}
+
+// storedAbsent says which matches of fresh the daemon does not keep but
+// the store has a summary of: a match the daemon does not keep may still
+// be a valid one, final or expired, which only the store holds, and a
+// late event re-folds it.
+func (n *Daemon) storedAbsent(ctx context.Context, fresh []*nostr.Event) (map[string]bool, error) {
 	var absent []string
 	for _, ev := range fresh {
 		for _, m := range store.MatchesOf(ev) {
@@ -121,10 +216,13 @@ func (n *Daemon) fold(ctx context.Context, fresh []*nostr.Event, now int64) ([]s
 			}
 		}
 	}
-	stored, err := n.st.HaveSummaries(ctx, absent)
-	if err != nil {
-		return nil, err
-	}
+	return n.st.HaveSummaries(ctx, absent)
+}
+
+// extend places fresh, in fold order, in copies of the states of their
+// matches, and returns those states and the matches to re-fold from the
+// store instead (stored: the absent matches the store has).
+func (n *Daemon) extend(fresh []*nostr.Event, stored map[string]bool, now int64) (map[string]*match.State, map[string]bool) {
 	next := map[string]*match.State{}
 	refold := map[string]bool{}
 	for _, ev := range fresh {
@@ -161,192 +259,7 @@ func (n *Daemon) fold(ctx context.Context, fresh []*nostr.Event, now int64) ([]s
 			next[m] = s
 		}
 	}
-	var players []string
-	// Players are followed from the accept on (see players).
-	note := func(before, s *match.State) {
-		if s != nil && s.Accepted && (before == nil || !before.Accepted) {
-			players = append(players, s.First, s.Second)
-		}
-	}
-	var kept []*match.State
-	for id, s := range next {
-		if refold[id] {
-			continue
-		}
-		note(n.state(id), s)
-		kept = append(kept, s)
-	}
-	if err := n.keepAll(ctx, kept); err != nil {
-		return players, err
-	}
-	for id := range refold {
-		before := n.state(id)
-		s, err := n.refold(ctx, id)
-		if err != nil {
-			return players, err
-		}
-		note(before, s)
-	}
-	return players, nil
-}
-
-// relayQuota counts the new challenges each relay delivered in the current
-// hour: challenges cost nothing to make and each one is a match to store,
-// fold and list, so one relay's flood is cut off at lim.RelayChallenges.
-type relayQuota struct {
-	mu   sync.Mutex
-	hour int64
-	n    map[string]int
-}
-
-// take counts one challenge from relay at now and reports whether it is
-// within limit (limit <= 0: no quota).
-func (q *relayQuota) take(relay string, now int64, limit int) bool {
-	if limit <= 0 {
-		return true
-	}
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	if h := now / 3600; h != q.hour || q.n == nil {
-		q.hour, q.n = h, map[string]int{}
-	}
-	if q.n[relay] >= limit {
-		return false
-	}
-	q.n[relay]++
-	return true
-}
-
-// batchQuota applies the quotas to one batch: the store's counts plus what
-// the batch itself has admitted so far.
-type batchQuota struct {
-	n        *Daemon
-	now      int64
-	open     map[string]int  // author -> open challenges, store + batch
-	admitted map[string]bool // ids the batch has admitted
-}
-
-func (n *Daemon) newBatchQuota(now int64) *batchQuota {
-	return &batchQuota{n: n, now: now, open: map[string]int{}, admitted: map[string]bool{}}
-}
-
-// admit reports whether ev, delivered by relay and belonging to matches,
-// is within the quotas, counting it if so. The daemon's own events (relay
-// "") and copies of stored events are always admitted: they add nothing.
-func (q *batchQuota) admit(ctx context.Context, ev *nostr.Event, relayURL string, matches []string) (bool, error) {
-	// A second copy in one batch (the backfill and the sync both sent it,
-	// or two relays did) is a copy like a stored one: counting it again
-	// would drop another event in its place.
-	if relayURL == "" || q.admitted[ev.ID] {
-		return true, nil
-	}
-	over, err := q.over(ctx, ev, relayURL, matches)
-	if err == nil && over == "" {
-		q.admitted[ev.ID] = true
-	}
-	if err != nil || over == "" {
-		return err == nil, err
-	}
-	// Checked only when over a quota, to keep a query off the common path.
-	if has, err := q.n.st.HasEvent(ctx, ev.ID); err != nil || has {
-		return err == nil, err
-	}
-	q.n.met.quota(over)
-	return false, nil
-}
-
-// over returns the quota ev exceeds, "" if none, and counts it otherwise.
-func (q *batchQuota) over(ctx context.Context, ev *nostr.Event, relayURL string, matches []string) (string, error) {
-	lim := q.n.lim
-	if ev.Kind == nostr.KindChallenge {
-		// A copy of a stored challenge (every reconnect re-reads the last
-		// minutes) must not spend the relay's hourly budget.
-		if has, err := q.n.st.HasEvent(ctx, ev.ID); err != nil || has {
-			return "", err
-		}
-		counted := lim.OpenPerAuthor > 0 && int64(ev.CreatedAt) >= q.now-match.ChallengeExpiry
-		if counted {
-			c, ok := q.open[ev.PubKey]
-			if !ok {
-				var err error
-				if c, err = q.n.st.OpenChallenges(ctx, ev.PubKey, q.now-match.ChallengeExpiry); err != nil {
-					return "", err
-				}
-				q.open[ev.PubKey] = c
-			}
-			if c >= lim.OpenPerAuthor {
-				return "open_challenges", nil
-			}
-		}
-		if !q.n.quota.take(relayURL, q.now, lim.RelayChallenges) {
-			return "relay_challenges", nil
-		}
-		if counted {
-			q.open[ev.PubKey]++
-		}
-		return "", nil
-	}
-	if lim.EventsPerAuthor <= 0 || ev.PubKey == q.n.self {
-		return "", nil
-	}
-	for _, m := range matches {
-		c, err := q.n.pairs.get(ctx, q.n.st, m, ev.PubKey)
-		if err != nil {
-			return "", err
-		}
-		if c >= lim.EventsPerAuthor {
-			return "match_events", nil
-		}
-	}
-	for _, m := range matches {
-		q.n.pairs.add(m, ev.PubKey)
-	}
-	return "", nil
-}
-
-// pairCounts caches, per (match, author), the events the store holds, so
-// that the per-author quota costs one query per pair rather than one per
-// event. It forgets everything past maxPairs pairs (the counts are then
-// read again): bounded memory under a flood of fresh keys.
-type pairCounts struct {
-	mu sync.Mutex
-	m  map[[2]string]int
-}
-
-const maxPairs = 100_000
-
-func (p *pairCounts) get(ctx context.Context, st *store.Store, match, author string) (int, error) {
-	key := [2]string{match, author}
-	p.mu.Lock()
-	c, ok := p.m[key]
-	p.mu.Unlock()
-	if ok {
-		return c, nil
-	}
-	c, err := st.AuthorEvents(ctx, match, author)
-	if err != nil {
-		return 0, err
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.m == nil || len(p.m) >= maxPairs {
-		p.m = map[[2]string]int{}
-	}
-	if _, raced := p.m[key]; !raced {
-		p.m[key] = c
-	}
-	return p.m[key], nil
-}
-
-// add counts one more admitted event of the pair; it is called after get,
-// so an absent pair (forgotten meanwhile) is read again next time.
-func (p *pairCounts) add(match, author string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	key := [2]string{match, author}
-	if c, ok := p.m[key]; ok {
-		p.m[key] = c + 1
-	}
+	return next, refold
 }
 
 // revealStorable says whether a reveal is worth keeping: one g tag (the

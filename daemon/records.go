@@ -20,47 +20,91 @@ const recordsPerPass = 200
 // that have none, with exp's names and ratings (the site's PGN of the
 // match, byte for byte, when exp comes from the published build), and
 // returns how many it recorded. The publisher sends them like any duty.
+// The house signs records only for matches whose players the site lists
+// (bots, the house, everyone with --list-all), at most
+// lim.RecordsPerHour an hour: a flood of junk games gets none, and a
+// backlog of real ones comes out at that rate, pass after pass.
 func (n *Daemon) records(ctx context.Context, exp *site.Exporter, shown func(match string) bool) (int, error) {
 	if n.self == "" {
 		return 0, nil
 	}
-	ids, err := n.st.FinalWithoutDuty(ctx, nostr.GameChess, recordDuty(""), recordsPerPass)
+	now := n.clock()
+	budget, err := n.hourBudget(ctx, recordDuty(""), n.lim.RecordsPerHour, now)
 	if err != nil {
 		return 0, err
 	}
-	recorded := 0
+	listed, err := n.listedPlayers(ctx)
+	if err != nil {
+		return 0, err
+	}
+	ids, err := n.st.FinalWithoutDutyOf(ctx, nostr.GameChess, recordDuty(""), recordsPerPass, listed)
+	if err != nil {
+		return 0, err
+	}
+	recorded, held := 0, 0
 	for _, id := range ids {
 		if shown != nil && !shown(id) {
 			continue // final since the build: the next build's ratings have it
 		}
-		s, _, err := foldOne(ctx, n.st, id)
-		if err != nil {
-			return recorded, err
-		}
-		if s == nil || !s.Final {
-			continue // the summary said final; the events no longer do
-		}
-		ev, err := exp.GameRecord(s, n.clock())
-		if err != nil {
-			n.log.Warn("no game record", "match", id, "err", err)
+		if budget == 0 {
+			held++
 			continue
 		}
-		if err := n.key.Sign(ev); err != nil {
-			return recorded, err
-		}
-		added, _, err := n.st.OutboxAdd(ctx, recordDuty(id), ev)
+		added, err := n.record(ctx, exp, id, now)
 		if err != nil {
 			return recorded, err
 		}
 		if added {
 			recorded++
+			budget--
 		}
 	}
+	n.met.heldBack("records", held)
 	if recorded > 0 {
 		n.log.Info("game records recorded", "records", recorded)
 	}
 	n.recordPasses.Add(1)
 	return recorded, nil
+}
+
+// record signs and records the game record of one final match.
+func (n *Daemon) record(ctx context.Context, exp *site.Exporter, id string, now int64) (bool, error) {
+	s, _, err := foldOne(ctx, n.st, id)
+	if err != nil {
+		return false, err
+	}
+	if s == nil || !s.Final {
+		return false, nil // the summary said final; the events no longer do
+	}
+	ev, err := exp.GameRecord(s, now)
+	if err != nil {
+		n.log.Warn("no game record", "match", id, "err", err)
+		return false, nil
+	}
+	if err := n.key.Sign(ev); err != nil {
+		return false, err
+	}
+	added, _, err := n.st.OutboxAdd(ctx, recordDuty(id), ev)
+	return added, err
+}
+
+// listedPlayers are the keys the site lists (site: a bot profile, or the
+// house), nil when it lists everyone (--list-all).
+func (n *Daemon) listedPlayers(ctx context.Context) ([]string, error) {
+	if n.opts.ListAll {
+		return nil, nil
+	}
+	profiles, err := n.st.Profiles(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := []string{n.self}
+	for _, p := range profiles {
+		if p.PubKey != n.self && site.ParseProfile(p.Content).Bot {
+			out = append(out, p.PubKey)
+		}
+	}
+	return out, nil
 }
 
 // recordsWorker records the game records of a daemon that builds no site,

@@ -22,7 +22,8 @@ import (
 // TestGameRecordsOncePerFinalMatch (issue 19, NIP-64): the house records
 // one kind 64 game record per final chess match, none for gomoku or a
 // game in progress, its content the site's PGN of the match byte for
-// byte, loadable by chess.js 1.4.0; a restart records none again.
+// byte, loadable by chess.js 1.4.0; a restart records none again. The
+// players are bots (issue 30 item 8: records only for listed players).
 func TestGameRecordsOncePerFinalMatch(t *testing.T) {
 	rl := startRelays(t, 1, relayd.Options{})[0]
 	st := openStore(t)
@@ -45,7 +46,8 @@ func TestGameRecordsOncePerFinalMatch(t *testing.T) {
 	live.Accept(now + 1)
 	live.Move(bob, 1, "e2e4", now+2)
 	ctx := context.Background()
-	for _, ev := range append(append([]*nostr.Event{}, mate.Events...), live.Events...) {
+	bots := []*nostr.Event{botProfile(alice, now), botProfile(bob, now)}
+	for _, ev := range append(append(bots, mate.Events...), live.Events...) {
 		if ok := relay.Accepted(relay.Publish(ctx, []string{rl.URL()}, ev, 5*time.Second)); len(ok) == 0 {
 			t.Fatalf("the relay refused %s", ev.ID)
 		}
@@ -106,4 +108,10 @@ func TestGameRecordsOncePerFinalMatch(t *testing.T) {
 	if due, err := st.FinalWithoutDuty(ctx, nostr.GameChess, recordDuty(""), 10); err != nil || len(due) != 0 {
 		t.Errorf("records still due: %v %v", due, err)
 	}
+}
+
+// botProfile is k's kind 0 declaring a bot (NIP-24): a player the site
+// lists.
+func botProfile(k nostr.SecretKey, at int64) *nostr.Event {
+	return testkit.Sign(k, &nostr.Event{Kind: nostr.KindProfile, CreatedAt: nostr.Timestamp(at), Content: `{"name":"bot","bot":true}`})
 }

@@ -93,19 +93,28 @@ func (s *Store) analyses(ctx context.Context, out map[string]Analysis, q string,
 }
 
 // Unanalysed returns up to limit (all when limit < 1) final chess and
-// gomoku matches that have no analysis row, done or failed, oldest
-// challenge first (ties by id): the queue of a background analyser.
+// gomoku matches that have no analysis row, done or failed: the queue of a
+// background analyser. The queue goes round by player, and within a round
+// the newest summary first: the n-th game of a player waits behind every
+// player's (n-1)-th, so a flood of one key's games, or of games backdated
+// to look old (created_at is the author's to choose; updated_at is when
+// this store wrote the summary), cannot keep a real game waiting. A game's
+// round is the later of its two players' (ties by id).
 func (s *Store) Unanalysed(ctx context.Context, limit int) ([]string, error) {
 	if limit < 1 {
 		limit = -1 // SQLite: no limit
 	}
 	rows, err := s.r.QueryContext(ctx,
-		`SELECT s.match FROM summaries s
-		 LEFT JOIN events e ON e.id = s.match AND e.kind = ?
-		 WHERE s.final = 1 AND s.game IN (?, ?)
-		   AND NOT EXISTS (SELECT 1 FROM analyses a WHERE a.match = s.match)
-		 ORDER BY coalesce(e.created_at, 0), s.match
-		 LIMIT ?`, nostr.KindChallenge, nostr.GameChess, nostr.GameGomoku, limit)
+		`WITH q AS (
+		   SELECT s.match, s.updated_at,
+		     row_number() OVER (PARTITION BY s.first ORDER BY s.updated_at DESC, s.match) AS by_first,
+		     row_number() OVER (PARTITION BY s.second ORDER BY s.updated_at DESC, s.match) AS by_second
+		   FROM summaries s
+		   WHERE s.final = 1 AND s.game IN (?, ?)
+		     AND NOT EXISTS (SELECT 1 FROM analyses a WHERE a.match = s.match))
+		 SELECT match FROM q
+		 ORDER BY max(by_first, by_second), updated_at DESC, match
+		 LIMIT ?`, nostr.GameChess, nostr.GameGomoku, limit)
 	if err != nil {
 		return nil, fmt.Errorf("store: unanalysed: %w", err)
 	}

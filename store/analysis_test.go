@@ -80,11 +80,10 @@ func TestAnalysesChunked(t *testing.T) {
 }
 
 // TestUnanalysed: the final chess and gomoku matches without an analysis
-// row, oldest challenge first.
+// row, of different players: the newest summary first.
 func TestUnanalysed(t *testing.T) {
 	s := openTemp(t)
 	ctx := t.Context()
-	k := nostr.GenerateKey()
 	type m struct {
 		game  string
 		at    int64
@@ -102,13 +101,14 @@ func TestUnanalysed(t *testing.T) {
 	}
 	ids := map[string]string{}
 	for name, mm := range matches {
+		k := nostr.GenerateKey()
 		ch := signed(t, k, nostr.NewChallenge(nostr.GameChess, "", mm.at))
 		if _, err := s.PutEvents(ctx, []Incoming{{Event: ch, SeenAt: mm.at}}); err != nil {
 			t.Fatal(err)
 		}
 		ids[name] = ch.ID
 		if err := s.PutSummary(ctx, Summary{Match: ch.ID, Game: mm.game, First: k.PublicKey(), Status: "over",
-			Final: mm.final, UpdatedAt: 1000, JSON: []byte(`{}`)}); err != nil {
+			Second: nostr.GenerateKey().PublicKey(), Final: mm.final, UpdatedAt: 1000 + mm.at, JSON: []byte(`{}`)}); err != nil {
 			t.Fatal(err)
 		}
 		if mm.row != "" {
@@ -117,7 +117,7 @@ func TestUnanalysed(t *testing.T) {
 			}
 		}
 	}
-	want := []string{ids["gomoku-early"], ids["chess-mid"], ids["chess-late"]}
+	want := []string{ids["chess-late"], ids["chess-mid"], ids["gomoku-early"]}
 	for _, tt := range []struct {
 		limit int
 		want  []string
@@ -127,10 +127,46 @@ func TestUnanalysed(t *testing.T) {
 			t.Errorf("limit %d: %v %v, want %v", tt.limit, got, err, tt.want)
 		}
 	}
-	if err := s.PutAnalysis(ctx, Analysis{Match: ids["gomoku-early"], Status: "done", JSON: []byte(`{}`)}); err != nil {
+	if err := s.PutAnalysis(ctx, Analysis{Match: ids["chess-late"], Status: "done", JSON: []byte(`{}`)}); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ := s.Unanalysed(ctx, 0); !slices.Equal(got, want[1:]) {
-		t.Errorf("after analysing the oldest: %v, want %v", got, want[1:])
+		t.Errorf("after analysing the newest: %v, want %v", got, want[1:])
+	}
+}
+
+// Issue 30 item 10: junk games backdated to the epoch, final before and
+// after a real game, by one key against fresh keys and by fresh keys
+// against one, do not hold the real game back: it is in the first round.
+func TestUnanalysedRealGameNotBehindBackdatedJunk(t *testing.T) {
+	s := openTemp(t)
+	ctx := t.Context()
+	alice, bob, mallory, victim := nostr.GenerateKey(), nostr.GenerateKey(), nostr.GenerateKey(), nostr.GenerateKey()
+	put := func(first, second nostr.SecretKey, createdAt, updatedAt int64) string {
+		ch := signed(t, first, nostr.NewChallenge(nostr.GameChess, "", createdAt))
+		if _, err := s.PutEvents(ctx, []Incoming{{Event: ch, SeenAt: updatedAt}}); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.PutSummary(ctx, Summary{Match: ch.ID, Game: nostr.GameChess, First: first.PublicKey(),
+			Second: second.PublicKey(), Status: "over", Final: true, UpdatedAt: updatedAt, JSON: []byte(`{}`)}); err != nil {
+			t.Fatal(err)
+		}
+		return ch.ID
+	}
+	for i := int64(0); i < 40; i++ {
+		put(mallory, nostr.GenerateKey(), 1+i, 900+i*10) // one key against fresh ones
+		put(nostr.GenerateKey(), victim, 1+i, 901+i*10)  // fresh keys against one
+	}
+	real := put(alice, bob, 1_790_000_000, 1000)
+	got, err := s.Unanalysed(ctx, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(got, real) {
+		t.Fatalf("the real game is not among the first 3 of the queue (%d junk games queued with it)", 80)
+	}
+	all, _ := s.Unanalysed(ctx, 0)
+	if len(all) != 81 {
+		t.Errorf("queue of %d, want 81", len(all))
 	}
 }

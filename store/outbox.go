@@ -222,10 +222,28 @@ func queryOutbox(ctx context.Context, q querier, where string, args ...any) ([]O
 // that have no outbox duty named prefix+match: the ones a once-per-match
 // duty (the NIP-64 record) has still to be recorded for.
 func (s *Store) FinalWithoutDuty(ctx context.Context, game, prefix string, limit int) ([]string, error) {
+	return s.FinalWithoutDutyOf(ctx, game, prefix, limit, nil)
+}
+
+// FinalWithoutDutyOf is FinalWithoutDuty for the matches whose two players
+// are both among players (nil: any players).
+func (s *Store) FinalWithoutDutyOf(ctx context.Context, game, prefix string, limit int, players []string) ([]string, error) {
+	of := ""
+	args := []any{game, prefix}
+	if players != nil {
+		list, err := json.Marshal(players)
+		if err != nil {
+			return nil, err
+		}
+		of = `AND s.first IN (SELECT value FROM json_each(?3)) AND s.second IN (SELECT value FROM json_each(?3))`
+		args = append(args, string(list))
+	} else {
+		args = append(args, nil)
+	}
 	rows, err := s.r.QueryContext(ctx, `SELECT s.match FROM summaries s
-		WHERE s.final = 1 AND s.game = ?
-		  AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.duty = ? || s.match)
-		ORDER BY s.match LIMIT ?`, game, prefix, limit)
+		WHERE s.final = 1 AND s.game = ?1 `+of+`
+		  AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.duty = ?2 || s.match)
+		ORDER BY s.match LIMIT ?4`, append(args, limit)...)
 	if err != nil {
 		return nil, fmt.Errorf("store: final matches without %s: %w", prefix, err)
 	}
@@ -239,4 +257,22 @@ func (s *Store) FinalWithoutDuty(ctx context.Context, game, prefix string, limit
 		out = append(out, id)
 	}
 	return out, rows.Err()
+}
+
+// OutboxCountSince counts the duties named prefix... whose events are
+// stamped after since: what an hourly budget of such duties has spent.
+func (s *Store) OutboxCountSince(ctx context.Context, prefix string, since int64) (int, error) {
+	if prefix == "" {
+		return 0, errors.New("store: outbox count without a prefix")
+	}
+	// The range [prefix, prefix with its last byte + 1) is the duties
+	// that start with prefix, and uses the duty index.
+	end := prefix[:len(prefix)-1] + string(rune(prefix[len(prefix)-1]+1))
+	var n int
+	err := s.r.QueryRowContext(ctx,
+		`SELECT count(*) FROM outbox WHERE duty >= ? AND duty < ? AND created_at > ?`, prefix, end, since).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("store: outbox %s since %d: %w", prefix, since, err)
+	}
+	return n, nil
 }

@@ -80,72 +80,25 @@ func (s *Store) UnacceptedBefore(ctx context.Context, t int64) ([]string, error)
 // counts say what would go.
 func (s *Store) Prune(ctx context.Context, dead []string, seenBefore int64, dryRun bool) (PruneStats, error) {
 	var st PruneStats
-	run := s.write
-	err := run(ctx, func(tx *sql.Tx) error {
-		for _, q := range []string{
-			`CREATE TEMP TABLE IF NOT EXISTS prune_dead (match TEXT PRIMARY KEY) WITHOUT ROWID`,
-			`CREATE TEMP TABLE IF NOT EXISTS prune_doomed (seq INTEGER PRIMARY KEY)`,
-			`DELETE FROM prune_dead`,
-			`DELETE FROM prune_doomed`,
-		} {
-			if _, err := tx.ExecContext(ctx, q); err != nil {
-				return err
-			}
-		}
-		ins, err := tx.PrepareContext(ctx, `INSERT OR IGNORE INTO prune_dead (match) VALUES (?)`)
-		if err != nil {
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		if err := markDoomed(ctx, tx, dead, seenBefore); err != nil {
 			return err
 		}
-		defer ins.Close()
-		for _, m := range dead {
-			if _, err := ins.ExecContext(ctx, m); err != nil {
-				return err
-			}
-		}
-		// Doomed: seen before the cutoff, and no membership in a live
-		// match (a dead challenge's own membership is in prune_dead).
-		if _, err := tx.ExecContext(ctx,
-			`INSERT INTO prune_doomed (seq)
-			 SELECT e.seq FROM events e
-			 WHERE e.seen_at < ?
-			   AND (e.kind != ? OR e.id IN (SELECT match FROM prune_dead))
-			   AND NOT EXISTS (SELECT 1 FROM event_matches m
-			                   WHERE m.event = e.seq AND m.match NOT IN (SELECT match FROM prune_dead))`,
-			seenBefore, nostr.KindChallenge); err != nil {
-			return err
-		}
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM prune_doomed`).Scan(&st.Events); err != nil {
-			return err
-		}
-		if err := tx.QueryRowContext(ctx,
-			`SELECT count(*) FROM events e JOIN prune_doomed d ON d.seq = e.seq WHERE e.kind = ?`,
-			nostr.KindChallenge).Scan(&st.Matches); err != nil {
-			return err
-		}
-		// A summary goes with its challenge: only when the challenge goes.
-		if err := tx.QueryRowContext(ctx,
-			`SELECT count(*) FROM summaries WHERE match IN
-			   (SELECT e.id FROM events e JOIN prune_doomed d ON d.seq = e.seq WHERE e.kind = ?)`,
-			nostr.KindChallenge).Scan(&st.Summaries); err != nil {
+		var err error
+		if st, err = countDoomed(ctx, tx); err != nil {
 			return err
 		}
 		if dryRun {
 			return errDryRun
 		}
-		for _, q := range []string{
+		return execAll(ctx, tx,
 			`DELETE FROM summaries WHERE match IN
-			   (SELECT e.id FROM events e JOIN prune_doomed d ON d.seq = e.seq WHERE e.kind = ` + fmt.Sprint(nostr.KindChallenge) + `)`,
+			   (SELECT e.id FROM events e JOIN prune_doomed d ON d.seq = e.seq WHERE e.kind = `+fmt.Sprint(nostr.KindChallenge)+`)`,
 			`DELETE FROM event_relays WHERE event IN (SELECT seq FROM prune_doomed)`,
 			`DELETE FROM event_matches WHERE event IN (SELECT seq FROM prune_doomed)`,
 			`DELETE FROM events WHERE seq IN (SELECT seq FROM prune_doomed)`,
 			`DELETE FROM prune_dead`,
-			`DELETE FROM prune_doomed`,
-		} {
-			if _, err := tx.ExecContext(ctx, q); err != nil {
-				return err
-			}
-		}
-		return nil
+			`DELETE FROM prune_doomed`)
 	})
 	if errors.Is(err, errDryRun) {
 		return st, nil
@@ -154,4 +107,64 @@ func (s *Store) Prune(ctx context.Context, dead []string, seenBefore int64, dryR
 		return PruneStats{}, fmt.Errorf("store: prune: %w", err)
 	}
 	return st, nil
+}
+
+func execAll(ctx context.Context, tx *sql.Tx, stmts ...string) error {
+	for _, q := range stmts {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// markDoomed fills prune_dead with dead and prune_doomed with the events
+// to delete: seen before the cutoff, and no membership in a live match (a
+// dead challenge's own membership is in prune_dead).
+func markDoomed(ctx context.Context, tx *sql.Tx, dead []string, seenBefore int64) error {
+	if err := execAll(ctx, tx,
+		`CREATE TEMP TABLE IF NOT EXISTS prune_dead (match TEXT PRIMARY KEY) WITHOUT ROWID`,
+		`CREATE TEMP TABLE IF NOT EXISTS prune_doomed (seq INTEGER PRIMARY KEY)`,
+		`DELETE FROM prune_dead`,
+		`DELETE FROM prune_doomed`); err != nil {
+		return err
+	}
+	ins, err := tx.PrepareContext(ctx, `INSERT OR IGNORE INTO prune_dead (match) VALUES (?)`)
+	if err != nil {
+		return err
+	}
+	defer ins.Close()
+	for _, m := range dead {
+		if _, err := ins.ExecContext(ctx, m); err != nil {
+			return err
+		}
+	}
+	_, err = tx.ExecContext(ctx,
+		`INSERT INTO prune_doomed (seq)
+		 SELECT e.seq FROM events e
+		 WHERE e.seen_at < ?
+		   AND (e.kind != ? OR e.id IN (SELECT match FROM prune_dead))
+		   AND NOT EXISTS (SELECT 1 FROM event_matches m
+		                   WHERE m.event = e.seq AND m.match NOT IN (SELECT match FROM prune_dead))`,
+		seenBefore, nostr.KindChallenge)
+	return err
+}
+
+// countDoomed counts what prune_doomed would delete. A summary goes with
+// its challenge: only when the challenge goes.
+func countDoomed(ctx context.Context, tx *sql.Tx) (PruneStats, error) {
+	var st PruneStats
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM prune_doomed`).Scan(&st.Events); err != nil {
+		return st, err
+	}
+	if err := tx.QueryRowContext(ctx,
+		`SELECT count(*) FROM events e JOIN prune_doomed d ON d.seq = e.seq WHERE e.kind = ?`,
+		nostr.KindChallenge).Scan(&st.Matches); err != nil {
+		return st, err
+	}
+	err := tx.QueryRowContext(ctx,
+		`SELECT count(*) FROM summaries WHERE match IN
+		   (SELECT e.id FROM events e JOIN prune_doomed d ON d.seq = e.seq WHERE e.kind = ?)`,
+		nostr.KindChallenge).Scan(&st.Summaries)
+	return st, err
 }

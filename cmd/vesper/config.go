@@ -104,6 +104,9 @@ func limitFlags() []cli.Flag {
 		&cli.IntFlag{Name: "quota-open-challenges", Value: d.OpenPerAuthor, Usage: "open challenges (last 7 days, not accepted) kept per author; more are dropped (0: no quota)"},
 		&cli.IntFlag{Name: "quota-match-events", Value: d.EventsPerAuthor, Usage: "events kept per author per match; more are dropped (0: no quota)"},
 		&cli.IntFlag{Name: "quota-relay-challenges", Value: d.RelayChallenges, Usage: "new challenges stored per relay per hour; more are dropped (0: no quota)"},
+		&cli.IntFlag{Name: "held-challenges", Value: d.HeldChallenges, Usage: "challenges over a relay's hourly budget kept in the store and retried (when another key answers one, and each new hour); the newest are kept (0: no bound)"},
+		&cli.IntFlag{Name: "records-per-hour", Value: d.RecordsPerHour, Usage: "NIP-64 game records the house signs per hour, only for matches of listed players; the rest wait for a later hour (0: no bound)"},
+		&cli.IntFlag{Name: "rulings-per-hour", Value: d.RulingsPerHour, Usage: "fallback rulings the house signs per hour; the rest wait for a later hour (0: no bound)"},
 		&cli.IntFlag{Name: "max-duties", Value: d.DutiesPerPass, Usage: "new duties (accepts, moves, results, claims, rulings) signed per pass; the rest wait for the next pass"},
 		&cli.IntFlag{Name: "publish-parallel", Value: d.PublishParallel, Usage: "outbox events published at once (in the order recorded within a match)"},
 		&cli.DurationFlag{Name: "max-skew", Value: time.Duration(d.MaxSkew) * time.Second, Usage: "how far ahead of this clock a challenge may be stamped before the house defers it, and the most the house stamps its own events ahead"},
@@ -124,6 +127,8 @@ func limitsOf(c *cli.Context) daemon.Limits {
 	}{
 		{"quota-open-challenges", &l.OpenPerAuthor}, {"quota-match-events", &l.EventsPerAuthor},
 		{"quota-relay-challenges", &l.RelayChallenges}, {"max-duties", &l.DutiesPerPass},
+		{"held-challenges", &l.HeldChallenges}, {"records-per-hour", &l.RecordsPerHour},
+		{"rulings-per-hour", &l.RulingsPerHour},
 		{"publish-parallel", &l.PublishParallel}, {"summary-ignored", &l.SummaryIgnored},
 	}
 	for _, f := range ints {
