@@ -167,7 +167,7 @@ func (b *builder) matchView(s *match.State, seenAt map[string]int64, g *analysis
 	v := &matchPage{
 		Root: matchRoot, S: s, Game: gameName(s.Kind), Clock: matchClock(c, b.in.Now),
 		First: b.player(s.First), Second: b.player(s.Second), Invitee: b.player(s.Invitee),
-		Expires: s.CreatedAt + match.ChallengeExpiry,
+		Expires: s.Clock().Expires(),
 	}
 	v.FirstSide, v.SecondSide = sides(s.Kind)
 	v.Hints = b.hints(c)
@@ -179,7 +179,7 @@ func (b *builder) matchView(s *match.State, seenAt map[string]int64, g *analysis
 		v.Title += "?"
 	}
 	if s.Accepted && !s.Over {
-		v.ClockRunsOut = s.ClockStart() + match.MoveClock
+		v.ClockRunsOut = s.Deadline()
 		v.ToMove, v.Waiting = v.First, v.Second
 		v.ToMoveSide, v.WaitSide = v.FirstSide, v.SecondSide
 		if s.ToMove() == match.Second {

@@ -111,7 +111,7 @@ func (b *builder) indexPage() *indexPage {
 	for _, s := range b.cards { // newest challenge first
 		if !b.matchListed(s) {
 			v.UnlistedMatches++
-			if s.status(now) == match.StatusOver {
+			if s.clock().Status(now) == match.StatusOver {
 				v.UnlistedFinished++
 			}
 			for _, pk := range []string{s.First, s.Second} {
@@ -121,11 +121,11 @@ func (b *builder) indexPage() *indexPage {
 			}
 			continue
 		}
-		switch s.status(now) {
+		switch s.clock().Status(now) {
 		case match.StatusActive:
 			if b.dormant(s) {
 				v.Abandoned++
-			} else if now > s.clockStart()+match.MoveClock {
+			} else if s.clock().RanOut(now) {
 				stale = append(stale, s)
 			} else {
 				live = append(live, s)
@@ -195,15 +195,15 @@ func (b *builder) liveRow(s *card) liveRow {
 	if s.toMove() == match.Second {
 		r.ToMoveSide, r.ToMove = second, b.player(s.Second)
 	}
-	r.RanOutAt = s.clockStart() + match.MoveClock
+	r.RanOutAt = s.clock().Deadline()
 	r.ClockLeft = r.RanOutAt - b.in.Now
-	r.ClockOut = r.ClockLeft < 0
+	r.ClockOut = s.clock().RanOut(b.in.Now)
 	return r
 }
 
 func (b *builder) openRow(s *card) openRow {
 	r := openRow{ID: s.ID, Game: gameName(s.Kind), First: b.player(s.First), Invitee: b.player(s.Invitee),
-		Age: b.in.Now - s.CreatedAt, ExpiresIn: s.CreatedAt + match.ChallengeExpiry - b.in.Now}
+		Age: b.in.Now - s.CreatedAt, ExpiresIn: s.clock().Expires() - b.in.Now}
 	switch {
 	case b.in.Daemon == "":
 		r.DaemonNote = "no daemon key on this site"
@@ -536,7 +536,7 @@ func signed(n int) string {
 
 func (b *builder) gameRow(s *card, pk string) gameRow {
 	first, second := sides(s.Kind)
-	r := gameRow{ID: s.ID, Game: gameName(s.Kind), Status: string(s.status(b.in.Now)), Final: s.Final,
+	r := gameRow{ID: s.ID, Game: gameName(s.Kind), Status: string(s.clock().Status(b.in.Now)), Final: s.Final,
 		Created: s.CreatedAt, Plies: s.Plies}
 	role := s.role(pk)
 	switch role {
