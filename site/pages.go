@@ -52,13 +52,13 @@ type archiveLink struct {
 }
 
 type liveRow struct {
-	ID, Game                string
-	First, Second, ToMove   player
-	ToMoveSide              string
-	Plies                   int
-	LastAt, ClockLeft       int64
-	RanOutAt                int64
-	ClockOut, DaemonPlaying bool
+	ID, Game              string
+	First, Second, ToMove player
+	ToMoveSide            string
+	Plies                 int
+	LastAt, ClockLeft     int64
+	RanOutAt              int64
+	DaemonPlaying         bool
 }
 
 type openRow struct {
@@ -197,7 +197,6 @@ func (b *builder) liveRow(s *card) liveRow {
 	}
 	r.RanOutAt = s.clock().Deadline()
 	r.ClockLeft = r.RanOutAt - b.in.Now
-	r.ClockOut = s.clock().RanOut(b.in.Now)
 	return r
 }
 
