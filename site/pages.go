@@ -103,15 +103,49 @@ type ratingRow struct {
 const minRankedGames = 5
 
 func (b *builder) indexPage() *indexPage {
-	now := b.in.Now
-	v := &indexPage{Root: "", Title: "Board games over Nostr", Now: now, ListAll: b.in.ListAll,
+	v := &indexPage{Root: "", Title: "Board games over Nostr", Now: b.in.Now, ListAll: b.in.ListAll,
 		HasDaemon: b.in.Daemon != "", Daemon: b.player(b.in.Daemon)}
-	var live, stale, finished []*card
+	live, stale, finished := b.indexSort(v)
+	byActivity := func(x, y *card) int { return cmp.Compare(y.lastActivity(), x.lastActivity()) }
+	slices.SortStableFunc(live, byActivity)
+	slices.SortStableFunc(stale, byActivity)
+	slices.SortStableFunc(finished, func(x, y *card) int { return cmp.Compare(y.EndedAt, x.EndedAt) })
+	live, v.More[0] = firstCards(live, indexRows)
+	stale, v.More[3] = firstCards(stale, indexRows)
+	finished, v.More[2] = firstCards(finished, indexRows/2)
+	for _, s := range live {
+		v.Live = append(v.Live, b.liveRow(s))
+	}
+	for _, s := range stale {
+		v.Stale = append(v.Stale, b.liveRow(s))
+	}
+	for _, s := range finished {
+		v.Finished = append(v.Finished, b.finishedRow(s))
+	}
+	b.indexPools(v)
+	return v
+}
+
+// firstCards is the first n of cards and how many more there are.
+func firstCards(cards []*card, n int) ([]*card, int) {
+	if len(cards) <= n {
+		return cards, 0
+	}
+	return cards[:n], len(cards) - n
+}
+
+// indexSort sorts the listed matches into the index's lists: the live
+// games, those whose clock ran out (waiting for a claim), the finished
+// ones, and the open challenges, which it adds to v with what the index
+// says of the unlisted and abandoned ones.
+func (b *builder) indexSort(v *indexPage) (live, stale, finished []*card) {
+	now := b.in.Now
 	unlisted := map[string]bool{}
 	for _, s := range b.cards { // newest challenge first
+		clock := s.clock()
 		if !b.matchListed(s) {
 			v.UnlistedMatches++
-			if s.clock().Status(now) == match.StatusOver {
+			if clock.Status(now) == match.StatusOver {
 				v.UnlistedFinished++
 			}
 			for _, pk := range []string{s.First, s.Second} {
@@ -121,11 +155,11 @@ func (b *builder) indexPage() *indexPage {
 			}
 			continue
 		}
-		switch s.clock().Status(now) {
+		switch clock.Status(now) {
 		case match.StatusActive:
 			if b.dormant(s) {
 				v.Abandoned++
-			} else if s.clock().RanOut(now) {
+			} else if clock.RanOut(now) {
 				stale = append(stale, s)
 			} else {
 				live = append(live, s)
@@ -141,31 +175,11 @@ func (b *builder) indexPage() *indexPage {
 		}
 	}
 	v.UnlistedAccounts = len(unlisted)
-	byActivity := func(x, y *card) int { return cmp.Compare(y.lastActivity(), x.lastActivity()) }
-	slices.SortStableFunc(live, byActivity)
-	slices.SortStableFunc(stale, byActivity)
-	for i, s := range live {
-		if i == indexRows {
-			v.More[0] = len(live) - i
-			break
-		}
-		v.Live = append(v.Live, b.liveRow(s))
-	}
-	for i, s := range stale {
-		if i == indexRows {
-			v.More[3] = len(stale) - i
-			break
-		}
-		v.Stale = append(v.Stale, b.liveRow(s))
-	}
-	slices.SortStableFunc(finished, func(x, y *card) int { return cmp.Compare(y.EndedAt, x.EndedAt) })
-	for i, s := range finished {
-		if i == indexRows/2 {
-			v.More[2] = len(finished) - i
-			break
-		}
-		v.Finished = append(v.Finished, b.finishedRow(s))
-	}
+	return live, stale, finished
+}
+
+// indexPools adds each game's top of the ratings and its archives.
+func (b *builder) indexPools(v *indexPage) {
 	for _, kind := range kinds {
 		rows := b.ratingRows(kind)
 		top := poolTop{Kind: kind, Game: gameName(kind), Total: len(rows)}
@@ -184,7 +198,6 @@ func (b *builder) indexPage() *indexPage {
 			v.UnlistedArchives = append(v.UnlistedArchives, a)
 		}
 	}
-	return v
 }
 
 func (b *builder) liveRow(s *card) liveRow {
