@@ -172,6 +172,35 @@ func (b *builder) matchView(s *match.State, seenAt map[string]int64, g *analysis
 	v.FirstSide, v.SecondSide = sides(s.Kind)
 	v.Hints = b.hints(c)
 	v.Nevent = nevent(c, v.Hints)
+	v.players(s)
+	b.movesAndGrades(s, c, g, v)
+	if s.Final {
+		v.FirstRating = b.ratingAt(s.Kind, s.First, s.Match)
+		v.SecondRating = b.ratingAt(s.Kind, s.Second, s.Match)
+	}
+	v.FinalText = finalTexts[s.FinalBy]
+	v.HouseMay = v.Clock.Status == match.StatusOpen && s.Invitee == "" && b.in.Daemon != "" && s.First != b.in.Daemon
+	if s.Kind == nostr.GameChess {
+		v.PGN = matchPGN(s, v.Replay.Moves, v.First, v.Second, v.FirstRating, v.SecondRating)
+	}
+	b.finality(s, v)
+	b.eventRows(s, seenAt, v)
+	v.rep = reveal.Check(s, s.Reveals)
+	v.Talk = b.talk(s, v.rep, v.Replay.Moves, v.FirstSide, v.SecondSide)
+	if s.Accepted {
+		if p := h2hPath(s.First, s.Second); p != "" {
+			v.H2H = matchRoot + p
+		}
+	}
+	if c == nil || !c.Reasoning {
+		v.Talk.Href = "" // the card decides which files there are
+	}
+	return v
+}
+
+// players sets what the page says of the two players: the title, who is
+// to move and who waits in a game in progress, who won one that is over.
+func (v *matchPage) players(s *match.State) {
 	v.Title = v.Game + ": " + v.First.Label() + " vs "
 	if s.Accepted {
 		v.Title += v.Second.Label()
@@ -198,6 +227,11 @@ func (b *builder) matchView(s *match.State, seenAt map[string]int64, g *analysis
 			v.ResultCode = "½-½"
 		}
 	}
+}
+
+// movesAndGrades sets the board, the moves and, when the analysis g fits them,
+// their grades.
+func (b *builder) movesAndGrades(s *match.State, c *card, g *analysis.Game, v *matchPage) {
 	v.Replay = replayGame(s.Kind, s.Moves, b.defs)
 	// A state loaded by Update may have moved on from the card the
 	// analysis was checked against: grades go beside the moves only when
@@ -212,28 +246,6 @@ func (b *builder) matchView(s *match.State, seenAt map[string]int64, g *analysis
 	}
 	v.Grades = b.gradesFor(c, g, &v.Replay)
 	v.Steps, v.MovesHTML, v.Highlight = v.Replay.stepsHTML(grades), v.Replay.movesHTML(grades), v.Replay.highlightCSS()
-	if s.Final {
-		v.FirstRating = b.ratingAt(s.Kind, s.First, s.Match)
-		v.SecondRating = b.ratingAt(s.Kind, s.Second, s.Match)
-	}
-	v.FinalText = finalTexts[s.FinalBy]
-	v.HouseMay = v.Clock.Status == match.StatusOpen && s.Invitee == "" && b.in.Daemon != "" && s.First != b.in.Daemon
-	if s.Kind == nostr.GameChess {
-		v.PGN = matchPGN(s, v.Replay.Moves, v.First, v.Second, v.FirstRating, v.SecondRating)
-	}
-	b.finality(s, v)
-	b.eventRows(s, seenAt, v)
-	v.rep = reveal.Check(s, s.Reveals)
-	v.Talk = b.talk(s, v.rep, v.Replay.Moves, v.FirstSide, v.SecondSide)
-	if s.Accepted {
-		if p := h2hPath(s.First, s.Second); p != "" {
-			v.H2H = matchRoot + p
-		}
-	}
-	if c == nil || !c.Reasoning {
-		v.Talk.Href = "" // the card decides which files there are
-	}
-	return v
 }
 
 // finality says how the result became final (section 2, "What final
@@ -287,50 +299,15 @@ func (b *builder) eventRows(s *match.State, seenAt map[string]int64, v *matchPag
 	for _, ig := range s.Ignored {
 		ignored[ig.ID] = ig
 	}
-	use := map[string]string{s.Match: "challenge"}
-	if s.Accepted {
-		use[s.AcceptEvent] = "accept"
-	}
-	moves := map[string]string{}
-	for i, id := range s.MoveEvents {
-		if i < len(v.Replay.Moves) {
-			moves[id] = v.Replay.Moves[i]
-		}
-		use[id] = "counted move, ply " + strconv.Itoa(i+1)
-	}
-	for _, role := range []string{match.First, match.Second} {
-		if sg, ok := s.Sigs[role]; ok {
-			use[sg.Event] = "latest signature of the " + role + " player"
-		}
-	}
-	for _, r := range s.Requests {
-		use[r.Event] = "valid arbitration request"
-	}
-	if s.Over {
-		use[s.EndEvent] = join(use[s.EndEvent], "ended the game")
-	}
-	if s.Final {
-		use[s.FinalEvent] = join(use[s.FinalEvent], "made the result final")
-	}
+	use, moves := eventUses(s, v.Replay.Moves)
 	who := map[string]template.HTML{}
 	for i, ev := range s.FileEvents() {
-		kind, ok := kindNames[ev.Kind]
-		if !ok {
-			kind = "kind " + strconv.Itoa(ev.Kind)
-		}
 		w, ok := who[ev.PubKey]
 		if !ok {
 			w = b.player(ev.PubKey).Who(matchRoot)
 			who[ev.PubKey] = w
 		}
-		row := eventRow{
-			N: i + 1, ID: ev.ID, Short: shortID(ev.ID), Kind: kind, Who: w,
-			Created: template.HTML(hdate(int64(ev.CreatedAt))), Excerpt: cleanLine(ev.Content, maxExcerpt),
-		}
-		row.SeenAt, row.Seen = seenAt[ev.ID]
-		if row.Seen {
-			row.SeenDate = template.HTML(hdate(row.SeenAt))
-		}
+		row := newEventRow(i, ev, w, seenAt)
 		if ev.Kind == nostr.KindReveal {
 			// Its content is reasoning text, which a page shows only as
 			// checked and only after the game (section "talk").
@@ -353,6 +330,55 @@ func (b *builder) eventRows(s *match.State, seenAt map[string]int64, v *matchPag
 		}
 	}
 	v.EventsHTML, v.IgnoredHTML = eventsTable(v.Events), ignoredTable(v.Ignored)
+}
+
+// newEventRow is the row of the i-th event ev, signed by who, before what
+// the fold did with it.
+func newEventRow(i int, ev *nostr.Event, who template.HTML, seenAt map[string]int64) eventRow {
+	kind, ok := kindNames[ev.Kind]
+	if !ok {
+		kind = "kind " + strconv.Itoa(ev.Kind)
+	}
+	row := eventRow{
+		N: i + 1, ID: ev.ID, Short: shortID(ev.ID), Kind: kind, Who: who,
+		Created: template.HTML(hdate(int64(ev.CreatedAt))), Excerpt: cleanLine(ev.Content, maxExcerpt),
+	}
+	row.SeenAt, row.Seen = seenAt[ev.ID]
+	if row.Seen {
+		row.SeenDate = template.HTML(hdate(row.SeenAt))
+	}
+	return row
+}
+
+// eventUses says, by event id, what the fold used each event for, and
+// which counted moves were which replayed move.
+func eventUses(s *match.State, replayed []string) (use, moves map[string]string) {
+	use = map[string]string{s.Match: "challenge"}
+	if s.Accepted {
+		use[s.AcceptEvent] = "accept"
+	}
+	moves = map[string]string{}
+	for i, id := range s.MoveEvents {
+		if i < len(replayed) {
+			moves[id] = replayed[i]
+		}
+		use[id] = "counted move, ply " + strconv.Itoa(i+1)
+	}
+	for _, role := range []string{match.First, match.Second} {
+		if sg, ok := s.Sigs[role]; ok {
+			use[sg.Event] = "latest signature of the " + role + " player"
+		}
+	}
+	for _, r := range s.Requests {
+		use[r.Event] = "valid arbitration request"
+	}
+	if s.Over {
+		use[s.EndEvent] = join(use[s.EndEvent], "ended the game")
+	}
+	if s.Final {
+		use[s.FinalEvent] = join(use[s.FinalEvent], "made the result final")
+	}
+	return use, moves
 }
 
 func join(a, b string) string {
