@@ -399,52 +399,14 @@ func reasoningJSON(s *match.State, rep reveal.Report, sans []string) []byte {
 	b = appendString(b, s.Match)
 	b = append(b, `,"over":`...)
 	b = strconv.AppendBool(b, s.Over)
-	b = append(b, `,"plan_rule":`...)
-	b = appendString(b, planRule)
+	b = appendField(b, "plan_rule", planRule)
 	b = append(b, ",\n\"entries\":["...)
 	for i, e := range rep.Entries {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = append(b, "\n{\"event\":"...)
-		b = appendString(b, e.Event)
-		b = append(b, `,"author":`...)
-		b = appendString(b, e.Author)
-		b = append(b, `,"kind":`...)
-		b = strconv.AppendInt(b, int64(e.Kind), 10)
-		b = append(b, `,"counted":`...)
-		b = strconv.AppendBool(b, e.Counted)
-		b = append(b, `,"hash":`...)
-		b = appendString(b, e.Hash)
-		b = append(b, `,"status":`...)
-		b = appendString(b, string(e.Status))
-		b = append(b, `,"reveal":`...)
-		if e.Reveal != "" {
-			b = appendString(b, e.Reveal)
-		} else {
-			b = append(b, "null"...)
-		}
-		n := ply[e.Event]
-		b = append(b, `,"ply":`...)
-		if n > 0 {
-			b = strconv.AppendInt(b, int64(n), 10)
-		} else {
-			b = append(b, "null"...)
-		}
-		shown := s.Over && (e.Status == reveal.Verified || e.Status == reveal.Early)
-		b = append(b, `,"text":`...)
-		if shown {
-			b = appendString(b, e.Text)
-		} else {
-			b = append(b, "null"...)
-		}
-		b = append(b, `,"names_move":`...)
-		if shown && n > 0 && n <= len(sans) && e.Counted {
-			b = strconv.AppendBool(b, names(s, n, sans, e.Text))
-		} else {
-			b = append(b, "null"...)
-		}
-		b = append(b, '}')
+		b = append(b, '\n')
+		b = appendReasoningEntry(b, s, e, ply[e.Event], sans)
 	}
 	b = append(b, "],\n\"ignored\":["...)
 	for i, ig := range rep.Ignored {
@@ -453,15 +415,42 @@ func reasoningJSON(s *match.State, rep reveal.Report, sans []string) []byte {
 		}
 		b = append(b, "\n{\"reveal\":"...)
 		b = appendString(b, ig.Reveal)
-		b = append(b, `,"event":`...)
-		if ig.Event != "" {
-			b = appendString(b, ig.Event)
-		} else {
-			b = append(b, "null"...)
-		}
-		b = append(b, `,"reason":`...)
-		b = appendString(b, ig.Reason)
+		b = appendStringOrNull(b, "event", ig.Event)
+		b = appendField(b, "reason", ig.Reason)
 		b = append(b, '}')
 	}
 	return append(b, "]}\n"...)
+}
+
+// appendReasoningEntry writes one committing event's check; n is its ply
+// when it is a counted move, else 0. Its text, and whether it names the
+// move, are shown only once the game is over.
+func appendReasoningEntry(b []byte, s *match.State, e reveal.Entry, n int, sans []string) []byte {
+	b = append(b, `{"event":`...)
+	b = appendString(b, e.Event)
+	b = appendField(b, "author", e.Author)
+	b = appendInt(b, "kind", int64(e.Kind))
+	b = append(b, `,"counted":`...)
+	b = strconv.AppendBool(b, e.Counted)
+	b = appendField(b, "hash", e.Hash)
+	b = appendField(b, "status", string(e.Status))
+	b = appendStringOrNull(b, "reveal", e.Reveal)
+	if n > 0 {
+		b = appendInt(b, "ply", int64(n))
+	} else {
+		b = append(b, `,"ply":null`...)
+	}
+	shown := s.Over && (e.Status == reveal.Verified || e.Status == reveal.Early)
+	if shown {
+		b = appendField(b, "text", e.Text)
+	} else {
+		b = append(b, `,"text":null`...)
+	}
+	b = append(b, `,"names_move":`...)
+	if shown && n > 0 && n <= len(sans) && e.Counted {
+		b = strconv.AppendBool(b, names(s, n, sans, e.Text))
+	} else {
+		b = append(b, "null"...)
+	}
+	return append(b, '}')
 }
