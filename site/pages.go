@@ -424,46 +424,15 @@ func (b *builder) playerPage(pk string) *playerPage {
 	v := &playerPage{Root: "../", Title: p.Label(), P: p, About: cleanText(prof.About, maxAbout),
 		Website: httpsURL(prof.Website), Listed: b.listed(pk), Quality: b.quality(pk), Blunder: drop(analysis.BlunderDrop)}
 	for _, kind := range kinds {
-		rp, ok := b.rated[kind][pk]
-		if !ok {
-			continue
-		}
-		pool := playerPool{Kind: kind, Game: gameName(kind), Row: b.ratingRow(rp), Chart: ratingChart(rp.History)}
-		prev := b.params.Rating
-		var hist []historyRow
-		for i, h := range rp.History {
-			r := historyRow{At: h.At, Match: validID(h.Match), Rating: round(h.Rating), RD: round(h.RD), Delta: signed(round(h.Rating) - round(prev))}
-			if s := b.byID[h.Match]; s != nil {
-				first, second := sides(s.Kind)
-				role := s.role(pk)
-				r.Side, r.Opponent = first, b.player(s.Second)
-				if role == match.Second {
-					r.Side, r.Opponent = second, b.player(s.First)
-				}
-				r.Outcome = outcome(s, role)
-			}
-			if i == 0 || round(h.Rating) > pool.Best {
-				pool.Best, pool.BestAt = round(h.Rating), h.At
-			}
-			hist = append(hist, r)
-			prev = h.Rating
-		}
-		pool.Streak = streak(hist)
-		slices.Reverse(hist)
-		if len(hist) > historyRows {
-			pool.More = len(hist) - historyRows
-			hist = hist[:historyRows]
-		}
-		pool.History = hist
-		v.Pools = append(v.Pools, pool)
-	}
-	for _, s := range b.byPlayer[pk] {
-		if !s.Over && b.dormant(s) {
-			v.Abandoned++
+		if rp, ok := b.rated[kind][pk]; ok {
+			v.Pools = append(v.Pools, b.playerPool(kind, pk, rp))
 		}
 	}
 	var talk talkTally
 	for _, c := range b.byPlayer[pk] {
+		if !c.Over && b.dormant(c) {
+			v.Abandoned++
+		}
 		if i := slices.Index([]string{c.First, c.Second}, pk); i >= 0 && len(c.Talk) == 2 && c.Talk[i].Any() {
 			talk.add(c.Talk[i])
 			v.TalkGames++
@@ -481,6 +450,39 @@ func (b *builder) playerPage(pk string) *playerPage {
 		v.Games = append(v.Games, b.gameRow(s, pk))
 	}
 	return v
+}
+
+// playerPool is pk's rating in one game: its chart, best, streak and the
+// latest rows of its history, newest first.
+func (b *builder) playerPool(kind, pk string, rp ratings.Player) playerPool {
+	pool := playerPool{Kind: kind, Game: gameName(kind), Row: b.ratingRow(rp), Chart: ratingChart(rp.History)}
+	prev := b.params.Rating
+	var hist []historyRow
+	for i, h := range rp.History {
+		r := historyRow{At: h.At, Match: validID(h.Match), Rating: round(h.Rating), RD: round(h.RD), Delta: signed(round(h.Rating) - round(prev))}
+		if s := b.byID[h.Match]; s != nil {
+			first, second := sides(s.Kind)
+			role := s.role(pk)
+			r.Side, r.Opponent = first, b.player(s.Second)
+			if role == match.Second {
+				r.Side, r.Opponent = second, b.player(s.First)
+			}
+			r.Outcome = outcome(s, role)
+		}
+		if i == 0 || round(h.Rating) > pool.Best {
+			pool.Best, pool.BestAt = round(h.Rating), h.At
+		}
+		hist = append(hist, r)
+		prev = h.Rating
+	}
+	pool.Streak = streak(hist)
+	slices.Reverse(hist)
+	if len(hist) > historyRows {
+		pool.More = len(hist) - historyRows
+		hist = hist[:historyRows]
+	}
+	pool.History = hist
+	return pool
 }
 
 // outcome is the game as the player of role saw it: won, lost or draw.
