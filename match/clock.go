@@ -27,6 +27,15 @@ func (s *State) Clock() Clock {
 	return c
 }
 
+// ToMove is the role whose turn it is, and whose clock runs while the game
+// is in progress: odd plies the first player (section 2, rule 3).
+func (c Clock) ToMove() string {
+	if c.Plies%2 == 0 {
+		return First
+	}
+	return Second
+}
+
 // Expires is the challenge's last second: an accept stamped later does not
 // count, and an unaccepted challenge is expired once now is past it
 // (section 2, Challenge and Accept).

@@ -108,13 +108,8 @@ func (s *State) Board() Game { return s.game.Clone() }
 // FinalHash is the hash of the current position.
 func (s *State) FinalHash() string { return s.game.Hash() }
 
-// ToMove is the role whose turn it is: odd plies the first player.
-func (s *State) ToMove() string {
-	if s.Plies()%2 == 0 {
-		return First
-	}
-	return Second
-}
+// ToMove is Clock().ToMove(): the role whose turn it is.
+func (s *State) ToMove() string { return s.Clock().ToMove() }
 
 // Player returns the pubkey holding a role.
 func (s *State) Player(role string) string {

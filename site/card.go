@@ -198,15 +198,8 @@ func (c *card) clock() match.Clock {
 		Plies: c.Plies, LastMove: c.LastMove, Over: c.Over, EndedAt: c.EndedAt}
 }
 
-// toMove and role are match.State's, computed from the card's fields
+// role is match.State's, computed from the card's fields
 // (TestCardAsState holds them equal).
-
-func (c *card) toMove() string {
-	if c.Plies%2 == 0 {
-		return match.First
-	}
-	return match.Second
-}
 
 func (c *card) role(pk string) string {
 	switch {

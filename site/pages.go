@@ -205,7 +205,7 @@ func (b *builder) liveRow(s *card) liveRow {
 	r := liveRow{ID: s.ID, Game: gameName(s.Kind), First: b.player(s.First), Second: b.player(s.Second),
 		Plies: s.Plies, LastAt: s.lastActivity(), ToMoveSide: first, ToMove: b.player(s.First),
 		DaemonPlaying: b.in.Daemon != "" && (s.First == b.in.Daemon || s.Second == b.in.Daemon)}
-	if s.toMove() == match.Second {
+	if s.clock().ToMove() == match.Second {
 		r.ToMoveSide, r.ToMove = second, b.player(s.Second)
 	}
 	r.RanOutAt = s.clock().Deadline()

@@ -391,9 +391,6 @@ func TestCardAsState(t *testing.T) {
 		if got, want := c.clock(), s.Clock(); got != want {
 			t.Errorf("%s: card's clock %+v, want the state's %+v", s.Match[:8], got, want)
 		}
-		if got, want := c.toMove(), s.ToMove(); got != want {
-			t.Errorf("%s: toMove %s, want %s", s.Match[:8], got, want)
-		}
 		for _, pk := range pks {
 			if got, want := c.role(pk), s.Role(pk); got != want {
 				t.Errorf("%s: role(%.8s) %q, want %q", s.Match[:8], pk, got, want)
