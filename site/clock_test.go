@@ -73,3 +73,27 @@ func readOut(t *testing.T, out, path string) string {
 	}
 	return string(b)
 }
+
+// TestReasonsFromValues: the page words a reason from the values the fold
+// keeps on the ignored entry, never from its English detail, which may
+// change wording (here it is nonsense) without the page noticing.
+func TestReasonsFromValues(t *testing.T) {
+	m := testkit.NewMatch(alice, bob, "chess", "", t0)
+	m.Accept(t0 + 60)
+	st := foldT(t, m)
+	ev := m.Events[1]
+	start, deadline := t0+3600, t0+3600+match.MoveClock
+	for _, c := range []struct {
+		ig   match.Ignored
+		want string
+	}{
+		{match.Ignored{Token: match.IgnWrongPly, Detail: "x", Ply: 7, Expected: 6}, "It is marked ply 7, but the next ply to play was 6."},
+		{match.Ignored{Token: match.IgnLate, Detail: "x", ClockStart: start, Deadline: deadline}, "after its 24-hour clock had run out at " + hdate(deadline) + "."},
+		{match.Ignored{Token: match.IgnClaimPremature, Detail: "x", ClockStart: start, Deadline: deadline}, "(24 hours after " + hdate(start) + ")."},
+		{match.Ignored{Token: match.IgnRequestInvalid, Detail: "deadline 1", Deadline: deadline}, "the deadline (" + hdate(deadline) + ") had not passed"},
+	} {
+		if got := string(humanReason(st, c.ig, ev, 0, false).Text); !strings.Contains(got, c.want) {
+			t.Errorf("%s: %q does not say %q", c.ig.Token, got, c.want)
+		}
+	}
+}
