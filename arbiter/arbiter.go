@@ -110,11 +110,11 @@ func ownGame(s *match.State, self string, now int64) []Intent {
 		}
 		return []Intent{{Kind: SignResult, Duty: fmt.Sprintf("sign:%s:%d", s.Match, s.Plies()), Match: s.Match, Result: want}}
 	case s.ToMove() != role:
-		if now > s.ClockStart()+match.MoveClock {
+		if s.Clock().RanOut(now) {
 			return []Intent{{Kind: ClaimTimeout, Duty: fmt.Sprintf("claim:%s:%d", s.Match, s.Plies()), Match: s.Match, Result: s.TimeoutWin()}}
 		}
 		return nil
-	case now <= s.ClockStart()+match.MoveClock:
+	case !s.Clock().RanOut(now):
 		ply := s.Plies() + 1
 		return []Intent{{Kind: PlayMove, Duty: fmt.Sprintf("move:%s:%d", s.Match, ply), Match: s.Match, Ply: ply}}
 	}

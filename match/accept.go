@@ -16,7 +16,7 @@ func (s *State) applyAccept(ev *nostr.Event) {
 		s.ignore(ev, IgnAcceptNotInv, "author is not the invitee")
 	case int64(ev.CreatedAt) < s.CreatedAt:
 		s.ignore(ev, IgnAcceptWindow, "created_at %d is before the challenge", ev.CreatedAt)
-	case int64(ev.CreatedAt) > s.CreatedAt+ChallengeExpiry:
+	case int64(ev.CreatedAt) > s.Clock().Expires():
 		s.ignore(ev, IgnAcceptWindow, "created_at %d is after the challenge expired", ev.CreatedAt)
 	default:
 		s.Accepted, s.Second = true, ev.PubKey

@@ -99,6 +99,10 @@ func TestInsertEqualsFold(t *testing.T) {
 			if next.Events != nil && !reflect.DeepEqual(next.Events, want.Events) {
 				t.Fatalf("round %d step %d: events out of fold order", round, step)
 			}
+			// The values a reader words a reason from, not only its text.
+			if !reflect.DeepEqual(next.Ignored, want.Ignored) {
+				t.Fatalf("round %d step %d: ignored entries differ from a fold\n got  %+v\n want %+v", round, step, next.Ignored, want.Ignored)
+			}
 			st = next
 		}
 	}

@@ -151,9 +151,12 @@ func truncate(s string) string {
 	return s
 }
 
-func (s *State) ignore(ev *nostr.Event, token, format string, args ...any) {
+// ignore lists ev as ignored, and returns its entry for the caller to add
+// the values its detail was made from.
+func (s *State) ignore(ev *nostr.Event, token, format string, args ...any) *Ignored {
 	s.ignores++
 	s.Ignored = append(s.Ignored, Ignored{ID: ev.ID, Token: token, Detail: fmt.Sprintf(format, args...), at: int64(ev.CreatedAt)})
+	return &s.Ignored[len(s.Ignored)-1]
 }
 
 // apply dispatches one event, in fold order, to its rule.

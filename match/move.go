@@ -19,7 +19,8 @@ func (s *State) applyMove(ev *nostr.Event, seenAt int64) {
 	}
 	want := s.Plies() + 1
 	if ply != want {
-		s.ignore(ev, IgnWrongPly, "expected %d, got %d", want, ply)
+		ig := s.ignore(ev, IgnWrongPly, "expected %d, got %d", want, ply)
+		ig.Ply, ig.Expected = ply, want
 		return
 	}
 	resign := ev.Content == nostr.ResignContent
@@ -36,8 +37,9 @@ func (s *State) applyMove(ev *nostr.Event, seenAt int64) {
 		s.ignore(ev, IgnFuture, "created_at > seen_at + %d", FutureSlack)
 		return
 	}
-	if int64(ev.CreatedAt) > s.ClockStart()+MoveClock {
-		s.ignore(ev, IgnLate, "clock ran out (created_at > clock_start + %d)", MoveClock)
+	if clock := s.Clock(); clock.RanOut(int64(ev.CreatedAt)) {
+		ig := s.ignore(ev, IgnLate, "clock ran out (created_at > clock_start + %d)", MoveClock)
+		ig.ClockStart, ig.Deadline = clock.Start(), clock.Deadline()
 		return
 	}
 	if resign {

@@ -52,8 +52,10 @@ func (s *State) applyClaim(ev *nostr.Event, r nostr.Result, role string) {
 		s.ignore(ev, IgnClaimInvalid, "game already over")
 	case role == s.ToMove():
 		s.ignore(ev, IgnClaimInvalid, "claimant is the player to move")
-	case int64(ev.CreatedAt) <= s.ClockStart()+MoveClock:
-		s.ignore(ev, IgnClaimPremature, "clock has not run out (created_at <= clock_start + %d)", MoveClock)
+	case !s.Clock().RanOut(int64(ev.CreatedAt)):
+		clock := s.Clock()
+		ig := s.ignore(ev, IgnClaimPremature, "clock has not run out (created_at <= clock_start + %d)", MoveClock)
+		ig.ClockStart, ig.Deadline = clock.Start(), clock.Deadline()
 	case r.Result != role:
 		s.ignore(ev, IgnClaimInvalid, "result %q does not name the claimant's role %q", r.Result, role)
 	case r.Plies != s.Plies() || r.FinalHash != s.FinalHash():
@@ -103,8 +105,9 @@ func (s *State) applyRequest(ev *nostr.Event) {
 		s.ignore(ev, IgnNotPlayer, "request from a non-player")
 		return
 	}
-	if !s.SignaturesDisagree() && int64(ev.CreatedAt) <= s.Deadline() {
-		s.ignore(ev, IgnRequestInvalid, "signatures do not disagree and created_at <= deadline %d", s.Deadline())
+	if clock := s.Clock(); !s.SignaturesDisagree() && !clock.DeadlinePassed(int64(ev.CreatedAt)) {
+		ig := s.ignore(ev, IgnRequestInvalid, "signatures do not disagree and created_at <= deadline %d", clock.Deadline())
+		ig.Deadline = clock.Deadline()
 		return
 	}
 	s.Requests = append(s.Requests, Request{Event: ev.ID, Author: ev.PubKey, CreatedAt: int64(ev.CreatedAt)})
@@ -120,7 +123,7 @@ func (s *State) CorrectRuling(t int64) (nostr.Result, bool) {
 	if s.Over {
 		return s.Computed(), true
 	}
-	if t > s.ClockStart()+MoveClock {
+	if s.Clock().RanOut(t) {
 		return s.TimeoutWin(), true
 	}
 	return nostr.Result{}, false

@@ -3,12 +3,26 @@ package match
 import "vesper/nostr"
 
 // Ignored is an event of the match that the fold did not use, with a
-// machine token and a human tail (shown as "token: detail").
+// machine token and a human tail (shown as "token: detail"). Where the
+// fold decided by numbers, it also keeps them as values, so that a reader
+// words the reason its own way without parsing Detail (which is made from
+// the same values); they are zero where they do not apply.
 type Ignored struct {
 	ID     string
 	Token  string
 	Detail string
-	at     int64 // the event's created_at, to place a late arrival (Insert)
+	// Ply and Expected are the event's ply and the one the fold expected
+	// (IgnWrongPly).
+	Ply, Expected int
+	// ClockStart is when the pending ply's clock started (IgnLate,
+	// IgnClaimPremature).
+	ClockStart int64
+	// Deadline is the last second before the event would have counted or
+	// after which it no longer did: the pending clock's last second
+	// (IgnLate, IgnClaimPremature), the arbitration deadline
+	// (IgnRequestInvalid).
+	Deadline int64
+	at       int64 // the event's created_at, to place a late arrival (Insert)
 }
 
 // Reason is the text shown to users: "wrong_ply: expected 3, got 2".
@@ -94,13 +108,8 @@ func (s *State) Board() Game { return s.game.Clone() }
 // FinalHash is the hash of the current position.
 func (s *State) FinalHash() string { return s.game.Hash() }
 
-// ToMove is the role whose turn it is: odd plies the first player.
-func (s *State) ToMove() string {
-	if s.Plies()%2 == 0 {
-		return First
-	}
-	return Second
-}
+// ToMove is Clock().ToMove(): the role whose turn it is.
+func (s *State) ToMove() string { return s.Clock().ToMove() }
 
 // Player returns the pubkey holding a role.
 func (s *State) Player(role string) string {
@@ -121,37 +130,15 @@ func (s *State) Role(pubkey string) string {
 	return ""
 }
 
-// ClockStart is when the clock of the pending ply started: the accept for
-// plies 1 and 2, the previous counted move after that (section 2, rule 6).
-func (s *State) ClockStart() int64 {
-	n := s.Plies()
-	if n < 2 {
-		return s.AcceptAt
-	}
-	return s.MoveTimes[n-1]
-}
+// ClockStart is Clock().Start(): when the pending ply's clock started.
+func (s *State) ClockStart() int64 { return s.Clock().Start() }
 
-// Deadline is the arbitration deadline: the pending ply's clock for a game
-// in progress, the end + 24 hours for a game that is over (section 2).
-func (s *State) Deadline() int64 {
-	if s.Over {
-		return s.EndedAt + MoveClock
-	}
-	return s.ClockStart() + MoveClock
-}
+// Deadline is Clock().Deadline(): the arbitration deadline.
+func (s *State) Deadline() int64 { return s.Clock().Deadline() }
 
-// Status depends on now only for an unaccepted challenge.
-func (s *State) Status(now int64) Status {
-	switch {
-	case s.Over:
-		return StatusOver
-	case s.Accepted:
-		return StatusActive
-	case now > s.CreatedAt+ChallengeExpiry:
-		return StatusExpired
-	}
-	return StatusOpen
-}
+// Status is Clock().Status(now): it depends on now only for an unaccepted
+// challenge.
+func (s *State) Status(now int64) Status { return s.Clock().Status(now) }
 
 // Computed is the result the fold computes now: the end by rule or
 // resignation, or a timeout win when the pending clock ran out at t.

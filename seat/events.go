@@ -299,7 +299,7 @@ func (st *streamer) consider(snap *Snapshot) {
 	case m.Final:
 		delete(st.due, id)
 	case !m.Accepted:
-		st.due[id] = m.CreatedAt + match.ChallengeExpiry + 1
+		st.due[id] = m.Clock().Expires() + 1
 	default:
 		st.due[id] = m.Deadline() + 1
 	}
@@ -378,7 +378,7 @@ func (st *streamer) classify(m *match.State, stt *Status, now int64) (typ, from 
 	if r, _ := st.s.wakeReason(m, stt, nil, time.Unix(now, 0)); r != "" {
 		return r, from
 	}
-	if m.Over && !m.Final && now > m.Deadline() && !stt.MustSign && !requested(m, me) {
+	if m.Over && !m.Final && m.Clock().DeadlinePassed(now) && !stt.MustSign && !requested(m, me) {
 		return EventArbitration, from
 	}
 	switch {

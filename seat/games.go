@@ -142,7 +142,7 @@ func matchKinds() []int {
 
 func challengeOf(st *match.State, now int64) Challenge {
 	c := Challenge{Match: st.Match, Game: st.Kind, Challenger: st.First, CreatedAt: st.CreatedAt,
-		AgeSeconds: now - st.CreatedAt, Expires: mkTime(st.CreatedAt + match.ChallengeExpiry)}
+		AgeSeconds: now - st.CreatedAt, Expires: mkTime(st.Clock().Expires())}
 	if st.Invitee != "" {
 		inv := st.Invitee
 		c.Invitee = &inv

@@ -172,14 +172,14 @@ func (snap *Snapshot) Status(me string, now int64) *Status {
 	out.MyColor = Color(st.Kind, out.MyRole)
 	playing := st.Accepted && !st.Over
 	if !st.Accepted {
-		out.Expires = mkTime(st.CreatedAt + match.ChallengeExpiry)
+		out.Expires = mkTime(st.Clock().Expires())
 	}
 	if playing {
 		role := st.ToMove()
 		out.Ply = st.Plies() + 1
 		out.ToMove = &Player{Role: role, Pubkey: st.Player(role), Color: Color(st.Kind, role)}
 		out.MyTurn = out.MyRole == role
-		out.ClockExpired = now > st.ClockStart()+match.MoveClock
+		out.ClockExpired = st.Clock().RanOut(now)
 		out.CanClaimTimeout = out.MyRole != "" && claimCounts(st, me, out.MyRole, now)
 	}
 	if st.Accepted && !st.Final {

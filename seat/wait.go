@@ -366,7 +366,7 @@ func (s *Seat) wakeReason(st *match.State, stt *Status, seen map[string]bool, no
 	}
 	// A request counts as soon as the signatures disagree, but the other
 	// player has a day to sign: wake for it once that day is over.
-	if st.Over && n > st.Deadline() && requestCounts(st, me, n) {
+	if st.Over && st.Clock().DeadlinePassed(n) && requestCounts(st, me, n) {
 		return WakeArbitrate, time.Time{}
 	}
 	// In progress, the claim counts from the second after the other

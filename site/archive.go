@@ -144,7 +144,7 @@ func (b *builder) endedAt(c *card) int64 {
 	if c.Over {
 		return c.EndedAt
 	}
-	return c.deadline()
+	return c.clock().Deadline()
 }
 
 // archiveRow is a finished game's row, or an abandoned game's: no result,
@@ -154,6 +154,6 @@ func (b *builder) archiveRow(c *card) finishedRow {
 		return b.finishedRow(c)
 	}
 	return finishedRow{ID: c.ID, Game: gameName(c.Kind), First: b.player(c.First), Second: b.player(c.Second),
-		ResultCode: "–", ReasonText: "abandoned: the clock ran out on " + date(c.deadline()) + " and no one claimed it",
-		EndedAt: c.deadline(), Plies: c.Plies, Abandoned: true}
+		ResultCode: "–", ReasonText: "abandoned: the clock ran out on " + date(c.clock().Deadline()) + " and no one claimed it",
+		EndedAt: c.clock().Deadline(), Plies: c.Plies, Abandoned: true}
 }

@@ -426,6 +426,24 @@ func (b *builder) matchFiles(o *output, c *card) error {
 		setGrades(c, g)
 		c.gradeLater = false
 	}
+	paths := matchPaths(c)
+	key := b.matchKey(c)
+	if o.reuse(key, paths...) {
+		return nil
+	}
+	f, err := b.fullState(c.ID)
+	if err != nil {
+		return err
+	}
+	if g, err = b.shownAnalysis(c, g); err != nil {
+		return err
+	}
+	return b.writeMatchFiles(o, c, key, f, g)
+}
+
+// matchPaths are the files of a match, its page first and match.json
+// second; which there are is the card's to say.
+func matchPaths(c *card) []string {
 	base := "m/" + c.ID
 	paths := []string{base + ".html", base + ".json"}
 	if c.Kind == nostr.GameChess {
@@ -437,37 +455,42 @@ func (b *builder) matchFiles(o *output, c *card) error {
 	if c.Reasoning {
 		paths = append(paths, reasoningPath(c.ID))
 	}
-	key := b.matchKey(c)
-	if o.reuse(key, paths...) {
-		return nil
-	}
-	f, err := b.fullState(c.ID)
-	if err != nil {
-		return err
-	}
-	s := f.s
-	// The card decided which files there are; an analysis that no longer
-	// fits it (a caller that did not report a change) is left out rather
-	// than shown beside a card that disagrees.
+	return paths
+}
+
+// shownAnalysis is the analysis the match's files show, nil for none: g,
+// or the one loaded now. The card decided which files there are; an
+// analysis that no longer fits it (a caller that did not report a change)
+// is left out rather than shown beside a card that disagrees.
+func (b *builder) shownAnalysis(c *card, g *analysis.Game) (*analysis.Game, error) {
 	if cardClass(c) != "done" {
-		g = nil
-	} else if g == nil {
+		return nil, nil
+	}
+	if g == nil {
+		var err error
 		if g, err = b.analysisOf(c.ID); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	if gradeClass(c, g) != "done" {
-		g = nil
+		return nil, nil
 	}
-	v := b.matchView(s, f.seen, g)
+	return g, nil
+}
+
+// writeMatchFiles renders the match's files from its full state f and the
+// analysis g, and writes them under key.
+func (b *builder) writeMatchFiles(o *output, c *card, key string, f full, g *analysis.Game) error {
+	base := "m/" + c.ID
+	v := b.matchView(f.s, f.seen, g)
 	html, err := b.tpl.render("match", v)
 	if err != nil {
-		return fmt.Errorf("site: %s: %w", paths[0], err)
+		return fmt.Errorf("site: %s: %w", base+".html", err)
 	}
-	if err := o.put(paths[0], key, html); err != nil {
+	if err := o.put(base+".html", key, html); err != nil {
 		return err
 	}
-	if err := o.put(paths[1], key, matchJSON(s, f.seen, b.in.Now)); err != nil {
+	if err := o.put(base+".json", key, matchJSON(f.s, f.seen, b.in.Now)); err != nil {
 		return err
 	}
 	if c.Kind == nostr.GameChess {
@@ -476,7 +499,7 @@ func (b *builder) matchFiles(o *output, c *card) error {
 		}
 	}
 	if c.Reasoning {
-		if err := o.put(reasoningPath(c.ID), key, reasoningJSON(s, v.rep, v.Replay.Moves)); err != nil {
+		if err := o.put(reasoningPath(c.ID), key, reasoningJSON(f.s, v.rep, v.Replay.Moves)); err != nil {
 			return err
 		}
 	}

@@ -191,41 +191,15 @@ func (b *builder) dormant(c *card) bool {
 		(b.in.Daemon == "" || c.role(b.in.Daemon) == "")
 }
 
-// The methods below are match.State's, computed from the card's fields
+// clock is the card's match.Clock: status, clock start, deadline and
+// "the clock ran out" are match's rules, asked of the card's fields.
+func (c *card) clock() match.Clock {
+	return match.Clock{CreatedAt: c.CreatedAt, Accepted: c.Accepted, AcceptAt: c.AcceptAt,
+		Plies: c.Plies, LastMove: c.LastMove, Over: c.Over, EndedAt: c.EndedAt}
+}
+
+// role is match.State's, computed from the card's fields
 // (TestCardAsState holds them equal).
-
-func (c *card) status(now int64) match.Status {
-	switch {
-	case c.Over:
-		return match.StatusOver
-	case c.Accepted:
-		return match.StatusActive
-	case now > c.CreatedAt+match.ChallengeExpiry:
-		return match.StatusExpired
-	}
-	return match.StatusOpen
-}
-
-func (c *card) clockStart() int64 {
-	if c.Plies < 2 {
-		return c.AcceptAt
-	}
-	return c.LastMove
-}
-
-func (c *card) deadline() int64 {
-	if c.Over {
-		return c.EndedAt + match.MoveClock
-	}
-	return c.clockStart() + match.MoveClock
-}
-
-func (c *card) toMove() string {
-	if c.Plies%2 == 0 {
-		return match.First
-	}
-	return match.Second
-}
 
 func (c *card) role(pk string) string {
 	switch {

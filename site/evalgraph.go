@@ -65,36 +65,17 @@ func evalGraph(moves []analysis.Move, r *replay, engine string) template.HTML {
 	}
 	x := func(i int) float64 { return egL + float64(i)*(egR-egL)/float64(n) }
 	y := func(w float64) float64 { return egB - w*(egB-egT)/100 }
-	num := func(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) }
+	num := num1
 	pts := make([]string, 0, n+1)
 	for i := 0; i <= n; i++ {
 		pts = append(pts, num(x(i))+","+num(y(whiteWin(moves, i))))
-	}
-	label := func(ply int) string {
-		if r != nil && ply > 0 && ply < len(r.Steps) {
-			return r.Steps[ply].Label
-		}
-		return "ply " + strconv.Itoa(ply)
-	}
-	errs := map[analysis.Tag][]string{}
-	for i, m := range moves {
-		if egDot[m.Tag] != "" {
-			errs[m.Tag] = append(errs[m.Tag], label(i+1))
-		}
 	}
 
 	var b strings.Builder
 	b.WriteString(`<svg class="evalgraph" viewBox="0 0 ` + strconv.Itoa(egW) + " " + strconv.Itoa(egH) +
 		`" role="img" aria-labelledby="eg-title" aria-describedby="eg-desc">`)
 	b.WriteString(`<title id="eg-title">Evaluation graph: White&#39;s winning chances after each ply</title>`)
-	desc := "From " + engine + "'s evaluation, 0 to 100%, forced mates at the edge: " +
-		pctText(whiteWin(moves, 0)) + " at the start, " + pctText(whiteWin(moves, n)) + " after ply " + strconv.Itoa(n) + "."
-	for _, t := range []analysis.Tag{analysis.TagBlunder, analysis.TagMistake, analysis.TagInaccuracy} {
-		if l := errs[t]; len(l) > 0 {
-			desc += " " + tagWords[t] + ": " + strings.Join(l, ", ") + "."
-		}
-	}
-	b.WriteString(`<desc id="eg-desc">` + template.HTMLEscapeString(desc) + `</desc>`)
+	b.WriteString(`<desc id="eg-desc">` + template.HTMLEscapeString(evalDesc(moves, r, engine)) + `</desc>`)
 	b.WriteString(`<rect class="eg-bk" x="` + strconv.Itoa(egL) + `" y="` + strconv.Itoa(egT) +
 		`" width="` + strconv.Itoa(egR-egL) + `" height="` + strconv.Itoa(egB-egT) + `"/>`)
 	b.WriteString(`<path class="eg-wh" d="M` + strconv.Itoa(egL) + " " + strconv.Itoa(egB) + "L" +
@@ -117,6 +98,33 @@ func evalGraph(moves []analysis.Move, r *replay, engine string) template.HTML {
 	text(egR, egH-10, "end", "move "+strconv.Itoa(last))
 	b.WriteString(`</svg>`)
 	return template.HTML(b.String())
+}
+
+// evalDesc is the graph's text for those who cannot see it: the chances at
+// the start and the end, and the plies graded as errors, by their labels
+// in r (nil: by ply number).
+func evalDesc(moves []analysis.Move, r *replay, engine string) string {
+	label := func(ply int) string {
+		if r != nil && ply > 0 && ply < len(r.Steps) {
+			return r.Steps[ply].Label
+		}
+		return "ply " + strconv.Itoa(ply)
+	}
+	errs := map[analysis.Tag][]string{}
+	for i, m := range moves {
+		if egDot[m.Tag] != "" {
+			errs[m.Tag] = append(errs[m.Tag], label(i+1))
+		}
+	}
+	n := len(moves)
+	desc := "From " + engine + "'s evaluation, 0 to 100%, forced mates at the edge: " +
+		pctText(whiteWin(moves, 0)) + " at the start, " + pctText(whiteWin(moves, n)) + " after ply " + strconv.Itoa(n) + "."
+	for _, t := range []analysis.Tag{analysis.TagBlunder, analysis.TagMistake, analysis.TagInaccuracy} {
+		if l := errs[t]; len(l) > 0 {
+			desc += " " + tagWords[t] + ": " + strings.Join(l, ", ") + "."
+		}
+	}
+	return desc
 }
 
 func pctText(w float64) string { return strconv.Itoa(int(math.Round(w))) + "%" }

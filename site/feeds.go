@@ -123,7 +123,7 @@ func (b *builder) matchesJSON() []byte {
 			continue
 		}
 		m := matchEntry{
-			Match: c.ID, Game: c.Kind, First: c.First, Status: c.status(b.in.Now), Plies: c.Plies, Final: c.Final,
+			Match: c.ID, Game: c.Kind, First: c.First, Status: c.clock().Status(b.in.Now), Plies: c.Plies, Final: c.Final,
 			CreatedAt: c.CreatedAt, DaemonGame: b.in.Daemon != "" && (c.First == b.in.Daemon || c.Second == b.in.Daemon),
 			Page: "m/" + c.ID + ".html", JSON: "m/" + c.ID + ".json",
 		}
@@ -144,7 +144,7 @@ func (b *builder) matchesJSON() []byte {
 			m.Analysis = analysisPath(c.ID)
 		}
 		if c.Accepted && !c.Final {
-			d := c.deadline()
+			d := c.clock().Deadline()
 			m.Deadline = &d
 		}
 		feed.Matches = append(feed.Matches, m)

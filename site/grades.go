@@ -188,22 +188,8 @@ func analysisJSON(g *analysis.Game) []byte {
 	if g.Error != "" {
 		b = appendField(b, "error", g.Error)
 	}
-	b = append(b, `,"engine":{"name":`...)
-	b = appendString(b, g.Engine.Name)
-	b = appendField(b, "version", g.Engine.Version)
-	if g.Engine.Depth != 0 {
-		b = append(b, `,"depth":`...)
-		b = strconv.AppendInt(b, int64(g.Engine.Depth), 10)
-	}
-	if g.Engine.Nodes != 0 {
-		b = append(b, `,"nodes":`...)
-		b = strconv.AppendInt(b, g.Engine.Nodes, 10)
-	}
-	if g.Engine.HashMB != 0 {
-		b = append(b, `,"hash_mb":`...)
-		b = strconv.AppendInt(b, int64(g.Engine.HashMB), 10)
-	}
-	b = append(b, "},\n\"moves\":["...)
+	b = appendEngine(b, &g.Engine)
+	b = append(b, ",\n\"moves\":["...)
 	for i := range g.Moves {
 		if i > 0 {
 			b = append(b, ',')
@@ -212,33 +198,74 @@ func analysisJSON(g *analysis.Game) []byte {
 		b = appendMove(b, &g.Moves[i])
 	}
 	b = append(b, "],\n\"players\":["...)
-	for i, p := range g.Players {
+	for i := range g.Players {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = append(b, "\n{\"pubkey\":"...)
-		b = appendString(b, p.Pubkey)
-		b = appendField(b, "side", p.Side)
-		b = append(b, `,"moves":`...)
-		b = strconv.AppendInt(b, int64(p.Moves), 10)
-		b = appendNum(b, "accuracy", p.Accuracy)
-		b = appendNum(b, "acpl", p.ACPL)
-		b = append(b, `,"counts":{`...)
-		first := true
-		for _, tag := range analysis.Tags {
-			if n, ok := p.Counts[tag]; ok {
-				if !first {
-					b = append(b, ',')
-				}
-				first = false
-				b = appendString(b, string(tag))
-				b = append(b, ':')
-				b = strconv.AppendInt(b, int64(n), 10)
-			}
-		}
-		b = append(b, "}}"...)
+		b = append(b, '\n')
+		b = appendPlayer(b, &g.Players[i])
 	}
 	return append(b, "]}\n"...)
+}
+
+// appendEngine writes `,"engine":{...}`, its limits only where set.
+func appendEngine(b []byte, e *analysis.Engine) []byte {
+	b = append(b, `,"engine":{"name":`...)
+	b = appendString(b, e.Name)
+	b = appendField(b, "version", e.Version)
+	if e.Depth != 0 {
+		b = appendInt(b, "depth", int64(e.Depth))
+	}
+	if e.Nodes != 0 {
+		b = appendInt(b, "nodes", e.Nodes)
+	}
+	if e.HashMB != 0 {
+		b = appendInt(b, "hash_mb", int64(e.HashMB))
+	}
+	return append(b, '}')
+}
+
+// appendPlayer writes one player's summary, its counts in analysis.Tags
+// order.
+func appendPlayer(b []byte, p *analysis.Player) []byte {
+	b = append(b, `{"pubkey":`...)
+	b = appendString(b, p.Pubkey)
+	b = appendField(b, "side", p.Side)
+	b = appendInt(b, "moves", int64(p.Moves))
+	b = appendNum(b, "accuracy", p.Accuracy)
+	b = appendNum(b, "acpl", p.ACPL)
+	b = append(b, `,"counts":{`...)
+	first := true
+	for _, tag := range analysis.Tags {
+		if n, ok := p.Counts[tag]; ok {
+			if !first {
+				b = append(b, ',')
+			}
+			first = false
+			b = appendString(b, string(tag))
+			b = append(b, ':')
+			b = strconv.AppendInt(b, int64(n), 10)
+		}
+	}
+	return append(b, "}}"...)
+}
+
+// appendInt writes `,"name":n`.
+func appendInt(b []byte, name string, n int64) []byte {
+	b = append(b, ',')
+	b = appendString(b, name)
+	b = append(b, ':')
+	return strconv.AppendInt(b, n, 10)
+}
+
+// appendStringOrNull writes `,"name":"value"`, or `,"name":null` for "".
+func appendStringOrNull(b []byte, name, value string) []byte {
+	if value == "" {
+		b = append(b, ',')
+		b = appendString(b, name)
+		return append(b, ":null"...)
+	}
+	return appendField(b, name, value)
 }
 
 func appendMove(b []byte, m *analysis.Move) []byte {

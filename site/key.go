@@ -59,14 +59,14 @@ type clock struct {
 }
 
 func matchClock(c *card, now int64) clock {
-	k := clock{Status: c.status(now), DaemonAfter: c.CreatedAt + DaemonAcceptDelay}
+	k := clock{Status: c.clock().Status(now), DaemonAfter: c.CreatedAt + DaemonAcceptDelay}
 	switch k.Status {
 	case match.StatusActive:
-		k.ClockOut = now > c.clockStart()+match.MoveClock
+		k.ClockOut = c.clock().RanOut(now)
 	case match.StatusOpen:
 		k.DaemonMay = c.Invitee == "" && now >= k.DaemonAfter
 	case match.StatusOver:
-		k.Arbitrable = !c.Final && now > c.deadline()
+		k.Arbitrable = !c.Final && c.clock().DeadlinePassed(now)
 	}
 	return k
 }

@@ -167,51 +167,13 @@ func (b *builder) matchView(s *match.State, seenAt map[string]int64, g *analysis
 	v := &matchPage{
 		Root: matchRoot, S: s, Game: gameName(s.Kind), Clock: matchClock(c, b.in.Now),
 		First: b.player(s.First), Second: b.player(s.Second), Invitee: b.player(s.Invitee),
-		Expires: s.CreatedAt + match.ChallengeExpiry,
+		Expires: s.Clock().Expires(),
 	}
 	v.FirstSide, v.SecondSide = sides(s.Kind)
 	v.Hints = b.hints(c)
 	v.Nevent = nevent(c, v.Hints)
-	v.Title = v.Game + ": " + v.First.Label() + " vs "
-	if s.Accepted {
-		v.Title += v.Second.Label()
-	} else {
-		v.Title += "?"
-	}
-	if s.Accepted && !s.Over {
-		v.ClockRunsOut = s.ClockStart() + match.MoveClock
-		v.ToMove, v.Waiting = v.First, v.Second
-		v.ToMoveSide, v.WaitSide = v.FirstSide, v.SecondSide
-		if s.ToMove() == match.Second {
-			v.ToMove, v.Waiting = v.Second, v.First
-			v.ToMoveSide, v.WaitSide = v.SecondSide, v.FirstSide
-		}
-	}
-	if s.Over {
-		v.ReasonText = reasonText(s.Reason)
-		switch s.Result {
-		case match.First:
-			v.Winner, v.WinnerSide, v.ResultCode = v.First, v.FirstSide, "1-0"
-		case match.Second:
-			v.Winner, v.WinnerSide, v.ResultCode = v.Second, v.SecondSide, "0-1"
-		default:
-			v.ResultCode = "½-½"
-		}
-	}
-	v.Replay = replayGame(s.Kind, s.Moves, b.defs)
-	// A state loaded by Update may have moved on from the card the
-	// analysis was checked against: grades go beside the moves only when
-	// there is one per replayed move.
-	if g != nil && (v.Replay.Err != "" || len(g.Moves) != len(v.Replay.Moves)) {
-		g = nil
-	}
-	var grades []analysis.Move
-	if g != nil {
-		grades = g.Moves
-		v.Legend = marksLegend(grades, v.Replay.Gomoku)
-	}
-	v.Grades = b.gradesFor(c, g, &v.Replay)
-	v.Steps, v.MovesHTML, v.Highlight = v.Replay.stepsHTML(grades), v.Replay.movesHTML(grades), v.Replay.highlightCSS()
+	v.players(s)
+	b.movesAndGrades(s, c, g, v)
 	if s.Final {
 		v.FirstRating = b.ratingAt(s.Kind, s.First, s.Match)
 		v.SecondRating = b.ratingAt(s.Kind, s.Second, s.Match)
@@ -234,6 +196,56 @@ func (b *builder) matchView(s *match.State, seenAt map[string]int64, g *analysis
 		v.Talk.Href = "" // the card decides which files there are
 	}
 	return v
+}
+
+// players sets what the page says of the two players: the title, who is
+// to move and who waits in a game in progress, who won one that is over.
+func (v *matchPage) players(s *match.State) {
+	v.Title = v.Game + ": " + v.First.Label() + " vs "
+	if s.Accepted {
+		v.Title += v.Second.Label()
+	} else {
+		v.Title += "?"
+	}
+	if s.Accepted && !s.Over {
+		v.ClockRunsOut = s.Deadline()
+		v.ToMove, v.Waiting = v.First, v.Second
+		v.ToMoveSide, v.WaitSide = v.FirstSide, v.SecondSide
+		if s.ToMove() == match.Second {
+			v.ToMove, v.Waiting = v.Second, v.First
+			v.ToMoveSide, v.WaitSide = v.SecondSide, v.FirstSide
+		}
+	}
+	if s.Over {
+		v.ReasonText = reasonText(s.Reason)
+		switch s.Result {
+		case match.First:
+			v.Winner, v.WinnerSide, v.ResultCode = v.First, v.FirstSide, "1-0"
+		case match.Second:
+			v.Winner, v.WinnerSide, v.ResultCode = v.Second, v.SecondSide, "0-1"
+		default:
+			v.ResultCode = "½-½"
+		}
+	}
+}
+
+// movesAndGrades sets the board, the moves and, when the analysis g fits them,
+// their grades.
+func (b *builder) movesAndGrades(s *match.State, c *card, g *analysis.Game, v *matchPage) {
+	v.Replay = replayGame(s.Kind, s.Moves, b.defs)
+	// A state loaded by Update may have moved on from the card the
+	// analysis was checked against: grades go beside the moves only when
+	// there is one per replayed move.
+	if g != nil && (v.Replay.Err != "" || len(g.Moves) != len(v.Replay.Moves)) {
+		g = nil
+	}
+	var grades []analysis.Move
+	if g != nil {
+		grades = g.Moves
+		v.Legend = marksLegend(grades, v.Replay.Gomoku)
+	}
+	v.Grades = b.gradesFor(c, g, &v.Replay)
+	v.Steps, v.MovesHTML, v.Highlight = v.Replay.stepsHTML(grades), v.Replay.movesHTML(grades), v.Replay.highlightCSS()
 }
 
 // finality says how the result became final (section 2, "What final
@@ -287,50 +299,15 @@ func (b *builder) eventRows(s *match.State, seenAt map[string]int64, v *matchPag
 	for _, ig := range s.Ignored {
 		ignored[ig.ID] = ig
 	}
-	use := map[string]string{s.Match: "challenge"}
-	if s.Accepted {
-		use[s.AcceptEvent] = "accept"
-	}
-	moves := map[string]string{}
-	for i, id := range s.MoveEvents {
-		if i < len(v.Replay.Moves) {
-			moves[id] = v.Replay.Moves[i]
-		}
-		use[id] = "counted move, ply " + strconv.Itoa(i+1)
-	}
-	for _, role := range []string{match.First, match.Second} {
-		if sg, ok := s.Sigs[role]; ok {
-			use[sg.Event] = "latest signature of the " + role + " player"
-		}
-	}
-	for _, r := range s.Requests {
-		use[r.Event] = "valid arbitration request"
-	}
-	if s.Over {
-		use[s.EndEvent] = join(use[s.EndEvent], "ended the game")
-	}
-	if s.Final {
-		use[s.FinalEvent] = join(use[s.FinalEvent], "made the result final")
-	}
+	use, moves := eventUses(s, v.Replay.Moves)
 	who := map[string]template.HTML{}
 	for i, ev := range s.FileEvents() {
-		kind, ok := kindNames[ev.Kind]
-		if !ok {
-			kind = "kind " + strconv.Itoa(ev.Kind)
-		}
 		w, ok := who[ev.PubKey]
 		if !ok {
 			w = b.player(ev.PubKey).Who(matchRoot)
 			who[ev.PubKey] = w
 		}
-		row := eventRow{
-			N: i + 1, ID: ev.ID, Short: shortID(ev.ID), Kind: kind, Who: w,
-			Created: template.HTML(hdate(int64(ev.CreatedAt))), Excerpt: cleanLine(ev.Content, maxExcerpt),
-		}
-		row.SeenAt, row.Seen = seenAt[ev.ID]
-		if row.Seen {
-			row.SeenDate = template.HTML(hdate(row.SeenAt))
-		}
+		row := newEventRow(i, ev, w, seenAt)
 		if ev.Kind == nostr.KindReveal {
 			// Its content is reasoning text, which a page shows only as
 			// checked and only after the game (section "talk").
@@ -353,6 +330,55 @@ func (b *builder) eventRows(s *match.State, seenAt map[string]int64, v *matchPag
 		}
 	}
 	v.EventsHTML, v.IgnoredHTML = eventsTable(v.Events), ignoredTable(v.Ignored)
+}
+
+// newEventRow is the row of the i-th event ev, signed by who, before what
+// the fold did with it.
+func newEventRow(i int, ev *nostr.Event, who template.HTML, seenAt map[string]int64) eventRow {
+	kind, ok := kindNames[ev.Kind]
+	if !ok {
+		kind = "kind " + strconv.Itoa(ev.Kind)
+	}
+	row := eventRow{
+		N: i + 1, ID: ev.ID, Short: shortID(ev.ID), Kind: kind, Who: who,
+		Created: template.HTML(hdate(int64(ev.CreatedAt))), Excerpt: cleanLine(ev.Content, maxExcerpt),
+	}
+	row.SeenAt, row.Seen = seenAt[ev.ID]
+	if row.Seen {
+		row.SeenDate = template.HTML(hdate(row.SeenAt))
+	}
+	return row
+}
+
+// eventUses says, by event id, what the fold used each event for, and
+// which counted moves were which replayed move.
+func eventUses(s *match.State, replayed []string) (use, moves map[string]string) {
+	use = map[string]string{s.Match: "challenge"}
+	if s.Accepted {
+		use[s.AcceptEvent] = "accept"
+	}
+	moves = map[string]string{}
+	for i, id := range s.MoveEvents {
+		if i < len(replayed) {
+			moves[id] = replayed[i]
+		}
+		use[id] = "counted move, ply " + strconv.Itoa(i+1)
+	}
+	for _, role := range []string{match.First, match.Second} {
+		if sg, ok := s.Sigs[role]; ok {
+			use[sg.Event] = "latest signature of the " + role + " player"
+		}
+	}
+	for _, r := range s.Requests {
+		use[r.Event] = "valid arbitration request"
+	}
+	if s.Over {
+		use[s.EndEvent] = join(use[s.EndEvent], "ended the game")
+	}
+	if s.Final {
+		use[s.FinalEvent] = join(use[s.FinalEvent], "made the result final")
+	}
+	return use, moves
 }
 
 func join(a, b string) string {

@@ -52,13 +52,13 @@ type archiveLink struct {
 }
 
 type liveRow struct {
-	ID, Game                string
-	First, Second, ToMove   player
-	ToMoveSide              string
-	Plies                   int
-	LastAt, ClockLeft       int64
-	RanOutAt                int64
-	ClockOut, DaemonPlaying bool
+	ID, Game              string
+	First, Second, ToMove player
+	ToMoveSide            string
+	Plies                 int
+	LastAt, ClockLeft     int64
+	RanOutAt              int64
+	DaemonPlaying         bool
 }
 
 type openRow struct {
@@ -103,15 +103,49 @@ type ratingRow struct {
 const minRankedGames = 5
 
 func (b *builder) indexPage() *indexPage {
-	now := b.in.Now
-	v := &indexPage{Root: "", Title: "Board games over Nostr", Now: now, ListAll: b.in.ListAll,
+	v := &indexPage{Root: "", Title: "Board games over Nostr", Now: b.in.Now, ListAll: b.in.ListAll,
 		HasDaemon: b.in.Daemon != "", Daemon: b.player(b.in.Daemon)}
-	var live, stale, finished []*card
+	live, stale, finished := b.indexSort(v)
+	byActivity := func(x, y *card) int { return cmp.Compare(y.lastActivity(), x.lastActivity()) }
+	slices.SortStableFunc(live, byActivity)
+	slices.SortStableFunc(stale, byActivity)
+	slices.SortStableFunc(finished, func(x, y *card) int { return cmp.Compare(y.EndedAt, x.EndedAt) })
+	live, v.More[0] = firstCards(live, indexRows)
+	stale, v.More[3] = firstCards(stale, indexRows)
+	finished, v.More[2] = firstCards(finished, indexRows/2)
+	for _, s := range live {
+		v.Live = append(v.Live, b.liveRow(s))
+	}
+	for _, s := range stale {
+		v.Stale = append(v.Stale, b.liveRow(s))
+	}
+	for _, s := range finished {
+		v.Finished = append(v.Finished, b.finishedRow(s))
+	}
+	b.indexPools(v)
+	return v
+}
+
+// firstCards is the first n of cards and how many more there are.
+func firstCards(cards []*card, n int) ([]*card, int) {
+	if len(cards) <= n {
+		return cards, 0
+	}
+	return cards[:n], len(cards) - n
+}
+
+// indexSort sorts the listed matches into the index's lists: the live
+// games, those whose clock ran out (waiting for a claim), the finished
+// ones, and the open challenges, which it adds to v with what the index
+// says of the unlisted and abandoned ones.
+func (b *builder) indexSort(v *indexPage) (live, stale, finished []*card) {
+	now := b.in.Now
 	unlisted := map[string]bool{}
 	for _, s := range b.cards { // newest challenge first
+		clock := s.clock()
 		if !b.matchListed(s) {
 			v.UnlistedMatches++
-			if s.status(now) == match.StatusOver {
+			if clock.Status(now) == match.StatusOver {
 				v.UnlistedFinished++
 			}
 			for _, pk := range []string{s.First, s.Second} {
@@ -121,11 +155,11 @@ func (b *builder) indexPage() *indexPage {
 			}
 			continue
 		}
-		switch s.status(now) {
+		switch clock.Status(now) {
 		case match.StatusActive:
 			if b.dormant(s) {
 				v.Abandoned++
-			} else if now > s.clockStart()+match.MoveClock {
+			} else if clock.RanOut(now) {
 				stale = append(stale, s)
 			} else {
 				live = append(live, s)
@@ -141,31 +175,11 @@ func (b *builder) indexPage() *indexPage {
 		}
 	}
 	v.UnlistedAccounts = len(unlisted)
-	byActivity := func(x, y *card) int { return cmp.Compare(y.lastActivity(), x.lastActivity()) }
-	slices.SortStableFunc(live, byActivity)
-	slices.SortStableFunc(stale, byActivity)
-	for i, s := range live {
-		if i == indexRows {
-			v.More[0] = len(live) - i
-			break
-		}
-		v.Live = append(v.Live, b.liveRow(s))
-	}
-	for i, s := range stale {
-		if i == indexRows {
-			v.More[3] = len(stale) - i
-			break
-		}
-		v.Stale = append(v.Stale, b.liveRow(s))
-	}
-	slices.SortStableFunc(finished, func(x, y *card) int { return cmp.Compare(y.EndedAt, x.EndedAt) })
-	for i, s := range finished {
-		if i == indexRows/2 {
-			v.More[2] = len(finished) - i
-			break
-		}
-		v.Finished = append(v.Finished, b.finishedRow(s))
-	}
+	return live, stale, finished
+}
+
+// indexPools adds each game's top of the ratings and its archives.
+func (b *builder) indexPools(v *indexPage) {
 	for _, kind := range kinds {
 		rows := b.ratingRows(kind)
 		top := poolTop{Kind: kind, Game: gameName(kind), Total: len(rows)}
@@ -184,7 +198,6 @@ func (b *builder) indexPage() *indexPage {
 			v.UnlistedArchives = append(v.UnlistedArchives, a)
 		}
 	}
-	return v
 }
 
 func (b *builder) liveRow(s *card) liveRow {
@@ -192,18 +205,17 @@ func (b *builder) liveRow(s *card) liveRow {
 	r := liveRow{ID: s.ID, Game: gameName(s.Kind), First: b.player(s.First), Second: b.player(s.Second),
 		Plies: s.Plies, LastAt: s.lastActivity(), ToMoveSide: first, ToMove: b.player(s.First),
 		DaemonPlaying: b.in.Daemon != "" && (s.First == b.in.Daemon || s.Second == b.in.Daemon)}
-	if s.toMove() == match.Second {
+	if s.clock().ToMove() == match.Second {
 		r.ToMoveSide, r.ToMove = second, b.player(s.Second)
 	}
-	r.RanOutAt = s.clockStart() + match.MoveClock
+	r.RanOutAt = s.clock().Deadline()
 	r.ClockLeft = r.RanOutAt - b.in.Now
-	r.ClockOut = r.ClockLeft < 0
 	return r
 }
 
 func (b *builder) openRow(s *card) openRow {
 	r := openRow{ID: s.ID, Game: gameName(s.Kind), First: b.player(s.First), Invitee: b.player(s.Invitee),
-		Age: b.in.Now - s.CreatedAt, ExpiresIn: s.CreatedAt + match.ChallengeExpiry - b.in.Now}
+		Age: b.in.Now - s.CreatedAt, ExpiresIn: s.clock().Expires() - b.in.Now}
 	switch {
 	case b.in.Daemon == "":
 		r.DaemonNote = "no daemon key on this site"
@@ -412,46 +424,15 @@ func (b *builder) playerPage(pk string) *playerPage {
 	v := &playerPage{Root: "../", Title: p.Label(), P: p, About: cleanText(prof.About, maxAbout),
 		Website: httpsURL(prof.Website), Listed: b.listed(pk), Quality: b.quality(pk), Blunder: drop(analysis.BlunderDrop)}
 	for _, kind := range kinds {
-		rp, ok := b.rated[kind][pk]
-		if !ok {
-			continue
-		}
-		pool := playerPool{Kind: kind, Game: gameName(kind), Row: b.ratingRow(rp), Chart: ratingChart(rp.History)}
-		prev := b.params.Rating
-		var hist []historyRow
-		for i, h := range rp.History {
-			r := historyRow{At: h.At, Match: validID(h.Match), Rating: round(h.Rating), RD: round(h.RD), Delta: signed(round(h.Rating) - round(prev))}
-			if s := b.byID[h.Match]; s != nil {
-				first, second := sides(s.Kind)
-				role := s.role(pk)
-				r.Side, r.Opponent = first, b.player(s.Second)
-				if role == match.Second {
-					r.Side, r.Opponent = second, b.player(s.First)
-				}
-				r.Outcome = outcome(s, role)
-			}
-			if i == 0 || round(h.Rating) > pool.Best {
-				pool.Best, pool.BestAt = round(h.Rating), h.At
-			}
-			hist = append(hist, r)
-			prev = h.Rating
-		}
-		pool.Streak = streak(hist)
-		slices.Reverse(hist)
-		if len(hist) > historyRows {
-			pool.More = len(hist) - historyRows
-			hist = hist[:historyRows]
-		}
-		pool.History = hist
-		v.Pools = append(v.Pools, pool)
-	}
-	for _, s := range b.byPlayer[pk] {
-		if !s.Over && b.dormant(s) {
-			v.Abandoned++
+		if rp, ok := b.rated[kind][pk]; ok {
+			v.Pools = append(v.Pools, b.playerPool(kind, pk, rp))
 		}
 	}
 	var talk talkTally
 	for _, c := range b.byPlayer[pk] {
+		if !c.Over && b.dormant(c) {
+			v.Abandoned++
+		}
 		if i := slices.Index([]string{c.First, c.Second}, pk); i >= 0 && len(c.Talk) == 2 && c.Talk[i].Any() {
 			talk.add(c.Talk[i])
 			v.TalkGames++
@@ -469,6 +450,39 @@ func (b *builder) playerPage(pk string) *playerPage {
 		v.Games = append(v.Games, b.gameRow(s, pk))
 	}
 	return v
+}
+
+// playerPool is pk's rating in one game: its chart, best, streak and the
+// latest rows of its history, newest first.
+func (b *builder) playerPool(kind, pk string, rp ratings.Player) playerPool {
+	pool := playerPool{Kind: kind, Game: gameName(kind), Row: b.ratingRow(rp), Chart: ratingChart(rp.History)}
+	prev := b.params.Rating
+	var hist []historyRow
+	for i, h := range rp.History {
+		r := historyRow{At: h.At, Match: validID(h.Match), Rating: round(h.Rating), RD: round(h.RD), Delta: signed(round(h.Rating) - round(prev))}
+		if s := b.byID[h.Match]; s != nil {
+			first, second := sides(s.Kind)
+			role := s.role(pk)
+			r.Side, r.Opponent = first, b.player(s.Second)
+			if role == match.Second {
+				r.Side, r.Opponent = second, b.player(s.First)
+			}
+			r.Outcome = outcome(s, role)
+		}
+		if i == 0 || round(h.Rating) > pool.Best {
+			pool.Best, pool.BestAt = round(h.Rating), h.At
+		}
+		hist = append(hist, r)
+		prev = h.Rating
+	}
+	pool.Streak = streak(hist)
+	slices.Reverse(hist)
+	if len(hist) > historyRows {
+		pool.More = len(hist) - historyRows
+		hist = hist[:historyRows]
+	}
+	pool.History = hist
+	return pool
 }
 
 // outcome is the game as the player of role saw it: won, lost or draw.
@@ -536,7 +550,7 @@ func signed(n int) string {
 
 func (b *builder) gameRow(s *card, pk string) gameRow {
 	first, second := sides(s.Kind)
-	r := gameRow{ID: s.ID, Game: gameName(s.Kind), Status: string(s.status(b.in.Now)), Final: s.Final,
+	r := gameRow{ID: s.ID, Game: gameName(s.Kind), Status: string(s.clock().Status(b.in.Now)), Final: s.Final,
 		Created: s.CreatedAt, Plies: s.Plies}
 	role := s.role(pk)
 	switch role {

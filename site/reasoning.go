@@ -153,40 +153,51 @@ func tally(s *match.State, rep reveal.Report, sans []string) [2]talkTally {
 		if e, ok := rep.Entry(ev.ID); ok {
 			t.Committed++
 			if s.Over {
-				switch e.Status {
-				case reveal.Verified:
-					t.Verified++
-				case reveal.Early:
-					t.Early++
-				case reveal.Mismatch:
-					t.Mismatch++
-				}
-				if (e.Status == reveal.Verified || e.Status == reveal.Early) && n > 0 && n <= len(sans) {
-					t.Checked++
-					if names(s, n, sans, e.Text) {
-						t.Named++
-					}
-				}
+				t.reasoning(s, e, n, sans)
 			}
 		}
-		if n == 0 {
-			continue // effort is counted per counted move
-		}
-		if k, present, err := nostr.Attempts(ev); present && err == nil {
-			t.AttemptsN += k
-			t.AttemptsOf++
-		}
-		if u, present, err := nostr.ReadUsage(ev); present && err == nil {
-			for _, f := range u.Fields() {
-				if t.UsageSum == nil {
-					t.UsageSum, t.UsageOf = map[string]float64{}, map[string]int{}
-				}
-				t.UsageSum[f.Key] += f.Value
-				t.UsageOf[f.Key]++
-			}
+		if n > 0 { // effort is counted per counted move
+			t.effort(ev)
 		}
 	}
 	return out
+}
+
+// reasoning counts a committing event's check once the game is over; n is
+// its ply when it is a counted move.
+func (t *talkTally) reasoning(s *match.State, e reveal.Entry, n int, sans []string) {
+	switch e.Status {
+	case reveal.Verified:
+		t.Verified++
+	case reveal.Early:
+		t.Early++
+	case reveal.Mismatch:
+		t.Mismatch++
+	}
+	if (e.Status == reveal.Verified || e.Status == reveal.Early) && n > 0 && n <= len(sans) {
+		t.Checked++
+		if names(s, n, sans, e.Text) {
+			t.Named++
+		}
+	}
+}
+
+// effort adds a counted move's self-reported attempts and usage, where
+// they can be read.
+func (t *talkTally) effort(ev *nostr.Event) {
+	if k, present, err := nostr.Attempts(ev); present && err == nil {
+		t.AttemptsN += k
+		t.AttemptsOf++
+	}
+	if u, present, err := nostr.ReadUsage(ev); present && err == nil {
+		for _, f := range u.Fields() {
+			if t.UsageSum == nil {
+				t.UsageSum, t.UsageOf = map[string]float64{}, map[string]int{}
+			}
+			t.UsageSum[f.Key] += f.Value
+			t.UsageOf[f.Key]++
+		}
+	}
 }
 
 type usageSum struct {
@@ -328,6 +339,20 @@ func (b *builder) talkRow(s *match.State, ev *nostr.Event, rep reveal.Report, n 
 	if text, cut := nostr.Comment(ev); text != "" {
 		row.Comment, row.Cut, shown = cleanText(text, nostr.MaxCommentShown), cut, true
 	}
+	if row.effort(ev) {
+		shown = true
+	}
+	if e, ok := rep.Entry(ev.ID); ok {
+		shown = true
+		row.reasoning(s, e, n, sans, counted)
+	}
+	return row, shown
+}
+
+// effort shows the event's self-reported attempts and usage, or that a
+// tag could not be read; it reports whether the event carries either.
+func (row *talkRow) effort(ev *nostr.Event) bool {
+	shown := false
 	if k, present, err := nostr.Attempts(ev); present {
 		shown = true
 		if err != nil {
@@ -348,30 +373,37 @@ func (b *builder) talkRow(s *match.State, ev *nostr.Event, rep reveal.Report, n 
 			row.Usage = strings.Join(parts, ", ")
 		}
 	}
-	if e, ok := rep.Entry(ev.ID); ok {
-		shown, row.Committed = true, true
-		row.Status = string(e.Status)
-		row.Mark = statusMarks[e.Status]
-		if !s.Over {
-			// Nothing of the text, nor of whether it names the move, while
-			// the game is live.
-			row.Mark = "committed: shown after the game"
-			if e.Status == reveal.Early {
-				row.Mark = "committed; revealed during the game, shown after it"
-			}
-			row.Status = "live"
-		} else if e.Status == reveal.Verified || e.Status == reveal.Early {
-			row.Text = cleanText(e.Text, maxReasoning)
-			row.TextCut = row.Text != e.Text && len([]rune(e.Text)) > maxReasoning
-			if n > 0 && n <= len(sans) && counted {
-				row.Plan = "does not name the move"
-				if names(s, n, sans, e.Text) {
-					row.Plan = "names the move"
-				}
-			}
+	return shown
+}
+
+// reasoning shows a committing event's check: while the game is live only
+// that there is a commitment, after it the text when verified, and
+// whether it names the move (n: its ply when counted).
+func (row *talkRow) reasoning(s *match.State, e reveal.Entry, n int, sans []string, counted bool) {
+	row.Committed = true
+	row.Status = string(e.Status)
+	row.Mark = statusMarks[e.Status]
+	if !s.Over {
+		// Nothing of the text, nor of whether it names the move, while
+		// the game is live.
+		row.Mark = "committed: shown after the game"
+		if e.Status == reveal.Early {
+			row.Mark = "committed; revealed during the game, shown after it"
+		}
+		row.Status = "live"
+		return
+	}
+	if e.Status != reveal.Verified && e.Status != reveal.Early {
+		return
+	}
+	row.Text = cleanText(e.Text, maxReasoning)
+	row.TextCut = row.Text != e.Text && len([]rune(e.Text)) > maxReasoning
+	if n > 0 && n <= len(sans) && counted {
+		row.Plan = "does not name the move"
+		if names(s, n, sans, e.Text) {
+			row.Plan = "names the move"
 		}
 	}
-	return row, shown
 }
 
 // names applies the plan-to-move rule to counted ply n.
@@ -399,52 +431,14 @@ func reasoningJSON(s *match.State, rep reveal.Report, sans []string) []byte {
 	b = appendString(b, s.Match)
 	b = append(b, `,"over":`...)
 	b = strconv.AppendBool(b, s.Over)
-	b = append(b, `,"plan_rule":`...)
-	b = appendString(b, planRule)
+	b = appendField(b, "plan_rule", planRule)
 	b = append(b, ",\n\"entries\":["...)
 	for i, e := range rep.Entries {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = append(b, "\n{\"event\":"...)
-		b = appendString(b, e.Event)
-		b = append(b, `,"author":`...)
-		b = appendString(b, e.Author)
-		b = append(b, `,"kind":`...)
-		b = strconv.AppendInt(b, int64(e.Kind), 10)
-		b = append(b, `,"counted":`...)
-		b = strconv.AppendBool(b, e.Counted)
-		b = append(b, `,"hash":`...)
-		b = appendString(b, e.Hash)
-		b = append(b, `,"status":`...)
-		b = appendString(b, string(e.Status))
-		b = append(b, `,"reveal":`...)
-		if e.Reveal != "" {
-			b = appendString(b, e.Reveal)
-		} else {
-			b = append(b, "null"...)
-		}
-		n := ply[e.Event]
-		b = append(b, `,"ply":`...)
-		if n > 0 {
-			b = strconv.AppendInt(b, int64(n), 10)
-		} else {
-			b = append(b, "null"...)
-		}
-		shown := s.Over && (e.Status == reveal.Verified || e.Status == reveal.Early)
-		b = append(b, `,"text":`...)
-		if shown {
-			b = appendString(b, e.Text)
-		} else {
-			b = append(b, "null"...)
-		}
-		b = append(b, `,"names_move":`...)
-		if shown && n > 0 && n <= len(sans) && e.Counted {
-			b = strconv.AppendBool(b, names(s, n, sans, e.Text))
-		} else {
-			b = append(b, "null"...)
-		}
-		b = append(b, '}')
+		b = append(b, '\n')
+		b = appendReasoningEntry(b, s, e, ply[e.Event], sans)
 	}
 	b = append(b, "],\n\"ignored\":["...)
 	for i, ig := range rep.Ignored {
@@ -453,15 +447,42 @@ func reasoningJSON(s *match.State, rep reveal.Report, sans []string) []byte {
 		}
 		b = append(b, "\n{\"reveal\":"...)
 		b = appendString(b, ig.Reveal)
-		b = append(b, `,"event":`...)
-		if ig.Event != "" {
-			b = appendString(b, ig.Event)
-		} else {
-			b = append(b, "null"...)
-		}
-		b = append(b, `,"reason":`...)
-		b = appendString(b, ig.Reason)
+		b = appendStringOrNull(b, "event", ig.Event)
+		b = appendField(b, "reason", ig.Reason)
 		b = append(b, '}')
 	}
 	return append(b, "]}\n"...)
+}
+
+// appendReasoningEntry writes one committing event's check; n is its ply
+// when it is a counted move, else 0. Its text, and whether it names the
+// move, are shown only once the game is over.
+func appendReasoningEntry(b []byte, s *match.State, e reveal.Entry, n int, sans []string) []byte {
+	b = append(b, `{"event":`...)
+	b = appendString(b, e.Event)
+	b = appendField(b, "author", e.Author)
+	b = appendInt(b, "kind", int64(e.Kind))
+	b = append(b, `,"counted":`...)
+	b = strconv.AppendBool(b, e.Counted)
+	b = appendField(b, "hash", e.Hash)
+	b = appendField(b, "status", string(e.Status))
+	b = appendStringOrNull(b, "reveal", e.Reveal)
+	if n > 0 {
+		b = appendInt(b, "ply", int64(n))
+	} else {
+		b = append(b, `,"ply":null`...)
+	}
+	shown := s.Over && (e.Status == reveal.Verified || e.Status == reveal.Early)
+	if shown {
+		b = appendField(b, "text", e.Text)
+	} else {
+		b = append(b, `,"text":null`...)
+	}
+	b = append(b, `,"names_move":`...)
+	if shown && n > 0 && n <= len(sans) && e.Counted {
+		b = strconv.AppendBool(b, names(s, n, sans, e.Text))
+	} else {
+		b = append(b, "null"...)
+	}
+	return append(b, '}')
 }

@@ -1,10 +1,8 @@
 package site
 
 import (
-	"fmt"
 	"html/template"
 	"strconv"
-	"strings"
 
 	"vesper/match"
 	"vesper/nostr"
@@ -24,89 +22,23 @@ type reasonView struct {
 func hdate(t int64) string { return `<span class="nw">` + date(t) + `</span>` }
 
 // humanReason words one ignored entry. ev is the event, seenAt when this
-// verifier first received it (seen false when unknown). Anything not
-// recognised falls back to the fold's text, cleaned.
+// verifier first received it (seen false when unknown). The times and
+// plies come from the fold as values on the entry (match.Ignored), never
+// read back from its English detail. Anything not recognised falls back to
+// the fold's text, cleaned.
 func humanReason(s *match.State, ig match.Ignored, ev *nostr.Event, seenAt int64, seen bool) reasonView {
 	// text is HTML: the fixed wording, dates from numbers, and the fold's
 	// detail (which may quote relay text) escaped.
-	var text string
-	detail := template.HTMLEscapeString(cleanLine(ig.Detail, 200))
-	var created int64
-	if ev != nil {
-		created = int64(ev.CreatedAt)
+	text, ok := fixedReasons[ig.Token]
+	if w, wraps := detailReasons[ig.Token]; wraps {
+		text, ok = w[0]+template.HTMLEscapeString(cleanLine(ig.Detail, 200))+w[1], true
 	}
-	switch ig.Token {
-	case match.IgnHeld:
-		text = "Held: the challenger's first move, posted before anyone accepted. It is kept aside and counts as soon as a valid accept arrives; nothing to do."
-	case match.IgnFuture:
-		if seen {
-			text = "Stamped " + duration(created-seenAt) + " after this verifier first received it (stamped " + hdate(created) + ", first seen " + hdate(seenAt) + "). A move may be stamped at most 5 minutes after it arrives, so it never counts: check the signer's clock and post the move again with the current time."
-		} else {
-			text = "Stamped more than 5 minutes after this verifier first received it, so it never counts: check the signer's clock."
+	if !ok {
+		var created int64
+		if ev != nil {
+			created = int64(ev.CreatedAt)
 		}
-	case match.IgnLate:
-		text = "Stamped " + hdate(created) + ", after its 24-hour clock had run out"
-		if start, ok := clockStartFor(s, ev); ok {
-			text += " at " + hdate(start+match.MoveClock)
-		}
-		text += ". A late move never counts: the waiting player may claim the timeout, or either player may ask for arbitration."
-	case match.IgnWrongPly:
-		var want, got int
-		if _, err := fmt.Sscanf(ig.Detail, "expected %d, got %d", &want, &got); err == nil {
-			text = "It is marked ply " + strconv.Itoa(got) + ", but the next ply to play was " + strconv.Itoa(want) + ". Fetch the match again (vesper status) and sign the next ply."
-		}
-	case match.IgnWrongPlayer:
-		text = "Not this author's turn (" + detail + "): odd plies are the first player's, even plies the second's."
-	case match.IgnNotPlayer:
-		text = "Posted by an account that is not one of the two players (" + detail + "); only they may move, sign or ask for arbitration."
-	case match.IgnIllegal:
-		text = "Not a legal move in the position at that point, so it does not count; post a legal move for the same ply."
-	case match.IgnGameOver:
-		text = "The game had already ended when this move came."
-	case match.IgnNotAccepted:
-		text = "Nobody had accepted the challenge yet (" + detail + ")."
-	case match.IgnAcceptExtra:
-		text = "The match had already been accepted; only the first valid accept counts."
-	case match.IgnAcceptSelf:
-		text = "The challenger cannot accept its own challenge."
-	case match.IgnAcceptNotInv:
-		text = "Only the invited account may accept this challenge."
-	case match.IgnAcceptBadP:
-		text = "An accept needs a p tag naming the challenger."
-	case match.IgnAcceptWindow:
-		text = "Stamped " + hdate(created) + ", outside the week the challenge was open (" + hdate(s.CreatedAt) + " to " + hdate(s.CreatedAt+match.ChallengeExpiry) + ")."
-	case match.IgnAlreadyFinal:
-		text = "The result was already final; nothing after that counts."
-	case match.IgnClaimPremature:
-		if start, ok := clockAt(s, created); ok {
-			text = "Timeout claim stamped " + hdate(created) + ", before the clock ran out. A claim counts only when stamped after the clock runs out (24 hours after " + hdate(start) + ")."
-		} else {
-			text = "Timeout claim stamped " + hdate(created) + ", before the opponent's 24-hour clock ran out; claim again once it has."
-		}
-	case match.IgnClaimInvalid:
-		text = "Not a valid timeout claim: " + detail + "."
-	case match.IgnSigInconsistent:
-		text = "This result signature does not fit the game (" + detail + "), so it is not counted; sign the computed result with vesper result."
-	case match.IgnRequestInvalid:
-		var deadline int64
-		if i := strings.LastIndex(ig.Detail, "deadline "); i >= 0 {
-			deadline, _ = strconv.ParseInt(strings.TrimSpace(ig.Detail[i+len("deadline "):]), 10, 64)
-		}
-		if deadline > 0 {
-			text = "Arbitration asked too early: the players' signatures did not disagree and the deadline (" + hdate(deadline) + ") had not passed. Ask again after it."
-		}
-	case match.IgnRulingNoRequest:
-		text = "A ruling counts only after a valid arbitration request, and none came before this one."
-	case match.IgnRulingIncorrect:
-		text = "This ruling is not correct (" + detail + "): a ruling counts only when it names what the rules compute, whoever signs it."
-	case match.IgnMalformed:
-		text = "The result JSON is malformed (" + detail + ")."
-	case match.IgnTooLarge:
-		text = "Larger than the protocol's limit of 65,536 bytes when serialized."
-	case match.IgnBadG:
-		text = "Its g tag is not valid (" + detail + "): an event of a match carries exactly one g tag naming it."
-	case match.IgnBadPly:
-		text = "Its ply tag is not valid (" + detail + "): exactly one [\"ply\",\"N\"] tag, N counting from 1."
+		text = timedReason(s, ig, created, seenAt, seen)
 	}
 	if text == "" {
 		text = template.HTMLEscapeString(cleanLine(ig.Reason(), 300))
@@ -114,36 +46,65 @@ func humanReason(s *match.State, ig match.Ignored, ev *nostr.Event, seenAt int64
 	return reasonView{Text: template.HTML(text), Token: cleanLine(ig.Token, 40)}
 }
 
-// clockStartFor is when the clock of a move's ply started: the accept for
-// plies 1 and 2, the ply before's move after that (section 2, rule 6).
-func clockStartFor(s *match.State, ev *nostr.Event) (int64, bool) {
-	if !s.Accepted || ev == nil {
-		return 0, false
-	}
-	ply, err := nostr.Ply(ev)
-	switch {
-	case err != nil || ply < 1:
-		return 0, false
-	case ply <= 2:
-		return s.AcceptAt, true
-	case ply-2 < len(s.MoveTimes):
-		return s.MoveTimes[ply-2], true
-	}
-	return 0, false
+// fixedReasons are the reasons worded the same for every event.
+var fixedReasons = map[string]string{
+	match.IgnHeld:            "Held: the challenger's first move, posted before anyone accepted. It is kept aside and counts as soon as a valid accept arrives; nothing to do.",
+	match.IgnIllegal:         "Not a legal move in the position at that point, so it does not count; post a legal move for the same ply.",
+	match.IgnGameOver:        "The game had already ended when this move came.",
+	match.IgnAcceptExtra:     "The match had already been accepted; only the first valid accept counts.",
+	match.IgnAcceptSelf:      "The challenger cannot accept its own challenge.",
+	match.IgnAcceptNotInv:    "Only the invited account may accept this challenge.",
+	match.IgnAcceptBadP:      "An accept needs a p tag naming the challenger.",
+	match.IgnAlreadyFinal:    "The result was already final; nothing after that counts.",
+	match.IgnRulingNoRequest: "A ruling counts only after a valid arbitration request, and none came before this one.",
+	match.IgnTooLarge:        "Larger than the protocol's limit of 65,536 bytes when serialized.",
 }
 
-// clockAt is when the pending ply's clock started at time t: the moves
-// counted by then decide which ply was pending.
-func clockAt(s *match.State, t int64) (int64, bool) {
-	if !s.Accepted {
-		return 0, false
+// detailReasons are the reasons worded around the fold's detail, shown
+// escaped between the two parts.
+var detailReasons = map[string][2]string{
+	match.IgnWrongPlayer:     {"Not this author's turn (", "): odd plies are the first player's, even plies the second's."},
+	match.IgnNotPlayer:       {"Posted by an account that is not one of the two players (", "); only they may move, sign or ask for arbitration."},
+	match.IgnNotAccepted:     {"Nobody had accepted the challenge yet (", ")."},
+	match.IgnClaimInvalid:    {"Not a valid timeout claim: ", "."},
+	match.IgnSigInconsistent: {"This result signature does not fit the game (", "), so it is not counted; sign the computed result with vesper result."},
+	match.IgnRulingIncorrect: {"This ruling is not correct (", "): a ruling counts only when it names what the rules compute, whoever signs it."},
+	match.IgnMalformed:       {"The result JSON is malformed (", ")."},
+	match.IgnBadG:            {"Its g tag is not valid (", "): an event of a match carries exactly one g tag naming it."},
+	match.IgnBadPly:          {"Its ply tag is not valid (", "): exactly one [\"ply\",\"N\"] tag, N counting from 1."},
+}
+
+// timedReason words the reasons that quote the fold's numbers: times as
+// dates, plies as numbers. created is the event's created_at. It is ""
+// for a token it does not know, or when the fold gave no values.
+func timedReason(s *match.State, ig match.Ignored, created, seenAt int64, seen bool) string {
+	switch ig.Token {
+	case match.IgnFuture:
+		if !seen {
+			return "Stamped more than 5 minutes after this verifier first received it, so it never counts: check the signer's clock."
+		}
+		return "Stamped " + duration(created-seenAt) + " after this verifier first received it (stamped " + hdate(created) + ", first seen " + hdate(seenAt) + "). A move may be stamped at most 5 minutes after it arrives, so it never counts: check the signer's clock and post the move again with the current time."
+	case match.IgnLate:
+		text := "Stamped " + hdate(created) + ", after its 24-hour clock had run out"
+		if ig.Deadline != 0 {
+			text += " at " + hdate(ig.Deadline)
+		}
+		return text + ". A late move never counts: the waiting player may claim the timeout, or either player may ask for arbitration."
+	case match.IgnWrongPly:
+		if ig.Expected > 0 {
+			return "It is marked ply " + strconv.Itoa(ig.Ply) + ", but the next ply to play was " + strconv.Itoa(ig.Expected) + ". Fetch the match again (vesper status) and sign the next ply."
+		}
+	case match.IgnAcceptWindow:
+		return "Stamped " + hdate(created) + ", outside the week the challenge was open (" + hdate(s.CreatedAt) + " to " + hdate(s.Clock().Expires()) + ")."
+	case match.IgnClaimPremature:
+		if ig.Deadline != 0 {
+			return "Timeout claim stamped " + hdate(created) + ", before the clock ran out. A claim counts only when stamped after the clock runs out (24 hours after " + hdate(ig.ClockStart) + ")."
+		}
+		return "Timeout claim stamped " + hdate(created) + ", before the opponent's 24-hour clock ran out; claim again once it has."
+	case match.IgnRequestInvalid:
+		if ig.Deadline > 0 {
+			return "Arbitration asked too early: the players' signatures did not disagree and the deadline (" + hdate(ig.Deadline) + ") had not passed. Ask again after it."
+		}
 	}
-	n := 0
-	for n < len(s.MoveTimes) && s.MoveTimes[n] <= t {
-		n++
-	}
-	if n < 2 {
-		return s.AcceptAt, true
-	}
-	return s.MoveTimes[n-1], true
+	return ""
 }

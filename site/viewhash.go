@@ -15,80 +15,90 @@ import (
 // what they point to. It is what viewKey used fmt's %#v for, at a third of
 // the cost: %#v quotes every string, and an update printed every player's
 // and archive page's view.
-func hashView(h hash.Hash, v reflect.Value) { hashDepth(h, v, 0) }
+func hashView(h hash.Hash, v reflect.Value) { (&viewHasher{h: h}).value(v, 0) }
 
 // maxViewDepth stops a cycle of pointers (no view has one, but a hash must
 // not be the thing that hangs a build); a view nested deeper hashes alike
 // below it and only risks a stale page.
 const maxViewDepth = 32
 
-func hashDepth(h hash.Hash, v reflect.Value, depth int) {
-	var n [8]byte
-	num := func(x uint64) {
-		binary.BigEndian.PutUint64(n[:], x)
-		h.Write(n[:])
-	}
-	str := func(s string) {
-		num(uint64(len(s)))
-		h.Write([]byte(s))
-	}
+// viewHasher writes values into h.
+type viewHasher struct {
+	h hash.Hash
+	n [8]byte
+}
+
+func (w *viewHasher) num(x uint64) {
+	binary.BigEndian.PutUint64(w.n[:], x)
+	w.h.Write(w.n[:])
+}
+
+func (w *viewHasher) str(s string) {
+	w.num(uint64(len(s)))
+	w.h.Write([]byte(s))
+}
+
+// value writes v, found depth values deep in the view.
+func (w *viewHasher) value(v reflect.Value, depth int) {
 	if !v.IsValid() || depth > maxViewDepth {
-		str("invalid")
+		w.str("invalid")
 		return
 	}
 	switch v.Kind() {
 	case reflect.String:
-		str(v.String())
+		w.str(v.String())
 	case reflect.Bool:
 		if v.Bool() {
-			num(1)
+			w.num(1)
 		} else {
-			num(0)
+			w.num(0)
 		}
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		num(uint64(v.Int()))
+		w.num(uint64(v.Int()))
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		num(v.Uint())
+		w.num(v.Uint())
 	case reflect.Float32, reflect.Float64:
-		num(math.Float64bits(v.Float()))
+		w.num(math.Float64bits(v.Float()))
 	case reflect.Struct:
-		str(v.Type().String())
+		w.str(v.Type().String())
 		for i := range v.NumField() {
-			hashDepth(h, v.Field(i), depth+1)
+			w.value(v.Field(i), depth+1)
 		}
-	case reflect.Slice, reflect.Array:
-		if v.Kind() == reflect.Slice && v.IsNil() {
-			str("nil")
-			return
-		}
-		num(uint64(v.Len()))
-		for i := range v.Len() {
-			hashDepth(h, v.Index(i), depth+1)
-		}
-	case reflect.Map:
-		if v.IsNil() {
-			str("nil")
-			return
-		}
-		keys := v.MapKeys()
-		slices.SortFunc(keys, func(a, b reflect.Value) int { return strings.Compare(keyString(a), keyString(b)) })
-		num(uint64(len(keys)))
-		for _, k := range keys {
-			hashDepth(h, k, depth+1)
-			hashDepth(h, v.MapIndex(k), depth+1)
-		}
-	case reflect.Pointer, reflect.Interface:
-		if v.IsNil() {
-			str("nil")
-			return
-		}
-		if v.Kind() == reflect.Interface {
-			str(v.Elem().Type().String())
-		}
-		hashDepth(h, v.Elem(), depth+1)
+	case reflect.Slice, reflect.Array, reflect.Map, reflect.Pointer, reflect.Interface:
+		w.container(v, depth)
 	default:
 		// Funcs and channels have no content a page could print.
-		str(v.Kind().String())
+		w.str(v.Kind().String())
+	}
+}
+
+// container writes a slice, array, map, pointer or interface: nil as
+// such, lists with their length, maps in key order, pointers and
+// interfaces by what they hold.
+func (w *viewHasher) container(v reflect.Value, depth int) {
+	if v.Kind() != reflect.Array && v.IsNil() {
+		w.str("nil")
+		return
+	}
+	switch v.Kind() {
+	case reflect.Slice, reflect.Array:
+		w.num(uint64(v.Len()))
+		for i := range v.Len() {
+			w.value(v.Index(i), depth+1)
+		}
+	case reflect.Map:
+		keys := v.MapKeys()
+		slices.SortFunc(keys, func(a, b reflect.Value) int { return strings.Compare(keyString(a), keyString(b)) })
+		w.num(uint64(len(keys)))
+		for _, k := range keys {
+			w.value(k, depth+1)
+			w.value(v.MapIndex(k), depth+1)
+		}
+	default: // pointer or interface
+		if v.Kind() == reflect.Interface {
+			w.str(v.Elem().Type().String())
+		}
+		w.value(v.Elem(), depth+1)
 	}
 }
 
