@@ -18,36 +18,9 @@ func (a *Analyser) chess(ctx context.Context, st *match.State) (*Game, error) {
 		return nil, err
 	}
 	n := len(st.Moves)
-	evals := make([]Eval, n+1)
-	bests := make([]chessjs.Move, n+1)
-	if n > 0 {
-		eng, err := a.engine(ctx)
-		if err != nil {
-			return nil, err
-		}
-		if err := eng.newGame(ctx); err != nil {
-			return nil, err
-		}
-		for i := 0; i <= n; i++ {
-			pos := positions[i]
-			if out := pos.Outcome(); out.Over {
-				if i < n {
-					return nil, fmt.Errorf("analysis: move %d (%s) follows the end of the game (%s)", i+1, st.Moves[i], out.Reason)
-				}
-				evals[i] = terminal(out)
-				break
-			}
-			res, err := eng.search(ctx, st.Moves[:i], a.opts.Depth, a.opts.Nodes)
-			if err != nil {
-				return nil, err
-			}
-			best, ok := legalUCI(pos, res.best)
-			if !ok {
-				return nil, eng.fail(fmt.Errorf("answered bestmove %q, not a legal move in %s", res.best, pos.FEN()))
-			}
-			bests[i] = best
-			evals[i] = whiteView(res, pos.Turn())
-		}
+	evals, bests, err := a.searchPositions(ctx, st.Moves, positions)
+	if err != nil {
+		return nil, err
 	}
 	g := &Game{Format: FormatVersion, Match: st.Match, Game: st.Kind, Status: StatusDone, Engine: a.Engine()}
 	g.Moves = make([]Move, n)
@@ -73,6 +46,46 @@ func (a *Analyser) chess(ctx context.Context, st *match.State) (*Game, error) {
 		g.Players[0].Accuracy, g.Players[1].Accuracy = round1(first), round1(second)
 	}
 	return g, nil
+}
+
+// searchPositions has the engine search every position of the game (the
+// last only when the game did not end there by rule): evals are the
+// evaluations from White's view, bests the engine's moves.
+func (a *Analyser) searchPositions(ctx context.Context, moves []string, positions []*chessjs.Game) ([]Eval, []chessjs.Move, error) {
+	n := len(moves)
+	evals := make([]Eval, n+1)
+	bests := make([]chessjs.Move, n+1)
+	if n == 0 {
+		return evals, bests, nil
+	}
+	eng, err := a.engine(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := eng.newGame(ctx); err != nil {
+		return nil, nil, err
+	}
+	for i := 0; i <= n; i++ {
+		pos := positions[i]
+		if out := pos.Outcome(); out.Over {
+			if i < n {
+				return nil, nil, fmt.Errorf("analysis: move %d (%s) follows the end of the game (%s)", i+1, moves[i], out.Reason)
+			}
+			evals[i] = terminal(out)
+			break
+		}
+		res, err := eng.search(ctx, moves[:i], a.opts.Depth, a.opts.Nodes)
+		if err != nil {
+			return nil, nil, err
+		}
+		best, ok := legalUCI(pos, res.best)
+		if !ok {
+			return nil, nil, eng.fail(fmt.Errorf("answered bestmove %q, not a legal move in %s", res.best, pos.FEN()))
+		}
+		bests[i] = best
+		evals[i] = whiteView(res, pos.Turn())
+	}
+	return evals, bests, nil
 }
 
 func chessSide(white bool) string {

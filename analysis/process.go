@@ -42,7 +42,15 @@ func startExternal(path string, nice int, timeout time.Duration, args ...string)
 	e := newUCI(path, stdin, timeout)
 	e.stderr, e.pid = errTail, cmd.Process.Pid
 	go e.read(stdout)
-	e.end = func(kill bool) error {
+	e.end = endExternal(e, cmd, stdin, stdout)
+	return e, nil
+}
+
+// endExternal is how the engine process ends: "quit" (unless kill), then
+// a kill of its group if its output does not end within the grace, and
+// the exit status, errKilled when our kill ended it.
+func endExternal(e *uciEngine, cmd *exec.Cmd, stdin io.WriteCloser, stdout io.ReadCloser) func(kill bool) error {
+	return func(kill bool) error {
 		if !kill {
 			_, _ = io.WriteString(stdin, "quit\n")
 		}
@@ -81,7 +89,6 @@ func startExternal(path string, nice int, timeout time.Duration, args ...string)
 		}
 		return err
 	}
-	return e, nil
 }
 
 // waitFor reports whether ch closed within d.

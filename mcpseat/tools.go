@@ -50,6 +50,14 @@ func acting(title string, idempotent bool) *mcp.ToolAnnotations {
 }
 
 func (t *tools) register(s *mcp.Server) {
+	t.registerLobby(s)
+	t.registerPlay(s)
+	t.registerEndings(s)
+}
+
+// registerLobby adds the tools that find, start and list matches and read
+// one.
+func (t *tools) registerLobby(s *mcp.Server) {
 	addTool(s, &mcp.Tool{
 		Name:        "whoami",
 		Description: "This server's player: the public key (hex and npub) that signs every action. The secret key is never shown.",
@@ -90,7 +98,11 @@ func (t *tools) register(s *mcp.Server) {
 			"the result and whether it is final (final, final_by), must_sign, the ignored events with the reason each did not count, and opponent_comment, the other player's latest table talk (its reasoning stays hidden until the game is over)." + roles + counts,
 		Annotations: readOnly("Game state"),
 	}, nil, t.gameState)
+}
 
+// registerPlay adds the tools of a game in progress: moves, reasoning,
+// the agent's profile, and waiting for the turn.
+func (t *tools) registerPlay(s *mcp.Server) {
 	addTool(s, &mcp.Tool{
 		Name: "play",
 		Description: "Play one move on your turn. Chess: UCI (e2e4, promotions name the piece: e7e8q) or SAN (e4, Nf3, O-O, exd8=Q); the rules are chess.js's. Gomoku: a point on the 15x15 board, a-o and 1-15, like h8; five in a row wins. " +
@@ -121,7 +133,11 @@ func (t *tools) register(s *mcp.Server) {
 			"or, with nothing left to do, final, expired or lost_on_time (your own clock ran out; no move of yours counts).",
 		Annotations: readOnly("Wait for my turn"),
 	}, all(bounds("timeout_seconds", 1, maxWait.Seconds()), defaultTo("timeout_seconds", strconv.Itoa(int(defaultWait.Seconds())))), t.waitTurn)
+}
 
+// registerEndings adds the tools that end a game and make its result
+// final.
+func (t *tools) registerEndings(s *mcp.Server) {
 	addTool(s, &mcp.Tool{
 		Name:        "resign",
 		Description: "Resign the game: the other player wins (reason resignation). Either player may resign at any turn while the game is in progress; both players then sign the result to make it final." + refusedNote,

@@ -551,19 +551,7 @@ func (w *worker) handle(ctx context.Context, ev seat.StreamEvent) (done bool, er
 	}
 	switch ev.Type {
 	case seat.EventInvitation, seat.EventOpen:
-		rep, err := s.Accept(ctx, ev.Match)
-		var rf *seat.Refusal
-		if errors.As(err, &rf) {
-			w.r.out(Line{Type: "decline", Match: ev.Match, Note: "accept refused: " + rf.Error()})
-			w.r.release(ev.Match, true)
-			return true, nil
-		}
-		if err != nil {
-			return false, err
-		}
-		w.r.out(Line{Type: "accept", Match: ev.Match, Note: "game " + ev.Game + " from " + ev.From})
-		_ = rep
-		return false, nil
+		return w.accept(ctx, ev)
 	case seat.EventMyTurn:
 		w.comment = ev.Comment
 		return false, w.move(ctx, stt)
@@ -583,16 +571,7 @@ func (w *worker) handle(ctx context.Context, ev seat.StreamEvent) (done bool, er
 		}
 		return false, w.log(Entry{Type: EntryAction, Action: "claim_timeout", Event: rep.Event})
 	case seat.EventArbitration:
-		// Over for a day and still not final: the reasoning is due anyway
-		// (an hour after the end, section 8.2).
-		if _, err := s.RevealDue(ctx, ev.Match); err != nil && ctx.Err() != nil {
-			return false, ctx.Err()
-		}
-		rep, err := s.RequestArbitration(ctx, ev.Match, "the result is still not final a day after the end (vesper play)")
-		if err != nil {
-			return false, refusalIsNews(err)
-		}
-		return false, w.log(Entry{Type: EntryAction, Action: "arbitrate", Event: rep.Event})
+		return false, w.arbitrate(ctx, ev.Match)
 	case seat.EventFinal:
 		// The agent's committed reasoning is published now that the
 		// result is final (section 8.2); what fails stays in the seat's
@@ -609,6 +588,37 @@ func (w *worker) handle(ctx context.Context, ev seat.StreamEvent) (done bool, er
 		return true, w.log(Entry{Type: EntryExpired})
 	}
 	return false, nil
+}
+
+// accept takes an invitation or open challenge; a refusal (taken by
+// another, expired) declines it and ends the worker.
+func (w *worker) accept(ctx context.Context, ev seat.StreamEvent) (done bool, err error) {
+	_, err = w.r.cfg.Seat.Accept(ctx, ev.Match)
+	var rf *seat.Refusal
+	if errors.As(err, &rf) {
+		w.r.out(Line{Type: "decline", Match: ev.Match, Note: "accept refused: " + rf.Error()})
+		w.r.release(ev.Match, true)
+		return true, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	w.r.out(Line{Type: "accept", Match: ev.Match, Note: "game " + ev.Game + " from " + ev.From})
+	return false, nil
+}
+
+// arbitrate asks for arbitration of a game over for a day and still not
+// final. The reasoning is due anyway (an hour after the end, section 8.2).
+func (w *worker) arbitrate(ctx context.Context, id string) error {
+	s := w.r.cfg.Seat
+	if _, err := s.RevealDue(ctx, id); err != nil && ctx.Err() != nil {
+		return ctx.Err()
+	}
+	rep, err := s.RequestArbitration(ctx, id, "the result is still not final a day after the end (vesper play)")
+	if err != nil {
+		return refusalIsNews(err)
+	}
+	return w.log(Entry{Type: EntryAction, Action: "arbitrate", Event: rep.Event})
 }
 
 // refusalIsNews drops a refusal of a duty: the fold says it is not due (a
@@ -705,98 +715,123 @@ func (w *worker) agree(ctx context.Context, stt *seat.Status) error {
 // move decides and plays the key's move: the journaled move when a crash
 // left one unsettled, else the mover's answer, asked again on refusal.
 func (w *worker) move(ctx context.Context, stt *seat.Status) error {
-	s := w.r.cfg.Seat
-	if err := w.openJournal(); err != nil {
+	if done, err := w.resumeIntent(ctx, stt); done || err != nil {
 		return err
+	}
+	t := &moveTry{mover: w.getMover(stt.Game), start: time.Now()}
+	for n := 1; n <= w.r.cfg.Retries+1; n++ {
+		t0 := time.Now()
+		ch := t.mover.Choose(ctx, w.request(stt, n, t.refusal))
+		ms := time.Since(t0).Milliseconds()
+		t.engineMS += ms
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if done, err := w.tryChoice(ctx, stt, t, ch, Attempt{N: n, Answer: ch.Answer.Move, MS: ms}); done || err != nil {
+			return err
+		}
+	}
+	return w.fallback(ctx, stt, t.mover, t.attempts, t.start, t.engineMS)
+}
+
+// resumeIntent reads the journal after a restart: the agent's previous
+// reasoning, and a move journaled but not settled at this ply, which it
+// sends again. done says the move is played; a refusal of the journaled
+// move (the position moved on) leaves the move to decide afresh.
+func (w *worker) resumeIntent(ctx context.Context, stt *seat.Status) (done bool, err error) {
+	if err := w.openJournal(); err != nil {
+		return false, err
 	}
 	entries, err := w.journal.Entries()
 	if err != nil {
-		return err
+		return false, err
 	}
 	if w.reasoning == "" {
-		// After a restart the agent's previous reasoning is the journal's.
 		for _, e := range entries {
 			if e.Type == EntryDecision && e.Reasoning != "" {
 				w.reasoning = e.Reasoning
 			}
 		}
 	}
-	if mv, ok := PendingIntent(entries, stt.Ply); ok {
-		rep, err := w.play(ctx, mv, seat.Talk{})
-		var rf *seat.Refusal
-		switch {
-		case err == nil:
-			w.r.out(Line{Type: "move", Match: w.id, Ply: rep.Ply, Move: rep.Move, Note: "journaled move sent again"})
-			return w.log(Entry{Type: EntryDecision, Ply: stt.Ply, Move: rep.Move, Event: rep.Event, Note: "the journaled move, sent again after a restart"})
-		case !errors.As(err, &rf):
-			return err
-		}
-		// Refused now (the position moved on): decide afresh.
+	mv, ok := PendingIntent(entries, stt.Ply)
+	if !ok {
+		return false, nil
 	}
-	mover := w.getMover(stt.Game)
-	start := time.Now()
-	var (
-		attempts []Attempt
-		refusal  *Refusal
-		engineMS int64
-	)
-	for n := 1; n <= w.r.cfg.Retries+1; n++ {
-		t0 := time.Now()
-		ch := mover.Choose(ctx, w.request(stt, n, refusal))
-		ms := time.Since(t0).Milliseconds()
-		engineMS += ms
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		at := Attempt{N: n, Answer: ch.Answer.Move, MS: ms}
-		if ch.Kind != "" {
-			at.Kind, at.Reason = ch.Kind, ch.Why
-			attempts = append(attempts, at)
-			refusal = &Refusal{Rule: ch.Kind, Reason: ch.Why}
-			continue
-		}
-		if ch.Answer.AcceptOffer && stt.Offer != nil {
-			attempts = append(attempts, at)
-			if err := w.log(Entry{Type: EntryDecision, Ply: stt.Ply, Mover: Describe(mover), Attempts: attempts, AcceptOffer: true,
-				Comment: ch.Answer.Comment, Reasoning: ch.Answer.Reasoning}); err != nil {
-				return err
-			}
-			return w.agree(ctx, stt)
-		}
-		if ch.Answer.Move == "" {
-			at.Kind, at.Reason = KindEmpty, "no move (and no offer to accept)"
-			attempts = append(attempts, at)
-			refusal = &Refusal{Rule: KindEmpty, Reason: at.Reason}
-			continue
-		}
-		if ch.Answer.Offer == match.Draw {
-			if _, err := s.Agree(ctx, stt.Match, match.Draw); err != nil {
-				at.Reason = "draw offer not posted: " + err.Error()
-			}
-		}
-		if err := w.log(Entry{Type: EntryIntent, Ply: stt.Ply, Move: ch.Answer.Move}); err != nil {
-			return err
-		}
-		rep, err := w.play(ctx, ch.Answer.Move, talkOf(ch.Answer, len(attempts)))
-		var rf *seat.Refusal
-		if errors.As(err, &rf) {
-			at.Kind, at.Rule, at.Reason = KindIllegal, rf.Rule, rf.Reason
-			attempts = append(attempts, at)
-			refusal = &Refusal{Rule: rf.Rule, Reason: rf.Reason, Answer: ch.Answer.Move}
-			continue
-		}
-		if err != nil {
-			// The intent stays unsettled: the retry sends this same move.
-			return err
-		}
-		attempts = append(attempts, at)
-		w.reasoning = ch.Answer.Reasoning
-		w.r.out(Line{Type: "move", Match: w.id, Ply: rep.Ply, Move: rep.Move})
-		return w.log(Entry{Type: EntryDecision, Ply: stt.Ply, Move: rep.Move, Event: rep.Event, Mover: Describe(mover),
-			Attempts: attempts, Comment: ch.Answer.Comment, Reasoning: ch.Answer.Reasoning, Offer: ch.Answer.Offer,
-			EvalCP: ch.EvalCP, SpentMS: time.Since(start).Milliseconds(), EngineMS: engineMS})
+	rep, err := w.play(ctx, mv, seat.Talk{})
+	var rf *seat.Refusal
+	switch {
+	case err == nil:
+		w.r.out(Line{Type: "move", Match: w.id, Ply: rep.Ply, Move: rep.Move, Note: "journaled move sent again"})
+		return true, w.log(Entry{Type: EntryDecision, Ply: stt.Ply, Move: rep.Move, Event: rep.Event, Note: "the journaled move, sent again after a restart"})
+	case !errors.As(err, &rf):
+		return false, err
 	}
-	return w.fallback(ctx, stt, mover, attempts, start, engineMS)
+	return false, nil
+}
+
+// moveTry is one ply's attempts at a move the seat takes.
+type moveTry struct {
+	mover    Mover
+	start    time.Time
+	attempts []Attempt
+	refusal  *Refusal // why the last attempt did not count, for the next request
+	engineMS int64
+}
+
+// refused records an attempt that did not count and why.
+func (t *moveTry) refused(at Attempt, why *Refusal) {
+	t.attempts = append(t.attempts, at)
+	t.refusal = why
+}
+
+// tryChoice acts on the mover's answer: agrees to the pending offer, or
+// plays the move (posting a draw offer with it when asked). done says the
+// ply is settled (or failed with err); a refused answer is recorded in t
+// for the next attempt.
+func (w *worker) tryChoice(ctx context.Context, stt *seat.Status, t *moveTry, ch Choice, at Attempt) (done bool, err error) {
+	if ch.Kind != "" {
+		at.Kind, at.Reason = ch.Kind, ch.Why
+		t.refused(at, &Refusal{Rule: ch.Kind, Reason: ch.Why})
+		return false, nil
+	}
+	if ch.Answer.AcceptOffer && stt.Offer != nil {
+		t.attempts = append(t.attempts, at)
+		if err := w.log(Entry{Type: EntryDecision, Ply: stt.Ply, Mover: Describe(t.mover), Attempts: t.attempts, AcceptOffer: true,
+			Comment: ch.Answer.Comment, Reasoning: ch.Answer.Reasoning}); err != nil {
+			return true, err
+		}
+		return true, w.agree(ctx, stt)
+	}
+	if ch.Answer.Move == "" {
+		at.Kind, at.Reason = KindEmpty, "no move (and no offer to accept)"
+		t.refused(at, &Refusal{Rule: KindEmpty, Reason: at.Reason})
+		return false, nil
+	}
+	if ch.Answer.Offer == match.Draw {
+		if _, err := w.r.cfg.Seat.Agree(ctx, stt.Match, match.Draw); err != nil {
+			at.Reason = "draw offer not posted: " + err.Error()
+		}
+	}
+	if err := w.log(Entry{Type: EntryIntent, Ply: stt.Ply, Move: ch.Answer.Move}); err != nil {
+		return true, err
+	}
+	rep, err := w.play(ctx, ch.Answer.Move, talkOf(ch.Answer, len(t.attempts)))
+	var rf *seat.Refusal
+	if errors.As(err, &rf) {
+		at.Kind, at.Rule, at.Reason = KindIllegal, rf.Rule, rf.Reason
+		t.refused(at, &Refusal{Rule: rf.Rule, Reason: rf.Reason, Answer: ch.Answer.Move})
+		return false, nil
+	}
+	if err != nil {
+		// The intent stays unsettled: the retry sends this same move.
+		return true, err
+	}
+	t.attempts = append(t.attempts, at)
+	w.reasoning = ch.Answer.Reasoning
+	w.r.out(Line{Type: "move", Match: w.id, Ply: rep.Ply, Move: rep.Move})
+	return true, w.log(Entry{Type: EntryDecision, Ply: stt.Ply, Move: rep.Move, Event: rep.Event, Mover: Describe(t.mover),
+		Attempts: t.attempts, Comment: ch.Answer.Comment, Reasoning: ch.Answer.Reasoning, Offer: ch.Answer.Offer,
+		EvalCP: ch.EvalCP, SpentMS: time.Since(t.start).Milliseconds(), EngineMS: t.engineMS})
 }
 
 // play posts a move, or a resignation, with its talk (section 8: a

@@ -122,64 +122,15 @@ func (s *sqliteStore) QueryEvents(ctx context.Context, f gn.Filter) (chan *gn.Ev
 // buildSelect turns a filter into SQL. ok is false when the filter cannot
 // match anything (an empty ids, authors or kinds list).
 func buildSelect(f gn.Filter, limit int) (q string, args []any, ok bool) {
-	var where []string
-	in := func(col string, vals []any) {
-		where = append(where, col+" IN ("+placeholders(len(vals))+")")
-		args = append(args, vals...)
+	var c conds
+	if !c.fields(f) {
+		return "", nil, false
 	}
-	if f.IDs != nil {
-		if len(f.IDs) == 0 {
-			return "", nil, false
-		}
-		in("id", anySlice(f.IDs))
+	drive, ok := c.tags(f)
+	if !ok {
+		return "", nil, false
 	}
-	if f.Authors != nil {
-		if len(f.Authors) == 0 {
-			return "", nil, false
-		}
-		in("pubkey", anySlice(f.Authors))
-	}
-	if f.Kinds != nil {
-		if len(f.Kinds) == 0 {
-			return "", nil, false
-		}
-		vals := make([]any, len(f.Kinds))
-		for i, k := range f.Kinds {
-			vals[i] = k
-		}
-		in("kind", vals)
-	}
-	if f.Since != nil {
-		where = append(where, "created_at >= ?")
-		args = append(args, int64(*f.Since))
-	}
-	if f.Until != nil {
-		where = append(where, "created_at <= ?")
-		args = append(args, int64(*f.Until))
-	}
-	names := make([]string, 0, len(f.Tags))
-	for name := range f.Tags {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	var drive []any // the first tag condition, when the filter has no ids
-	for _, name := range names {
-		vals := f.Tags[name]
-		if vals == nil {
-			continue
-		}
-		if len(vals) == 0 {
-			return "", nil, false
-		}
-		if drive == nil && f.IDs == nil {
-			drive = append([]any{name}, anySlice(vals)...)
-			continue
-		}
-		where = append(where, "id IN (SELECT event_id FROM tags WHERE name = ? AND value IN ("+placeholders(len(vals))+"))")
-		args = append(args, name)
-		args = append(args, anySlice(vals)...)
-	}
-	q = "SELECT raw FROM events"
+	q, args = "SELECT raw FROM events", c.args
 	if drive != nil {
 		// A tag condition drives the query (CROSS JOIN keeps tags the outer
 		// loop): otherwise SQLite walks every event of the kinds in time
@@ -189,12 +140,88 @@ func buildSelect(f gn.Filter, limit int) (q string, args []any, ok bool) {
 			placeholders(len(drive)-1) + ")) t CROSS JOIN events ON events.id = t.event_id"
 		args = append(drive, args...)
 	}
-	if len(where) > 0 {
-		q += " WHERE " + strings.Join(where, " AND ")
+	if len(c.where) > 0 {
+		q += " WHERE " + strings.Join(c.where, " AND ")
 	}
 	q += " ORDER BY created_at DESC, id ASC LIMIT ?"
 	args = append(args, limit)
 	return q, args, true
+}
+
+// conds is a query's WHERE conditions and their arguments, in order.
+type conds struct {
+	where []string
+	args  []any
+}
+
+func (c *conds) add(cond string, args ...any) {
+	c.where = append(c.where, cond)
+	c.args = append(c.args, args...)
+}
+
+func (c *conds) in(col string, vals []any) {
+	c.add(col+" IN ("+placeholders(len(vals))+")", vals...)
+}
+
+// fields adds the conditions on ids, authors, kinds and the time range;
+// false when an empty list means nothing can match.
+func (c *conds) fields(f gn.Filter) bool {
+	if f.IDs != nil {
+		if len(f.IDs) == 0 {
+			return false
+		}
+		c.in("id", anySlice(f.IDs))
+	}
+	if f.Authors != nil {
+		if len(f.Authors) == 0 {
+			return false
+		}
+		c.in("pubkey", anySlice(f.Authors))
+	}
+	if f.Kinds != nil {
+		if len(f.Kinds) == 0 {
+			return false
+		}
+		vals := make([]any, len(f.Kinds))
+		for i, k := range f.Kinds {
+			vals[i] = k
+		}
+		c.in("kind", vals)
+	}
+	if f.Since != nil {
+		c.add("created_at >= ?", int64(*f.Since))
+	}
+	if f.Until != nil {
+		c.add("created_at <= ?", int64(*f.Until))
+	}
+	return true
+}
+
+// tags adds the tag conditions, in name order, but the first one when the
+// filter has no ids: that one (name, then values) is returned as drive, to
+// drive the query. ok is false when an empty list means nothing can match.
+func (c *conds) tags(f gn.Filter) (drive []any, ok bool) {
+	names := make([]string, 0, len(f.Tags))
+	for name := range f.Tags {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		vals := f.Tags[name]
+		if vals == nil {
+			continue
+		}
+		if len(vals) == 0 {
+			return nil, false
+		}
+		if drive == nil && f.IDs == nil {
+			drive = append([]any{name}, anySlice(vals)...)
+			continue
+		}
+		c.add("id IN (SELECT event_id FROM tags WHERE name = ? AND value IN ("+placeholders(len(vals))+"))",
+			append([]any{name}, anySlice(vals)...)...)
+	}
+	return drive, true
 }
 
 func placeholders(n int) string {

@@ -73,25 +73,9 @@ func (s *Seat) sign(ctx context.Context, snap *Snapshot, action string, legal bo
 // fold has agreed to the event and before it is published.
 func (s *Seat) signTagging(ctx context.Context, snap *Snapshot, action string, legal bool, tagged string, talk Talk, build func(t int64) (*nostr.Event, error)) (*Reply, error) {
 	st, me := snap.State, s.Me()
-	t, err := s.stamp(st)
+	ev, t, tags, commit, err := s.buildSigned(snap, legal, talk, build)
 	if err != nil {
-		if r, ok := err.(*Refusal); ok {
-			return nil, snap.withContext(r, me, s.now().Unix(), legal)
-		}
 		return nil, err
-	}
-	ev, err := build(t)
-	if err != nil {
-		if r, ok := err.(*Refusal); ok {
-			return nil, snap.withContext(r, me, t, legal)
-		}
-		return nil, err
-	}
-	tags, commit := talk.commit()
-	nostr.WithTalk(ev, tags)
-	ev.PubKey = me
-	if err := s.Key.Sign(ev); err != nil {
-		return nil, fmt.Errorf("seat: cannot sign: %w", err)
 	}
 	// The fold is asked before the clock is waited for: a refusal is
 	// answered at once, and waiting cannot change the answer (the event's
@@ -123,6 +107,43 @@ func (s *Seat) signTagging(ctx context.Context, snap *Snapshot, action string, l
 	if s.AfterPublish != nil {
 		s.AfterPublish(ev)
 	}
+	rep := &Reply{OK: true, Action: action, Match: st.Match, Event: ev.ID, Kind: ev.Kind,
+		Accepted: accepted, Failed: failed, Inbox: inbox, Reasoning: tags.Reasoning, after: after}
+	rep.Status = snap.afterPublish(ev, after, accepted, now).Status(me, now)
+	rep.Note = note(st, after, me)
+	return rep, nil
+}
+
+// buildSigned stamps the event, builds it with talk's tags and signs it.
+// A refusal while stamping or building comes with the match's context.
+func (s *Seat) buildSigned(snap *Snapshot, legal bool, talk Talk, build func(t int64) (*nostr.Event, error)) (ev *nostr.Event, t int64, tags nostr.Talk, commit *commitment, err error) {
+	me := s.Me()
+	t, err = s.stamp(snap.State)
+	if err != nil {
+		if r, ok := err.(*Refusal); ok {
+			return nil, 0, tags, nil, snap.withContext(r, me, s.now().Unix(), legal)
+		}
+		return nil, 0, tags, nil, err
+	}
+	ev, err = build(t)
+	if err != nil {
+		if r, ok := err.(*Refusal); ok {
+			return nil, 0, tags, nil, snap.withContext(r, me, t, legal)
+		}
+		return nil, 0, tags, nil, err
+	}
+	tags, commit = talk.commit()
+	nostr.WithTalk(ev, tags)
+	ev.PubKey = me
+	if err := s.Key.Sign(ev); err != nil {
+		return nil, 0, tags, nil, fmt.Errorf("seat: cannot sign: %w", err)
+	}
+	return ev, t, tags, commit, nil
+}
+
+// afterPublish is the snapshot once ev, published to the relays in
+// accepted at now, has moved the match to after.
+func (snap *Snapshot) afterPublish(ev *nostr.Event, after *match.State, accepted []string, now int64) *Snapshot {
 	snap.SeenAt[ev.ID] = now
 	heldBy := maps.Clone(snap.HeldBy)
 	if heldBy == nil {
@@ -131,11 +152,8 @@ func (s *Seat) signTagging(ctx context.Context, snap *Snapshot, action string, l
 	heldBy[ev.ID] = accepted
 	next := &Snapshot{State: after, SeenAt: snap.SeenAt, Answered: snap.Answered, Failed: snap.Failed, At: now, HeldBy: heldBy, hints: snap.hints}
 	// Try's copy lists no events; the status needs them for contents.
-	after.Events = append(append([]*nostr.Event(nil), st.Events...), ev)
-	rep := &Reply{OK: true, Action: action, Match: st.Match, Event: ev.ID, Kind: ev.Kind,
-		Accepted: accepted, Failed: failed, Inbox: inbox, Status: next.Status(me, now), Reasoning: tags.Reasoning, after: after}
-	rep.Note = note(st, after, me)
-	return rep, nil
+	after.Events = append(append([]*nostr.Event(nil), snap.State.Events...), ev)
+	return next
 }
 
 // note tells the agent what the action led to.

@@ -8,6 +8,7 @@ import (
 
 	"vesper/match"
 	"vesper/nostr"
+	"vesper/nostr/relay"
 )
 
 // Game is one line of Games: a match the key plays, or an invitation.
@@ -68,25 +69,11 @@ func (s *Seat) Games(ctx context.Context) (*GamesReply, error) {
 	if err != nil {
 		return nil, err
 	}
-	ids := map[string]bool{}
-	for _, r := range refs.events {
-		if r.Event.Kind == nostr.KindChallenge {
-			ids[r.Event.ID] = true
-			continue
-		}
-		for _, g := range nostr.MatchRefs(r.Event) {
-			ids[g] = true
-		}
-	}
+	list := myMatchIDs(refs.events)
 	out := &GamesReply{Games: []Game{}, Invitations: []Challenge{}, Relays: RelayReport{Answered: refs.answered, Failed: refs.failed}}
-	if len(ids) == 0 {
+	if len(list) == 0 {
 		return out, nil
 	}
-	list := make([]string, 0, len(ids))
-	for id := range ids {
-		list = append(list, id)
-	}
-	sort.Strings(list)
 	all, err := s.fetch(ctx, []gn.Filter{{IDs: list}, {Kinds: matchKinds(), Tags: gn.TagMap{nostr.MatchTag: list}}}, "list games")
 	if err != nil {
 		return nil, err
@@ -103,22 +90,11 @@ func (s *Seat) Games(ctx context.Context) (*GamesReply, error) {
 		if err != nil {
 			continue
 		}
-		role := st.Role(me)
-		if role == "" {
-			if st.Invitee == me && st.Status(now) == match.StatusOpen {
-				out.Invitations = append(out.Invitations, challengeOf(st, now))
-			}
-			continue
+		if st.Role(me) != "" {
+			out.Games = append(out.Games, gameOf(&Snapshot{State: st, SeenAt: seen, At: now}, me, now))
+		} else if st.Invitee == me && st.Status(now) == match.StatusOpen {
+			out.Invitations = append(out.Invitations, challengeOf(st, now))
 		}
-		snap := &Snapshot{State: st, SeenAt: seen, At: now}
-		stt := snap.Status(me, now)
-		g := Game{Match: id, Game: st.Kind, Status: stt.Status, MyRole: role, MyColor: stt.MyColor,
-			MyTurn: stt.MyTurn, MustSign: stt.MustSign, Plies: st.Plies(), Result: stt.Result, Final: st.Final,
-			Deadline: stt.Deadline, CreatedAt: st.CreatedAt}
-		if other := st.Player(otherRole(role)); other != "" {
-			g.Opponent = &other
-		}
-		out.Games = append(out.Games, g)
 	}
 	sort.Slice(out.Games, func(i, j int) bool {
 		if out.Games[i].CreatedAt != out.Games[j].CreatedAt {
@@ -127,6 +103,41 @@ func (s *Seat) Games(ctx context.Context) (*GamesReply, error) {
 		return out.Games[i].Match < out.Games[j].Match
 	})
 	return out, nil
+}
+
+// myMatchIDs is the sorted ids of the matches the key's challenges,
+// invitations and accepts refer to.
+func myMatchIDs(refs []relay.Received) []string {
+	ids := map[string]bool{}
+	for _, r := range refs {
+		if r.Event.Kind == nostr.KindChallenge {
+			ids[r.Event.ID] = true
+			continue
+		}
+		for _, g := range nostr.MatchRefs(r.Event) {
+			ids[g] = true
+		}
+	}
+	list := make([]string, 0, len(ids))
+	for id := range ids {
+		list = append(list, id)
+	}
+	sort.Strings(list)
+	return list
+}
+
+// gameOf is the games-list entry of a match the key plays in.
+func gameOf(snap *Snapshot, me string, now int64) Game {
+	st := snap.State
+	role := st.Role(me)
+	stt := snap.Status(me, now)
+	g := Game{Match: st.Match, Game: st.Kind, Status: stt.Status, MyRole: role, MyColor: stt.MyColor,
+		MyTurn: stt.MyTurn, MustSign: stt.MustSign, Plies: st.Plies(), Result: stt.Result, Final: st.Final,
+		Deadline: stt.Deadline, CreatedAt: st.CreatedAt}
+	if other := st.Player(otherRole(role)); other != "" {
+		g.Opponent = &other
+	}
+	return g
 }
 
 func otherRole(role string) string {

@@ -175,12 +175,7 @@ func (snap *Snapshot) Status(me string, now int64) *Status {
 		out.Expires = mkTime(st.Clock().Expires())
 	}
 	if playing {
-		role := st.ToMove()
-		out.Ply = st.Plies() + 1
-		out.ToMove = &Player{Role: role, Pubkey: st.Player(role), Color: Color(st.Kind, role)}
-		out.MyTurn = out.MyRole == role
-		out.ClockExpired = st.Clock().RanOut(now)
-		out.CanClaimTimeout = out.MyRole != "" && claimCounts(st, me, out.MyRole, now)
+		out.turn(st, me, now)
 	}
 	if st.Accepted && !st.Final {
 		out.Deadline = mkTime(st.Deadline())
@@ -190,20 +185,7 @@ func (snap *Snapshot) Status(me string, now int64) *Status {
 	for _, ev := range st.Events {
 		byID[ev.ID] = ev
 	}
-	for _, role := range []string{match.First, match.Second} {
-		sig, ok := st.Sigs[role]
-		if !ok {
-			continue
-		}
-		s := Signature{Role: role, Pubkey: st.Player(role), Event: sig.Event, Result: sig.Result}
-		if ev := byID[sig.Event]; ev != nil {
-			s.Content = ev.Content
-		}
-		out.Signatures = append(out.Signatures, s)
-		if out.MyRole != "" && role != out.MyRole && offerStands(st, me, sig.Result, now) {
-			out.Offer = &s
-		}
-	}
+	out.signatures(st, me, byID, now)
 	if st.Over && !st.Final && out.MyRole != "" {
 		mine, ok := st.Sigs[out.MyRole]
 		out.MustSign = !ok || !mine.Result.Same(st.Computed())
@@ -219,6 +201,36 @@ func (snap *Snapshot) Status(me string, now int64) *Status {
 		out.Requests = append(out.Requests, q)
 	}
 	return out
+}
+
+// turn fills in whose move it is in a game being played, and whether the
+// clock has run out.
+func (out *Status) turn(st *match.State, me string, now int64) {
+	role := st.ToMove()
+	out.Ply = st.Plies() + 1
+	out.ToMove = &Player{Role: role, Pubkey: st.Player(role), Color: Color(st.Kind, role)}
+	out.MyTurn = out.MyRole == role
+	out.ClockExpired = st.Clock().RanOut(now)
+	out.CanClaimTimeout = out.MyRole != "" && claimCounts(st, me, out.MyRole, now)
+}
+
+// signatures fills in the players' result signatures, and as Offer the
+// other player's when it still stands for the key to agree to.
+func (out *Status) signatures(st *match.State, me string, byID map[string]*nostr.Event, now int64) {
+	for _, role := range []string{match.First, match.Second} {
+		sig, ok := st.Sigs[role]
+		if !ok {
+			continue
+		}
+		s := Signature{Role: role, Pubkey: st.Player(role), Event: sig.Event, Result: sig.Result}
+		if ev := byID[sig.Event]; ev != nil {
+			s.Content = ev.Content
+		}
+		out.Signatures = append(out.Signatures, s)
+		if out.MyRole != "" && role != out.MyRole && offerStands(st, me, sig.Result, now) {
+			out.Offer = &s
+		}
+	}
 }
 
 // latestComment is the table talk of from's latest counted move with a

@@ -203,17 +203,9 @@ func (s *Seat) revealLocked(ctx context.Context, hints []string, st *match.State
 		out.Note = "nothing to reveal"
 		return out, nil
 	}
-	// Never stamped before the end (it would read as early); the end may
-	// be up to MaxAhead ahead of this clock, and is then waited for.
-	t := s.now().Unix()
-	if st.Over && t < st.EndedAt {
-		if time.Unix(st.EndedAt, 0).Sub(s.now()) > s.maxAhead() {
-			return nil, &Refusal{Rule: RuleStampAhead, Match: st.Match, Reason: fmt.Sprintf("the game ended at %d, ahead of this clock", st.EndedAt)}
-		}
-		t = st.EndedAt
-		if err := s.waitFor(ctx, t); err != nil {
-			return nil, err
-		}
+	t, err := s.revealStamp(ctx, st)
+	if err != nil {
+		return nil, err
 	}
 	out.Early = reveal.IsEarly(st, t)
 	evs, err := nostr.NewReveal(st.Match, todo, t)
@@ -224,26 +216,52 @@ func (s *Seat) revealLocked(ctx context.Context, hints []string, st *match.State
 		if err := s.Key.Sign(ev); err != nil {
 			return nil, fmt.Errorf("seat: cannot sign: %w", err)
 		}
-		accepted, failed, err := s.publish(ctx, ev, hints...)
-		for r, why := range failed {
-			out.Failed[r] = why
-		}
-		if err != nil {
+		if err := s.publishReveal(ctx, j, hints, st.Match, ev, out); err != nil {
 			return out, err
 		}
-		out.Accepted = withRelays(out.Accepted, accepted)
-		list, _ := nostr.ParseReveal(ev.Content)
-		var marks []journalLine
-		for _, e := range list {
-			marks = append(marks, journalLine{Event: e.Event, Revealed: ev.ID})
-			out.Revealed = append(out.Revealed, e.Event)
-		}
-		if err := j.append(st.Match, marks...); err != nil {
-			return out, err
-		}
-		out.Events = append(out.Events, ev.ID)
 	}
 	return out, nil
+}
+
+// revealStamp is the reveal's created_at: never before the end (it would
+// read as early); the end may be up to MaxAhead ahead of this clock, and
+// is then waited for.
+func (s *Seat) revealStamp(ctx context.Context, st *match.State) (int64, error) {
+	t := s.now().Unix()
+	if !st.Over || t >= st.EndedAt {
+		return t, nil
+	}
+	if time.Unix(st.EndedAt, 0).Sub(s.now()) > s.maxAhead() {
+		return 0, &Refusal{Rule: RuleStampAhead, Match: st.Match, Reason: fmt.Sprintf("the game ended at %d, ahead of this clock", st.EndedAt)}
+	}
+	if err := s.waitFor(ctx, st.EndedAt); err != nil {
+		return 0, err
+	}
+	return st.EndedAt, nil
+}
+
+// publishReveal publishes one signed reveal event, adds what happened to
+// out, and marks its entries revealed in the journal once a relay has it.
+func (s *Seat) publishReveal(ctx context.Context, j journal, hints []string, id string, ev *nostr.Event, out *RevealReply) error {
+	accepted, failed, err := s.publish(ctx, ev, hints...)
+	for r, why := range failed {
+		out.Failed[r] = why
+	}
+	if err != nil {
+		return err
+	}
+	out.Accepted = withRelays(out.Accepted, accepted)
+	list, _ := nostr.ParseReveal(ev.Content)
+	var marks []journalLine
+	for _, e := range list {
+		marks = append(marks, journalLine{Event: e.Event, Revealed: ev.ID})
+		out.Revealed = append(out.Revealed, e.Event)
+	}
+	if err := j.append(id, marks...); err != nil {
+		return err
+	}
+	out.Events = append(out.Events, ev.ID)
+	return nil
 }
 
 // Reveals reads a match with its reveals (kind 4427) and checks them

@@ -114,33 +114,16 @@ func (s *Seat) Wait(ctx context.Context, ref string, opts WaitOptions) (*Woke, e
 	w := &waiter{events: map[string]relay.Received{}, seen: map[string]int64{}, heldBy: map[string][]string{},
 		up: map[string]bool{}, everUp: map[string]bool{}, failed: map[string]string{}, kick: make(chan struct{}, 1)}
 	go relay.Watch(wctx, relays, relay.MatchFilters(id), relay.WatchOptions{
-		Timeout: s.timeout(),
-		Key:     s.Key,
-		OnStatus: func(url string, up bool, err error) {
-			w.mu.Lock()
-			if up {
-				w.up[url], w.everUp[url] = true, true
-				delete(w.failed, url)
-			} else {
-				delete(w.up, url)
-				w.failed[url] = shortErr(err, url)
-			}
-			w.mu.Unlock()
-			w.signal()
-		},
-	}, func(r relay.Received) {
-		at := s.now().Unix()
-		w.mu.Lock()
-		if _, ok := w.events[r.Event.ID]; !ok {
-			w.events[r.Event.ID], w.seen[r.Event.ID] = r, at
-		}
-		if hb := w.heldBy[r.Event.ID]; !slices.Contains(hb, r.Relay) {
-			w.heldBy[r.Event.ID] = append(hb, r.Relay)
-		}
-		w.mu.Unlock()
-		w.signal()
-	})
+		Timeout:  s.timeout(),
+		Key:      s.Key,
+		OnStatus: w.relayStatus,
+	}, func(r relay.Received) { w.received(r, s.now().Unix()) })
+	return s.waitLoop(ctx, w, id, relays, opts, start, deadline.C)
+}
 
+// waitLoop looks at the match anew on each event, relay change or clock
+// change that matters, until something wakes the key or deadline passes.
+func (s *Seat) waitLoop(ctx context.Context, w *waiter, id string, relays []string, opts WaitOptions, start time.Time, deadline <-chan time.Time) (*Woke, error) {
 	tick := time.NewTicker(opts.ProgressEvery)
 	defer tick.Stop()
 	// again fires when the clock alone changes what the key can do (the
@@ -149,34 +132,22 @@ func (s *Seat) Wait(ctx context.Context, ref string, opts WaitOptions) (*Woke, e
 	again := time.NewTimer(time.Hour)
 	again.Stop()
 	defer again.Stop()
-	base := map[string]bool{}
-	for _, ev := range slices.Concat(opts.Seen, s.woken(id)) {
-		base[ev] = true
-	}
+	base := s.skipSet(id, opts.Seen)
 	var last *Snapshot
 	for {
 		select {
 		case <-ctx.Done():
 			return nil, ctx.Err()
-		case <-deadline.C:
-			if last == nil {
-				return nil, w.noAnswer(id, relays)
-			}
-			now := s.now().Unix()
-			last.At = now
-			return &Woke{Reason: WakeTimeout, Status: last.Status(s.Me(), now)}, nil
+		case <-deadline:
+			return s.waitTimedOut(w, id, relays, last)
 		case <-tick.C:
-			if opts.Progress != nil {
-				opts.Progress(w.progress(start, s.now()))
-			}
+			w.report(opts, start, s.now())
 			continue
 		case <-w.kick:
 		case <-again.C:
 		}
 		snap, allReported := w.snapshot(id, relays)
-		if opts.Progress != nil {
-			opts.Progress(w.progress(start, s.now()))
-		}
+		w.report(opts, start, s.now())
 		if snap == nil {
 			if allReported {
 				// Every relay answered (or failed) and none has the challenge.
@@ -187,19 +158,53 @@ func (s *Seat) Wait(ctx context.Context, ref string, opts WaitOptions) (*Woke, e
 			continue
 		}
 		last = snap
-		now := s.now()
-		stt := snap.Status(s.Me(), now.Unix())
-		reason, at := s.wakeReason(snap.State, stt, base, now)
-		if reason != "" {
-			s.remember(id, wokeFor(reason, stt, s.Me())...)
-			return &Woke{Reason: reason, Status: stt, Revealed: s.revealOnFinal(ctx, id, reason)}, nil
+		woke, after := s.wakeOn(ctx, id, snap, base)
+		if woke != nil {
+			return woke, nil
 		}
 		again.Stop()
 		// A time already past would spin: only a new event can help then.
-		if at.After(now) {
-			again.Reset(at.Sub(now))
+		if after > 0 {
+			again.Reset(after)
 		}
 	}
+}
+
+// wakeOn is what snap wakes the key for, or nil and how long until the
+// clock alone could change that (0: only a new event can).
+func (s *Seat) wakeOn(ctx context.Context, id string, snap *Snapshot, base map[string]bool) (*Woke, time.Duration) {
+	now := s.now()
+	stt := snap.Status(s.Me(), now.Unix())
+	reason, at := s.wakeReason(snap.State, stt, base, now)
+	if reason != "" {
+		s.remember(id, wokeFor(reason, stt, s.Me())...)
+		return &Woke{Reason: reason, Status: stt, Revealed: s.revealOnFinal(ctx, id, reason)}, 0
+	}
+	if at.After(now) {
+		return nil, at.Sub(now)
+	}
+	return nil, 0
+}
+
+// waitTimedOut answers WakeTimeout with the last state seen, or says no
+// relay had the match.
+func (s *Seat) waitTimedOut(w *waiter, id string, relays []string, last *Snapshot) (*Woke, error) {
+	if last == nil {
+		return nil, w.noAnswer(id, relays)
+	}
+	now := s.now().Unix()
+	last.At = now
+	return &Woke{Reason: WakeTimeout, Status: last.Status(s.Me(), now)}, nil
+}
+
+// skipSet is the offers and requests that do not wake the key: those the
+// caller listed as seen and those it was already woken for.
+func (s *Seat) skipSet(id string, seen []string) map[string]bool {
+	base := map[string]bool{}
+	for _, ev := range slices.Concat(seen, s.woken(id)) {
+		base[ev] = true
+	}
+	return base
 }
 
 // Look reads the match once and answers what Wait would wake for now, or
@@ -214,10 +219,7 @@ func (s *Seat) Look(ctx context.Context, ref string, seen []string) (*Woke, erro
 		return nil, err
 	}
 	id := snap.State.Match
-	base := map[string]bool{}
-	for _, ev := range slices.Concat(seen, s.woken(id)) {
-		base[ev] = true
-	}
+	base := s.skipSet(id, seen)
 	now := s.now()
 	stt := snap.Status(s.Me(), now.Unix())
 	reason, _ := s.wakeReason(snap.State, stt, base, now)
@@ -237,6 +239,41 @@ type waiter struct {
 	everUp map[string]bool // a relay that went down keeps its events here
 	failed map[string]string
 	kick   chan struct{}
+}
+
+// relayStatus records a relay's subscription going up or down.
+func (w *waiter) relayStatus(url string, up bool, err error) {
+	w.mu.Lock()
+	if up {
+		w.up[url], w.everUp[url] = true, true
+		delete(w.failed, url)
+	} else {
+		delete(w.up, url)
+		w.failed[url] = shortErr(err, url)
+	}
+	w.mu.Unlock()
+	w.signal()
+}
+
+// received records an event of the match, first seen at at, and which
+// relays hold it.
+func (w *waiter) received(r relay.Received, at int64) {
+	w.mu.Lock()
+	if _, ok := w.events[r.Event.ID]; !ok {
+		w.events[r.Event.ID], w.seen[r.Event.ID] = r, at
+	}
+	if hb := w.heldBy[r.Event.ID]; !slices.Contains(hb, r.Relay) {
+		w.heldBy[r.Event.ID] = append(hb, r.Relay)
+	}
+	w.mu.Unlock()
+	w.signal()
+}
+
+// report calls the Progress callback, if any.
+func (w *waiter) report(opts WaitOptions, start, now time.Time) {
+	if opts.Progress != nil {
+		opts.Progress(w.progress(start, now))
+	}
 }
 
 func (w *waiter) signal() {

@@ -114,64 +114,86 @@ func main() {
 	}
 }
 
-func run(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("ucimatch", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	engineCmd := fs.String("engine", "", "command line of the UCI engine measured (required)")
-	opponentArg := fs.String("opponent", "random", `"random", "greedy", "stockfish" or a UCI engine command line`)
-	skill := fs.Int("skill", -1, `stockfish "Skill Level" for the opponent, 0-20 (-1: leave unset)`)
-	var engineOpts, opponentOpts optionList
-	fs.Var(&engineOpts, "engine-option", "UCI option Name=Value for the engine (repeatable)")
-	fs.Var(&opponentOpts, "opponent-option", "UCI option Name=Value for the opponent (repeatable)")
-	games := fs.Int("games", 40, "games to play")
-	movetime := fs.Duration("movetime", 100*time.Millisecond, "time per move, sent as go movetime")
-	margin := fs.Duration("margin", 100*time.Millisecond, "a reply later than movetime+margin is a time overrun")
-	grace := fs.Duration("grace", 2*time.Second, "past movetime, send stop; past that again, declare a hang")
-	maxPlies := fs.Int("maxplies", 300, "plies (counted from the start position) after which the game is a draw")
-	forfeit := fs.Bool("forfeit-overrun", true, "a time overrun loses the game (else it is only counted)")
-	seed := fs.Uint64("seed", 1, "seed of the built-in movers")
-	pgnPath := fs.String("pgn", "", "write the games as PGN to this file")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	if *engineCmd == "" {
-		return errors.New("-engine is required")
-	}
-	if *games < 1 || *movetime < time.Millisecond || *maxPlies < 1 {
-		return errors.New("-games, -movetime and -maxplies must be positive")
-	}
-	if *skill >= 0 {
-		opponentOpts = append(opponentOpts, [2]string{"Skill Level", strconv.Itoa(*skill)})
-	}
-	for i, o := range openings {
-		if err := checkOpening(o); err != nil {
-			return fmt.Errorf("opening %d: %w", i, err)
-		}
-	}
+// options are the command line's settings.
+type options struct {
+	engineCmd, opponent      string
+	skill                    int
+	engineOpts, opponentOpts optionList
+	games                    int
+	seed                     uint64
+	pgnPath                  string
+	cfg                      config
+}
 
-	eng, err := newPlayer(*engineCmd, engineOpts, *seed, -1)
+func run(args []string, stdout, stderr io.Writer) error {
+	o, err := parseFlags(args, stderr)
 	if err != nil {
 		return err
 	}
-	opp, err := newPlayer(*opponentArg, opponentOpts, *seed, *skill)
+	for i, op := range openings {
+		if err := checkOpening(op); err != nil {
+			return fmt.Errorf("opening %d: %w", i, err)
+		}
+	}
+	eng, err := newPlayer(o.engineCmd, o.engineOpts, o.seed, -1)
+	if err != nil {
+		return err
+	}
+	opp, err := newPlayer(o.opponent, o.opponentOpts, o.seed, o.skill)
 	if err != nil {
 		return err
 	}
 	players := [2]player{eng, opp}
 	defer eng.close()
 	defer opp.close()
+	return playMatch(o, players, stdout, stderr)
+}
 
-	cfg := config{movetime: *movetime, margin: *margin, grace: *grace, maxPlies: *maxPlies, forfeit: *forfeit}
+// parseFlags reads and checks the command line.
+func parseFlags(args []string, stderr io.Writer) (*options, error) {
+	o := &options{}
+	fs := flag.NewFlagSet("ucimatch", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.engineCmd, "engine", "", "command line of the UCI engine measured (required)")
+	fs.StringVar(&o.opponent, "opponent", "random", `"random", "greedy", "stockfish" or a UCI engine command line`)
+	fs.IntVar(&o.skill, "skill", -1, `stockfish "Skill Level" for the opponent, 0-20 (-1: leave unset)`)
+	fs.Var(&o.engineOpts, "engine-option", "UCI option Name=Value for the engine (repeatable)")
+	fs.Var(&o.opponentOpts, "opponent-option", "UCI option Name=Value for the opponent (repeatable)")
+	fs.IntVar(&o.games, "games", 40, "games to play")
+	fs.DurationVar(&o.cfg.movetime, "movetime", 100*time.Millisecond, "time per move, sent as go movetime")
+	fs.DurationVar(&o.cfg.margin, "margin", 100*time.Millisecond, "a reply later than movetime+margin is a time overrun")
+	fs.DurationVar(&o.cfg.grace, "grace", 2*time.Second, "past movetime, send stop; past that again, declare a hang")
+	fs.IntVar(&o.cfg.maxPlies, "maxplies", 300, "plies (counted from the start position) after which the game is a draw")
+	fs.BoolVar(&o.cfg.forfeit, "forfeit-overrun", true, "a time overrun loses the game (else it is only counted)")
+	fs.Uint64Var(&o.seed, "seed", 1, "seed of the built-in movers")
+	fs.StringVar(&o.pgnPath, "pgn", "", "write the games as PGN to this file")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if o.engineCmd == "" {
+		return nil, errors.New("-engine is required")
+	}
+	if o.games < 1 || o.cfg.movetime < time.Millisecond || o.cfg.maxPlies < 1 {
+		return nil, errors.New("-games, -movetime and -maxplies must be positive")
+	}
+	if o.skill >= 0 {
+		o.opponentOpts = append(o.opponentOpts, [2]string{"Skill Level", strconv.Itoa(o.skill)})
+	}
+	return o, nil
+}
+
+// playMatch plays the games, says how each ended on stderr, and reports.
+func playMatch(o *options, players [2]player, stdout, stderr io.Writer) error {
 	var stats [2]sideStats
 	var results []gameResult
 	var loads []float64
 	var incidents []string
 	started := time.Now()
-	for i := 0; i < *games; i++ {
+	for i := 0; i < o.games; i++ {
 		if l, ok := loadAverage(); ok {
 			loads = append(loads, l)
 		}
-		res, inc, err := playGame(i, players, cfg, &stats)
+		res, inc, err := playGame(i, players, o.cfg, &stats)
 		if err != nil {
 			return fmt.Errorf("game %d: %w", i+1, err)
 		}
@@ -182,18 +204,18 @@ func run(args []string, stdout, stderr io.Writer) error {
 			colour = "Black"
 		}
 		fmt.Fprintf(stderr, "game %d/%d  %-24s %s as %s: %s by %s after %d plies  (%.0fs so far)\n",
-			i+1, *games, openings[(i/2)%len(openings)].name, eng.name(), colour,
+			i+1, o.games, openings[(i/2)%len(openings)].name, players[0].name(), colour,
 			scoreText(res.score), res.reason, res.plies, time.Since(started).Seconds())
 	}
 	if l, ok := loadAverage(); ok {
 		loads = append(loads, l)
 	}
-	if *pgnPath != "" {
-		if err := writePGN(*pgnPath, results, players, cfg); err != nil {
+	if o.pgnPath != "" {
+		if err := writePGN(o.pgnPath, results, players, o.cfg); err != nil {
 			return err
 		}
 	}
-	report(stdout, players, cfg, results, stats, loads, incidents, time.Since(started))
+	report(stdout, players, o.cfg, results, stats, loads, incidents, time.Since(started))
 	return nil
 }
 
@@ -257,88 +279,94 @@ func playGame(i int, players [2]player, cfg config, stats *[2]sideStats) (gameRe
 	}
 	var incidents []string
 	res := gameResult{white: white}
-	// lose ends the game against the player at idx.
-	lose := func(idx int, reason string) {
-		res.reason = reason
-		res.score = 0
-		if idx == 1 {
-			res.score = 1
-		}
-	}
 	for {
-		out := g.Outcome()
-		if out.Over {
-			res.reason = out.Reason
-			switch {
-			case out.Draw:
-				res.score = 0.5
-			case (out.Winner == chessjs.White) == (white == 0):
-				res.score = 1
-			default:
-				res.score = 0
-			}
-			break
-		}
-		if g.Plies() >= cfg.maxPlies {
-			res.reason, res.score = endPlyCap, 0.5
+		if reason, score, over := gameEnd(g, white, cfg); over {
+			res.reason, res.score = reason, score
 			break
 		}
 		idx := white
 		if g.Turn() == chessjs.Black {
 			idx = 1 - white
 		}
-		p, st := players[idx], &stats[idx]
 		r := players[idx].move(moves, g, cfg.movetime, cfg.grace)
-		st.moves++
-		st.think += r.elapsed
-		st.thinkMax = max(st.thinkMax, r.elapsed)
-		if r.hasInfo && r.searchMS > 0 {
-			st.infoMoves++
-			st.nodes += r.nodes
-			st.searchMS += r.searchMS
-		}
 		where := fmt.Sprintf("game %d ply %d (%s)", i+1, g.Plies()+1, g.FEN())
-		if r.err != nil {
-			st.noReply++
-			incidents = append(incidents, fmt.Sprintf("%s: %s: %v", where, p.name(), r.err))
-			lose(idx, endNoReply)
+		uci, inc, lost := applyReply(g, players[idx].name(), where, r, cfg, &stats[idx])
+		incidents = append(incidents, inc...)
+		if lost != "" {
+			// The game ends against the player at idx.
+			res.reason, res.score = lost, float64(idx)
 			break
 		}
-		if r.elapsed > cfg.movetime+cfg.margin {
-			st.overruns++
-			cpu := "CPU time unknown"
-			if r.hasCPU {
-				cpu = fmt.Sprintf("CPU %v", r.cpu)
-				if r.cpu <= cfg.movetime {
-					st.starved++
-				}
-			}
-			incidents = append(incidents, fmt.Sprintf("%s: %s: overrun, %q after %v (%s)", where, p.name(), r.move, r.elapsed.Round(time.Millisecond), cpu))
-			if cfg.forfeit {
-				lose(idx, endTimeOverrun)
-				break
-			}
-		}
-		m, err := g.Move(r.move)
-		if err != nil || r.move == "" {
-			st.illegal++
-			incidents = append(incidents, fmt.Sprintf("%s: %s: illegal move %q", where, p.name(), r.move))
-			lose(idx, endIllegalMove)
-			break
-		}
-		if r.move != m.UCI() {
-			// Legal by chess.js's lenient parser, but PROTOCOL.md asks tools
-			// to send canonical UCI.
-			st.noncanonical++
-			incidents = append(incidents, fmt.Sprintf("%s: %s: non-canonical %q for %s", where, p.name(), r.move, m.UCI()))
-		}
-		moves = append(moves, m.UCI())
+		moves = append(moves, uci)
 	}
 	res.plies = g.Plies()
 	for _, m := range g.History() {
 		res.pgn = append(res.pgn, m.SAN)
 	}
 	return res, incidents, nil
+}
+
+// gameEnd says whether the game is over by chess.js's rules or the ply
+// cap, why, and the engine's score.
+func gameEnd(g *chessjs.Game, white int, cfg config) (reason string, score float64, over bool) {
+	out := g.Outcome()
+	if out.Over {
+		switch {
+		case out.Draw:
+			return out.Reason, 0.5, true
+		case (out.Winner == chessjs.White) == (white == 0):
+			return out.Reason, 1, true
+		}
+		return out.Reason, 0, true
+	}
+	if g.Plies() >= cfg.maxPlies {
+		return endPlyCap, 0.5, true
+	}
+	return "", 0, false
+}
+
+// applyReply counts a player's reply in st, notes what went wrong in it
+// (at where), and plays its move on g. lost is why the game ends against
+// the player, or "" with uci the move played.
+func applyReply(g *chessjs.Game, name, where string, r reply, cfg config, st *sideStats) (uci string, incidents []string, lost string) {
+	st.moves++
+	st.think += r.elapsed
+	st.thinkMax = max(st.thinkMax, r.elapsed)
+	if r.hasInfo && r.searchMS > 0 {
+		st.infoMoves++
+		st.nodes += r.nodes
+		st.searchMS += r.searchMS
+	}
+	if r.err != nil {
+		st.noReply++
+		return "", []string{fmt.Sprintf("%s: %s: %v", where, name, r.err)}, endNoReply
+	}
+	if r.elapsed > cfg.movetime+cfg.margin {
+		st.overruns++
+		cpu := "CPU time unknown"
+		if r.hasCPU {
+			cpu = fmt.Sprintf("CPU %v", r.cpu)
+			if r.cpu <= cfg.movetime {
+				st.starved++
+			}
+		}
+		incidents = append(incidents, fmt.Sprintf("%s: %s: overrun, %q after %v (%s)", where, name, r.move, r.elapsed.Round(time.Millisecond), cpu))
+		if cfg.forfeit {
+			return "", incidents, endTimeOverrun
+		}
+	}
+	m, err := g.Move(r.move)
+	if err != nil || r.move == "" {
+		st.illegal++
+		return "", append(incidents, fmt.Sprintf("%s: %s: illegal move %q", where, name, r.move)), endIllegalMove
+	}
+	if r.move != m.UCI() {
+		// Legal by chess.js's lenient parser, but PROTOCOL.md asks tools
+		// to send canonical UCI.
+		st.noncanonical++
+		incidents = append(incidents, fmt.Sprintf("%s: %s: non-canonical %q for %s", where, name, r.move, m.UCI()))
+	}
+	return m.UCI(), incidents, ""
 }
 
 func scoreText(s float64) string {

@@ -12,46 +12,74 @@ import (
 
 func report(w io.Writer, players [2]player, cfg config, results []gameResult, stats [2]sideStats, loads []float64, incidents []string, wall time.Duration) {
 	eng, opp := players[0].name(), players[1].name()
-	var wins, draws, losses, plies, minPlies, maxPlies int
-	var points float64
-	ends := map[string]int{}
-	for i, r := range results {
-		points += r.score
-		switch r.score {
-		case 1:
-			wins++
-		case 0:
-			losses++
-		default:
-			draws++
-		}
-		ends[r.reason]++
-		plies += r.plies
-		if i == 0 || r.plies < minPlies {
-			minPlies = r.plies
-		}
-		maxPlies = max(maxPlies, r.plies)
-	}
+	t := tallyResults(results)
 	n := len(results)
-	pct := 100 * points / float64(n)
-	meanPlies := float64(plies) / float64(n)
+	pct := 100 * t.points / float64(n)
+	meanPlies := float64(t.plies) / float64(n)
 
 	fmt.Fprintf(w, "%s vs %s: %d games, go movetime %d, overrun above %v, draw at %d plies, overrun forfeits: %v\n",
 		eng, opp, n, cfg.movetime.Milliseconds(), cfg.movetime+cfg.margin, cfg.maxPlies, cfg.forfeit)
-	fmt.Fprintf(w, "score: %s %.1f/%d = %.1f%%  (W-D-L %d-%d-%d)\n", eng, points, n, pct, wins, draws, losses)
-	reasons := make([]string, 0, len(ends))
-	for r := range ends {
+	fmt.Fprintf(w, "score: %s %.1f/%d = %.1f%%  (W-D-L %d-%d-%d)\n", eng, t.points, n, pct, t.wins, t.draws, t.losses)
+	reasons := make([]string, 0, len(t.ends))
+	for r := range t.ends {
 		reasons = append(reasons, r)
 	}
 	slices.Sort(reasons)
 	var parts []string
 	for _, r := range reasons {
-		parts = append(parts, fmt.Sprintf("%s %d", r, ends[r]))
+		parts = append(parts, fmt.Sprintf("%s %d", r, t.ends[r]))
 	}
 	fmt.Fprintf(w, "endings: %s\n", strings.Join(parts, ", "))
 	fmt.Fprintf(w, "game length: mean %.1f plies (min %d, max %d), counted from the start position, opening included\n",
-		meanPlies, minPlies, maxPlies)
+		meanPlies, t.minPlies, t.maxPlies)
+	printSideTable(w, eng, opp, stats)
+	if len(loads) > 0 {
+		lo, hi, sum := loads[0], loads[0], 0.0
+		for _, l := range loads {
+			lo, hi, sum = min(lo, l), max(hi, l), sum+l
+		}
+		fmt.Fprintf(w, "load average (1 min, sampled before each game): min %.2f, mean %.2f, max %.2f\n", lo, sum/float64(len(loads)), hi)
+	}
+	fmt.Fprintf(w, "wall time: %v\n", wall.Round(time.Second))
+	for _, s := range incidents {
+		fmt.Fprintln(w, "incident:", s)
+	}
+	fmt.Fprintf(w, "markdown: | %s vs %s | %d | %.1f%% | %d-%d-%d | %d | %d | %d | %.1f | %s |\n",
+		eng, opp, n, pct, t.wins, t.draws, t.losses, stats[0].illegal, stats[0].overruns, t.ends[endPlyCap], meanPlies, npsText(stats[0]))
+}
 
+// tally is the games' outcome figures from the engine's side.
+type tally struct {
+	wins, draws, losses       int
+	plies, minPlies, maxPlies int
+	points                    float64
+	ends                      map[string]int // games by how they ended
+}
+
+func tallyResults(results []gameResult) tally {
+	t := tally{ends: map[string]int{}}
+	for i, r := range results {
+		t.points += r.score
+		switch r.score {
+		case 1:
+			t.wins++
+		case 0:
+			t.losses++
+		default:
+			t.draws++
+		}
+		t.ends[r.reason]++
+		t.plies += r.plies
+		if i == 0 || r.plies < t.minPlies {
+			t.minPlies = r.plies
+		}
+		t.maxPlies = max(t.maxPlies, r.plies)
+	}
+	return t
+}
+
+// printSideTable prints each player's figures side by side.
+func printSideTable(w io.Writer, eng, opp string, stats [2]sideStats) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "\t%s\t%s\t\n", eng, opp)
 	row := func(label string, f func(s sideStats) string) {
@@ -67,20 +95,6 @@ func report(w io.Writer, players [2]player, cfg config, results []gameResult, st
 	row("reply time max", func(s sideStats) string { return msText(s.thinkMax) })
 	row("nodes/s (info lines)", npsText)
 	tw.Flush()
-
-	if len(loads) > 0 {
-		lo, hi, sum := loads[0], loads[0], 0.0
-		for _, l := range loads {
-			lo, hi, sum = min(lo, l), max(hi, l), sum+l
-		}
-		fmt.Fprintf(w, "load average (1 min, sampled before each game): min %.2f, mean %.2f, max %.2f\n", lo, sum/float64(len(loads)), hi)
-	}
-	fmt.Fprintf(w, "wall time: %v\n", wall.Round(time.Second))
-	for _, s := range incidents {
-		fmt.Fprintln(w, "incident:", s)
-	}
-	fmt.Fprintf(w, "markdown: | %s vs %s | %d | %.1f%% | %d-%d-%d | %d | %d | %d | %.1f | %s |\n",
-		eng, opp, n, pct, wins, draws, losses, stats[0].illegal, stats[0].overruns, ends[endPlyCap], meanPlies, npsText(stats[0]))
 }
 
 func meanDur(d time.Duration, n int) time.Duration {

@@ -234,22 +234,9 @@ type analyseOutcome struct {
 // all analyses every final match without an analysis (with --force: every
 // final chess and gomoku match), oldest first.
 func (r *analyseRun) all() error {
-	var ids []string
-	if r.force {
-		sums, err := r.st.Summaries(r.ctx)
-		if err != nil {
-			return fail(exitFailure, "store: %v", err)
-		}
-		for _, s := range sums {
-			if s.Final && (s.Game == nostr.GameChess || s.Game == nostr.GameGomoku) {
-				ids = append(ids, s.Match)
-			}
-		}
-	} else {
-		var err error
-		if ids, err = r.st.Unanalysed(r.ctx, 0); err != nil {
-			return fail(exitFailure, "store: %v", err)
-		}
+	ids, err := r.batchIDs()
+	if err != nil {
+		return err
 	}
 	out := []analyseOutcome{}
 	failed := 0
@@ -258,50 +245,17 @@ func (r *analyseRun) all() error {
 			break
 		}
 		start := time.Now()
-		o := analyseOutcome{Match: id, Status: string(analysis.StatusDone)}
-		state, err := r.fold(id)
-		if err == nil && !state.Final {
-			err = errors.New("not final")
-		}
-		if err == nil {
-			o.Game, o.Plies = state.Kind, len(state.Moves)
-			_, err = r.analyse(state)
-		}
-		if err != nil {
-			var ee *exitError
-			if errors.As(err, &ee) {
-				err = errors.New(ee.msg)
-			}
-			o.Status, o.Error = string(analysis.StatusFailed), err.Error()
+		o := r.batchOne(id)
+		if o.Status == string(analysis.StatusFailed) {
 			failed++
-			fmt.Fprintf(os.Stderr, "[%d/%d] %s: failed: %v\n", i+1, len(ids), short(id), err)
+			fmt.Fprintf(os.Stderr, "[%d/%d] %s: failed: %s\n", i+1, len(ids), short(id), o.Error)
 		} else {
 			fmt.Fprintf(os.Stderr, "[%d/%d] %s: %s, %d plies, %.1fs\n", i+1, len(ids), short(id), o.Game, o.Plies, time.Since(start).Seconds())
 		}
 		out = append(out, o)
 	}
 	cancelled := r.ctx.Err() != nil
-	if r.json {
-		os.Stdout.Write(match.MarshalLine(map[string]any{
-			"matches":   out,
-			"total":     len(ids),
-			"analysed":  len(out) - failed,
-			"failed":    failed,
-			"cancelled": cancelled,
-			"engine":    r.an.Engine(),
-		}))
-	} else {
-		w := bufio.NewWriter(os.Stdout)
-		fmt.Fprintf(w, "analysed %d of %d matches", len(out)-failed, len(ids))
-		if failed > 0 {
-			fmt.Fprintf(w, ", %d failed", failed)
-		}
-		if cancelled {
-			fmt.Fprint(w, ", then cancelled")
-		}
-		fmt.Fprintln(w)
-		w.Flush()
-	}
+	r.printBatch(out, len(ids), failed, cancelled)
 	switch {
 	case !cancelled && failed == 0:
 		return nil
@@ -312,6 +266,74 @@ func (r *analyseRun) all() error {
 		return fail(exitFailure, "cancelled")
 	}
 	return fail(exitFailure, "%d of %d analyses failed", failed, len(ids))
+}
+
+// batchIDs is the matches a batch analyses.
+func (r *analyseRun) batchIDs() ([]string, error) {
+	if !r.force {
+		ids, err := r.st.Unanalysed(r.ctx, 0)
+		if err != nil {
+			return nil, fail(exitFailure, "store: %v", err)
+		}
+		return ids, nil
+	}
+	sums, err := r.st.Summaries(r.ctx)
+	if err != nil {
+		return nil, fail(exitFailure, "store: %v", err)
+	}
+	var ids []string
+	for _, s := range sums {
+		if s.Final && (s.Game == nostr.GameChess || s.Game == nostr.GameGomoku) {
+			ids = append(ids, s.Match)
+		}
+	}
+	return ids, nil
+}
+
+// batchOne analyses one match of a batch; a failure is in the outcome.
+func (r *analyseRun) batchOne(id string) analyseOutcome {
+	o := analyseOutcome{Match: id, Status: string(analysis.StatusDone)}
+	state, err := r.fold(id)
+	if err == nil && !state.Final {
+		err = errors.New("not final")
+	}
+	if err == nil {
+		o.Game, o.Plies = state.Kind, len(state.Moves)
+		_, err = r.analyse(state)
+	}
+	if err != nil {
+		var ee *exitError
+		if errors.As(err, &ee) {
+			err = errors.New(ee.msg)
+		}
+		o.Status, o.Error = string(analysis.StatusFailed), err.Error()
+	}
+	return o
+}
+
+// printBatch prints the batch's summary, as one JSON object with --json.
+func (r *analyseRun) printBatch(out []analyseOutcome, total, failed int, cancelled bool) {
+	if r.json {
+		os.Stdout.Write(match.MarshalLine(map[string]any{
+			"matches":   out,
+			"total":     total,
+			"analysed":  len(out) - failed,
+			"failed":    failed,
+			"cancelled": cancelled,
+			"engine":    r.an.Engine(),
+		}))
+		return
+	}
+	w := bufio.NewWriter(os.Stdout)
+	fmt.Fprintf(w, "analysed %d of %d matches", len(out)-failed, total)
+	if failed > 0 {
+		fmt.Fprintf(w, ", %d failed", failed)
+	}
+	if cancelled {
+		fmt.Fprint(w, ", then cancelled")
+	}
+	fmt.Fprintln(w)
+	w.Flush()
 }
 
 // printAnalysis is the text form: each player's figures, then the

@@ -82,14 +82,12 @@ type demoOptions struct {
 }
 
 func runDemo(sig context.Context, o demoOptions) error {
-	data, siteDir := o.data, o.siteDir
 	// The game itself has two minutes; with --serve, what follows runs
 	// until a signal.
 	ctx, cancel := context.WithTimeout(sig, 2*time.Minute)
 	defer cancel()
-	say := func(format string, a ...any) { fmt.Printf(format+"\n", a...) }
-	if err := os.MkdirAll(data, 0o755); err != nil {
-		return fail(exitFailure, "cannot create %s: %v", data, err)
+	if err := os.MkdirAll(o.data, 0o755); err != nil {
+		return fail(exitFailure, "cannot create %s: %v", o.data, err)
 	}
 	rl, err := relayd.Start(sig, relayd.Options{Listen: o.listen})
 	if err != nil {
@@ -99,21 +97,13 @@ func runDemo(sig context.Context, o demoOptions) error {
 	relays := []string{rl.URL()}
 	say("embedded relay on %s", rl.URL())
 
-	st, err := openStoreAt(filepath.Join(data, "vesper.db"))
+	st, err := openStoreAt(filepath.Join(o.data, "vesper.db"))
 	if err != nil {
 		return err
 	}
 	defer st.Close()
 	house := nostr.GenerateKey()
-	// The house grades the finished game as a public daemon does: with
-	// Stockfish when installed, else with vesper's own engine.
-	eng, err := engineOptions("", "", 0, 0, 0)
-	if err != nil {
-		return err
-	}
-	n, err := daemon.Open(daemon.Config{Store: st, Key: house, Relays: relays, Arbiter: arbiter.DefaultConfig(), Log: demoLog(),
-		Run:      daemon.Options{Tick: time.Second, SiteEvery: time.Hour},
-		Analysis: &daemon.AnalysisOptions{Engine: eng.Options, Share: 1}})
+	n, note, err := openDemoHouse(st, house, relays)
 	if err != nil {
 		return err
 	}
@@ -125,117 +115,65 @@ func runDemo(sig context.Context, o demoOptions) error {
 	}()
 	say("daemon started (pubkey %s)", house.PublicKey())
 
-	alice, bob := nostr.GenerateKey(), nostr.GenerateKey()
-	post := func(k nostr.SecretKey, ev *nostr.Event) error {
-		if err := k.Sign(ev); err != nil {
-			return err
-		}
-		if ok := relay.Accepted(relay.Publish(ctx, relays, ev, netTimeout)); len(ok) == 0 {
-			return fail(exitRelays, "the embedded relay refused event %s", ev.ID)
-		}
-		return nil
-	}
-	// Each event is stamped a second after the one before: fold order
-	// breaks created_at ties by id, so same-second events could reorder.
-	now := time.Now().Unix() - 60
-	tick := func() int64 { now++; return now }
-	for _, p := range []struct {
-		name, model string
-		k           nostr.SecretKey
-	}{{"alice (demo agent)", "demo-model-a", alice}, {"bob (demo agent)", "demo-model-b", bob}} {
-		prof, err := nostr.NewProfile(nostr.Profile{Name: p.name, About: "a vesper demo agent",
-			Agent: nostr.Agent{Model: p.model, Provider: "vesper demo", Harness: "vesper demo", Version: "1"}}, tick())
-		if err != nil {
-			return err
-		}
-		if err := post(p.k, prof); err != nil {
-			return err
-		}
-	}
-	ch := nostr.NewChallenge(nostr.GameChess, bob.PublicKey(), tick())
-	if err := post(alice, ch); err != nil {
-		return err
-	}
-	id := ch.ID
-	say("alice challenged bob: match %s", id)
-	if err := post(bob, nostr.NewAccept(id, alice.PublicKey(), tick())); err != nil {
-		return err
-	}
-	say("bob accepted")
-	// Each agent keeps its salts and texts until the result is final, as
-	// the seat's journal does (the demo's agents live in this process).
-	pending := map[string][]nostr.RevealEntry{}
-	for i, mv := range demoGame {
-		k := alice
-		if i%2 == 1 {
-			k = bob
-		}
-		salt, talk := nostr.NewSalt(), demoTalk[i]
-		none, out := 0, float64(40+9*i)
-		ev := nostr.WithTalk(nostr.NewMove(id, i+1, mv, tick()), nostr.Talk{Comment: talk.comment,
-			Reasoning: nostr.ReasoningHash(salt, talk.reasoning), Attempts: &none, Usage: &nostr.Usage{OutputTokens: &out}})
-		if err := post(k, ev); err != nil {
-			return err
-		}
-		pk := k.PublicKey()
-		pending[pk] = append(pending[pk], nostr.RevealEntry{Event: ev.ID, Salt: salt, Text: talk.reasoning})
-		say("ply %d: %s  %q", i+1, mv, talk.comment)
-	}
-	s, err := waitState(ctx, n, id, func(s *match.State) bool { return s.Plies() == len(demoGame) && s.Over })
+	d := &demoRun{ctx: ctx, relays: relays, n: n, now: time.Now().Unix() - 60}
+	id, err := d.play()
 	if err != nil {
 		return err
 	}
-	say("game over: %s wins by %s", s.Result, s.Reason)
-	for _, k := range []nostr.SecretKey{alice, bob} {
-		if err := post(k, nostr.NewResult(id, s.Computed(), tick())); err != nil {
-			return err
-		}
-	}
-	s, err = waitState(ctx, n, id, func(s *match.State) bool { return s.Final })
-	if err != nil {
-		return err
-	}
-	say("result final by %s (event %s)", s.FinalBy, s.FinalEvent)
-	at := tick()
-	for _, k := range []nostr.SecretKey{alice, bob} {
-		evs, err := nostr.NewReveal(id, pending[k.PublicKey()], at)
-		if err != nil {
-			return err
-		}
-		for _, ev := range evs {
-			if err := post(k, ev); err != nil {
-				return err
-			}
-		}
-	}
-	verified, err := demoVerified(ctx, relays, id)
-	if err != nil {
-		return err
-	}
-	say("reasoning revealed after the final result: %d of %d entries verified", verified, len(demoGame))
 	if err := waitAnalysis(ctx, st, id); err != nil {
 		return err
 	}
-	say("analysed: %s", eng.note)
+	say("analysed: %s", note)
 	if !o.serve {
 		stopDaemon()
 		if err := <-daemonDone; err != nil {
 			return err
 		}
 	}
-	if _, err := daemon.BuildSite(context.Background(), st, siteDir, house.PublicKey(), false, time.Now().Unix()); err != nil {
-		return fail(exitFailure, "site: %v", err)
+	if err := buildDemoSite(st, o, house, id); err != nil {
+		return err
 	}
-	say("")
-	say("data:  %s (vesper matches --data %s)", data, data)
-	say("site:  %s", filepath.Join(siteDir, "index.html"))
-	say("match: %s", filepath.Join(siteDir, "m", id+".html"))
 	if !o.serve {
 		return nil
 	}
+	return serveDemo(sig, rl.URL(), house, stopDaemon, daemonDone)
+}
+
+// buildDemoSite builds the site and says where the data and the site are.
+func buildDemoSite(st *store.Store, o demoOptions, house nostr.SecretKey, id string) error {
+	if _, err := daemon.BuildSite(context.Background(), st, o.siteDir, house.PublicKey(), false, time.Now().Unix()); err != nil {
+		return fail(exitFailure, "site: %v", err)
+	}
 	say("")
-	say("serving: relay %s, house %s (%s)", rl.URL(), house.PublicKey(), nostr.Npub(house.PublicKey()))
-	say("play the house: vesper challenge --relays %s --key YOUR.key --game chess --invite %s", rl.URL(), house.PublicKey())
+	say("data:  %s (vesper matches --data %s)", o.data, o.data)
+	say("site:  %s", filepath.Join(o.siteDir, "index.html"))
+	say("match: %s", filepath.Join(o.siteDir, "m", id+".html"))
+	return nil
+}
+
+// say prints one line of the demo's narration.
+func say(format string, a ...any) { fmt.Printf(format+"\n", a...) }
+
+// openDemoHouse opens the house daemon on the demo's store. It grades the
+// finished game as a public daemon does: with Stockfish when installed,
+// else with vesper's own engine (note says which).
+func openDemoHouse(st *store.Store, house nostr.SecretKey, relays []string) (*daemon.Daemon, string, error) {
+	eng, err := engineOptions("", "", 0, 0, 0)
+	if err != nil {
+		return nil, "", err
+	}
+	n, err := daemon.Open(daemon.Config{Store: st, Key: house, Relays: relays, Arbiter: arbiter.DefaultConfig(), Log: demoLog(),
+		Run:      daemon.Options{Tick: time.Second, SiteEvery: time.Hour},
+		Analysis: &daemon.AnalysisOptions{Engine: eng.Options, Share: 1}})
+	return n, eng.note, err
+}
+
+// serveDemo keeps the relay and the house running until a signal, for
+// agents to play the house.
+func serveDemo(sig context.Context, url string, house nostr.SecretKey, stopDaemon func(), daemonDone <-chan error) error {
+	say("")
+	say("serving: relay %s, house %s (%s)", url, house.PublicKey(), nostr.Npub(house.PublicKey()))
+	say("play the house: vesper challenge --relays %s --key YOUR.key --game chess --invite %s", url, house.PublicKey())
 	say("stop with Ctrl-C")
 	select {
 	case <-sig.Done():
@@ -244,6 +182,147 @@ func runDemo(sig context.Context, o demoOptions) error {
 	case err := <-daemonDone:
 		return err
 	}
+}
+
+// demoRun is the demo's two agents at work: the relays they post to, the
+// house that folds their match, and the clock they stamp events with.
+type demoRun struct {
+	ctx        context.Context // the game's two minutes
+	relays     []string
+	n          *daemon.Daemon
+	alice, bob nostr.SecretKey
+	// now is the last created_at used: each event is stamped a second
+	// after the one before, since fold order breaks created_at ties by
+	// id, so same-second events could reorder.
+	now int64
+}
+
+func (d *demoRun) tick() int64 { d.now++; return d.now }
+
+// post signs ev with k and publishes it on the embedded relay.
+func (d *demoRun) post(k nostr.SecretKey, ev *nostr.Event) error {
+	if err := k.Sign(ev); err != nil {
+		return err
+	}
+	if ok := relay.Accepted(relay.Publish(d.ctx, d.relays, ev, netTimeout)); len(ok) == 0 {
+		return fail(exitRelays, "the embedded relay refused event %s", ev.ID)
+	}
+	return nil
+}
+
+// play runs the whole game between two fresh agents: profiles, challenge
+// and accept, the moves with their talk, the signed results, and the
+// reveals read back and verified. It returns the match id.
+func (d *demoRun) play() (string, error) {
+	d.alice, d.bob = nostr.GenerateKey(), nostr.GenerateKey()
+	if err := d.postProfiles(); err != nil {
+		return "", err
+	}
+	ch := nostr.NewChallenge(nostr.GameChess, d.bob.PublicKey(), d.tick())
+	if err := d.post(d.alice, ch); err != nil {
+		return "", err
+	}
+	id := ch.ID
+	say("alice challenged bob: match %s", id)
+	if err := d.post(d.bob, nostr.NewAccept(id, d.alice.PublicKey(), d.tick())); err != nil {
+		return "", err
+	}
+	say("bob accepted")
+	pending, err := d.playMoves(id)
+	if err != nil {
+		return "", err
+	}
+	if err := d.finish(id); err != nil {
+		return "", err
+	}
+	if err := d.reveal(id, pending); err != nil {
+		return "", err
+	}
+	verified, err := demoVerified(d.ctx, d.relays, id)
+	if err != nil {
+		return "", err
+	}
+	say("reasoning revealed after the final result: %d of %d entries verified", verified, len(demoGame))
+	return id, nil
+}
+
+func (d *demoRun) postProfiles() error {
+	for _, p := range []struct {
+		name, model string
+		k           nostr.SecretKey
+	}{{"alice (demo agent)", "demo-model-a", d.alice}, {"bob (demo agent)", "demo-model-b", d.bob}} {
+		prof, err := nostr.NewProfile(nostr.Profile{Name: p.name, About: "a vesper demo agent",
+			Agent: nostr.Agent{Model: p.model, Provider: "vesper demo", Harness: "vesper demo", Version: "1"}}, d.tick())
+		if err != nil {
+			return err
+		}
+		if err := d.post(p.k, prof); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// playMoves posts demoGame with its talk. Each agent keeps its salts and
+// texts until the result is final, as the seat's journal does (the demo's
+// agents live in this process): pending, by agent pubkey.
+func (d *demoRun) playMoves(id string) (pending map[string][]nostr.RevealEntry, err error) {
+	pending = map[string][]nostr.RevealEntry{}
+	for i, mv := range demoGame {
+		k := d.alice
+		if i%2 == 1 {
+			k = d.bob
+		}
+		salt, talk := nostr.NewSalt(), demoTalk[i]
+		none, out := 0, float64(40+9*i)
+		ev := nostr.WithTalk(nostr.NewMove(id, i+1, mv, d.tick()), nostr.Talk{Comment: talk.comment,
+			Reasoning: nostr.ReasoningHash(salt, talk.reasoning), Attempts: &none, Usage: &nostr.Usage{OutputTokens: &out}})
+		if err := d.post(k, ev); err != nil {
+			return nil, err
+		}
+		pk := k.PublicKey()
+		pending[pk] = append(pending[pk], nostr.RevealEntry{Event: ev.ID, Salt: salt, Text: talk.reasoning})
+		say("ply %d: %s  %q", i+1, mv, talk.comment)
+	}
+	return pending, nil
+}
+
+// finish waits for the house to see the game over, has both agents sign
+// the result, and waits for it to be final.
+func (d *demoRun) finish(id string) error {
+	s, err := waitState(d.ctx, d.n, id, func(s *match.State) bool { return s.Plies() == len(demoGame) && s.Over })
+	if err != nil {
+		return err
+	}
+	say("game over: %s wins by %s", s.Result, s.Reason)
+	for _, k := range []nostr.SecretKey{d.alice, d.bob} {
+		if err := d.post(k, nostr.NewResult(id, s.Computed(), d.tick())); err != nil {
+			return err
+		}
+	}
+	s, err = waitState(d.ctx, d.n, id, func(s *match.State) bool { return s.Final })
+	if err != nil {
+		return err
+	}
+	say("result final by %s (event %s)", s.FinalBy, s.FinalEvent)
+	return nil
+}
+
+// reveal posts each agent's reasoning, all stamped at the same second.
+func (d *demoRun) reveal(id string, pending map[string][]nostr.RevealEntry) error {
+	at := d.tick()
+	for _, k := range []nostr.SecretKey{d.alice, d.bob} {
+		evs, err := nostr.NewReveal(id, pending[k.PublicKey()], at)
+		if err != nil {
+			return err
+		}
+		for _, ev := range evs {
+			if err := d.post(k, ev); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // demoVerified reads the match and its reveals back from the relay, as

@@ -98,6 +98,40 @@ func runPlay(c *cli.Context) error {
 
 // playConfig turns the flags into the runner's config.
 func playConfig(c *cli.Context, s *seat.Seat) (play.Config, error) {
+	newMover, games, err := playMover(c)
+	if err != nil {
+		return play.Config{}, err
+	}
+	from, err := pubkeyFlags(c, "from")
+	if err != nil {
+		return play.Config{}, err
+	}
+	invite, err := pubkeyFlags(c, "challenge")
+	if err != nil {
+		return play.Config{}, err
+	}
+	cfg := play.Config{Seat: s, Challenge: invite, Dir: c.String("dir"), NewMover: newMover, Retries: c.Int("retries"), Fallback: c.String("fallback"),
+		PostOpen: c.Int("post-open"), OpenGame: c.String("open-game"),
+		Policy: play.Policy{Games: games, From: from, Invitations: !c.Bool("no-invitations"), Open: c.Bool("accept-open"),
+			OpenAfter: int64(c.Duration("open-after").Seconds()), MaxGames: c.Int("max-games")}}
+	if cfg.Series, err = seriesConfig(c); err != nil {
+		return play.Config{}, err
+	}
+	out := os.Stdout
+	cfg.Out = func(l play.Line) {
+		if c.Bool("json") {
+			out.Write(match.MarshalLine(l))
+			return
+		}
+		fmt.Fprintln(out, lineText(l))
+	}
+	return cfg, nil
+}
+
+// playMover reads which mover plays (exactly one of --engine, --uci and
+// --agent) and the games it takes: a UCI engine plays chess only, unless
+// --game says otherwise.
+func playMover(c *cli.Context) (newMover func(string) play.Mover, games []string, err error) {
 	lim := play.Limits{Movetime: c.Duration("movetime"), Nodes: c.Int64("nodes"), Depth: c.Int("depth")}
 	chosen := 0
 	for _, f := range []string{"engine", "uci", "agent"} {
@@ -106,14 +140,13 @@ func playConfig(c *cli.Context, s *seat.Seat) (play.Config, error) {
 		}
 	}
 	if chosen != 1 {
-		return play.Config{}, fail(exitUsage, "play: give one of --engine builtin, --uci CMD or --agent CMD")
+		return nil, nil, fail(exitUsage, "play: give one of --engine builtin, --uci CMD or --agent CMD")
 	}
-	games := c.StringSlice("game")
-	var newMover func(string) play.Mover
+	games = c.StringSlice("game")
 	switch {
 	case c.String("engine") != "":
 		if c.String("engine") != "builtin" {
-			return play.Config{}, fail(exitUsage, "--engine must be builtin, not %q (use --uci for another engine)", c.String("engine"))
+			return nil, nil, fail(exitUsage, "--engine must be builtin, not %q (use --uci for another engine)", c.String("engine"))
 		}
 		newMover = func(string) play.Mover { return &play.Builtin{Limits: lim, DrawCP: c.Int("draw-cp")} }
 	case c.String("uci") != "":
@@ -121,7 +154,7 @@ func playConfig(c *cli.Context, s *seat.Seat) (play.Config, error) {
 		for _, o := range c.StringSlice("uci-option") {
 			k, v, ok := strings.Cut(o, "=")
 			if !ok {
-				return play.Config{}, fail(exitUsage, "--uci-option %q: want NAME=VALUE", o)
+				return nil, nil, fail(exitUsage, "--uci-option %q: want NAME=VALUE", o)
 			}
 			opts[strings.TrimSpace(k)] = strings.TrimSpace(v)
 		}
@@ -137,47 +170,38 @@ func playConfig(c *cli.Context, s *seat.Seat) (play.Config, error) {
 		t := c.Duration("agent-timeout")
 		newMover = func(string) play.Mover { return &play.Agent{Cmd: play.Command{Argv: argv, Timeout: t}} }
 	}
-	var from []string
-	for _, f := range c.StringSlice("from") {
+	return newMover, games, nil
+}
+
+// pubkeyFlags reads the repeatable pubkey flag name.
+func pubkeyFlags(c *cli.Context, name string) ([]string, error) {
+	var pks []string
+	for _, f := range c.StringSlice(name) {
 		pk, err := nostr.ParsePubkey(f)
 		if err != nil {
-			return play.Config{}, fail(exitUsage, "--from %q: %v", f, err)
+			return nil, fail(exitUsage, "--%s %q: %v", name, f, err)
 		}
-		from = append(from, pk)
+		pks = append(pks, pk)
 	}
-	var invite []string
-	for _, f := range c.StringSlice("challenge") {
-		pk, err := nostr.ParsePubkey(f)
-		if err != nil {
-			return play.Config{}, fail(exitUsage, "--challenge %q: %v", f, err)
-		}
-		invite = append(invite, pk)
+	return pks, nil
+}
+
+// seriesConfig reads the --series-* flags: nil without --series-opponent.
+func seriesConfig(c *cli.Context) (*play.SeriesConfig, error) {
+	opp := c.String("series-opponent")
+	if opp == "" {
+		return nil, nil
 	}
-	cfg := play.Config{Seat: s, Challenge: invite, Dir: c.String("dir"), NewMover: newMover, Retries: c.Int("retries"), Fallback: c.String("fallback"),
-		PostOpen: c.Int("post-open"), OpenGame: c.String("open-game"),
-		Policy: play.Policy{Games: games, From: from, Invitations: !c.Bool("no-invitations"), Open: c.Bool("accept-open"),
-			OpenAfter: int64(c.Duration("open-after").Seconds()), MaxGames: c.Int("max-games")}}
-	if opp := c.String("series-opponent"); opp != "" {
-		pk, err := nostr.ParsePubkey(opp)
-		if err != nil {
-			return play.Config{}, fail(exitUsage, "--series-opponent %q: %v", opp, err)
-		}
-		first := c.String("series-first")
-		if first != "white" && first != "black" {
-			return play.Config{}, fail(exitUsage, "--series-first must be white or black, not %q", first)
-		}
-		cfg.Series = &play.SeriesConfig{Opponent: pk, Games: c.Int("series-games"), Game: c.String("series-game"), FirstWhite: first == "white",
-			NoSwap: c.Bool("series-no-swap")}
+	pk, err := nostr.ParsePubkey(opp)
+	if err != nil {
+		return nil, fail(exitUsage, "--series-opponent %q: %v", opp, err)
 	}
-	out := os.Stdout
-	cfg.Out = func(l play.Line) {
-		if c.Bool("json") {
-			out.Write(match.MarshalLine(l))
-			return
-		}
-		fmt.Fprintln(out, lineText(l))
+	first := c.String("series-first")
+	if first != "white" && first != "black" {
+		return nil, fail(exitUsage, "--series-first must be white or black, not %q", first)
 	}
-	return cfg, nil
+	return &play.SeriesConfig{Opponent: pk, Games: c.Int("series-games"), Game: c.String("series-game"), FirstWhite: first == "white",
+		NoSwap: c.Bool("series-no-swap")}, nil
 }
 
 func lineText(l play.Line) string {

@@ -38,55 +38,67 @@ func profileCommand() *cli.Command {
 			&cli.BoolFlag{Name: "relay-list", Usage: "publish this key's relay list (kind 10002, NIP-65)"},
 			&cli.StringSliceFlag{Name: "write-relay", Usage: "with --relay-list: a relay `URL` this key writes to (repeatable)"},
 			&cli.StringSliceFlag{Name: "read-relay", Usage: "with --relay-list: a relay `URL` this key reads from (repeatable)"}),
-		Action: func(c *cli.Context) error {
-			if _, err := args(c); err != nil {
-				return err
-			}
-			name, list := c.String("name"), c.Bool("relay-list")
-			if name == "" && !list {
-				return fail(exitUsage, "profile: --name is required (or --relay-list to publish only the relay list)")
-			}
-			if !list && (c.IsSet("write-relay") || c.IsSet("read-relay")) {
-				return fail(exitUsage, "profile: --write-relay and --read-relay go with --relay-list")
-			}
-			agent := nostr.Agent{Model: c.String("model"), Provider: c.String("provider"), Harness: c.String("harness"), Version: c.String("version")}
-			if name == "" && !agent.Empty() {
-				return fail(exitUsage, "profile: --model, --provider, --harness and --version go with --name")
-			}
-			if err := agent.Check(); err != nil {
-				return fail(exitUsage, "profile: %v", err)
-			}
-			s, err := newSeat(c, true)
-			if err != nil {
-				return err
-			}
-			ctx := context.WithoutCancel(c.Context)
-			var prof, rl *seat.Reply
-			if name != "" {
-				if prof, err = s.PublishProfile(ctx, nostr.Profile{Name: name, About: c.String("about"), Agent: agent}); err != nil {
-					return seatError(err)
-				}
-			}
-			if list {
-				if rl, err = s.RelayList(ctx, splitURLs(c.StringSlice("read-relay")), splitURLs(c.StringSlice("write-relay"))); err != nil {
-					return seatError(err)
-				}
-			}
-			switch {
-			case prof != nil && rl != nil && c.Bool("json"):
-				return printJSON(map[string]*seat.Reply{"profile": prof, "relay_list": rl})
-			case prof != nil && rl != nil:
-				if err := reply(c, prof, nil); err != nil {
-					return err
-				}
-				fmt.Fprintln(os.Stdout)
-				return reply(c, rl, nil)
-			case rl != nil:
-				return reply(c, rl, nil)
-			}
-			return reply(c, prof, nil)
-		},
+		Action: profileAction,
 	}
+}
+
+func profileAction(c *cli.Context) error {
+	if _, err := args(c); err != nil {
+		return err
+	}
+	name, list := c.String("name"), c.Bool("relay-list")
+	agent, err := profileArgs(c, name, list)
+	if err != nil {
+		return err
+	}
+	s, err := newSeat(c, true)
+	if err != nil {
+		return err
+	}
+	ctx := context.WithoutCancel(c.Context)
+	var prof, rl *seat.Reply
+	if name != "" {
+		if prof, err = s.PublishProfile(ctx, nostr.Profile{Name: name, About: c.String("about"), Agent: agent}); err != nil {
+			return seatError(err)
+		}
+	}
+	if list {
+		if rl, err = s.RelayList(ctx, splitURLs(c.StringSlice("read-relay")), splitURLs(c.StringSlice("write-relay"))); err != nil {
+			return seatError(err)
+		}
+	}
+	switch {
+	case prof != nil && rl != nil && c.Bool("json"):
+		return printJSON(map[string]*seat.Reply{"profile": prof, "relay_list": rl})
+	case prof != nil && rl != nil:
+		if err := reply(c, prof, nil); err != nil {
+			return err
+		}
+		fmt.Fprintln(os.Stdout)
+		return reply(c, rl, nil)
+	case rl != nil:
+		return reply(c, rl, nil)
+	}
+	return reply(c, prof, nil)
+}
+
+// profileArgs checks that the flags given go together and returns the
+// agent identity to publish with the profile.
+func profileArgs(c *cli.Context, name string, list bool) (nostr.Agent, error) {
+	if name == "" && !list {
+		return nostr.Agent{}, fail(exitUsage, "profile: --name is required (or --relay-list to publish only the relay list)")
+	}
+	if !list && (c.IsSet("write-relay") || c.IsSet("read-relay")) {
+		return nostr.Agent{}, fail(exitUsage, "profile: --write-relay and --read-relay go with --relay-list")
+	}
+	agent := nostr.Agent{Model: c.String("model"), Provider: c.String("provider"), Harness: c.String("harness"), Version: c.String("version")}
+	if name == "" && !agent.Empty() {
+		return nostr.Agent{}, fail(exitUsage, "profile: --model, --provider, --harness and --version go with --name")
+	}
+	if err := agent.Check(); err != nil {
+		return nostr.Agent{}, fail(exitUsage, "profile: %v", err)
+	}
+	return agent, nil
 }
 
 // splitURLs reads repeatable flags whose values may also be

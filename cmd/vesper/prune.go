@@ -78,13 +78,36 @@ type pruneResult struct {
 // taken for junk.
 func prune(ctx context.Context, st *store.Store, now int64, o pruneOptions) (pruneResult, error) {
 	res := pruneResult{dryRun: o.dryRun}
-	ids, err := st.MatchIDs(ctx)
+	invalid, err := invalidMatches(ctx, st)
 	if err != nil {
 		return res, err
 	}
-	sums, err := st.Summaries(ctx)
+	res.invalid = len(invalid)
+	expired, err := expiredChallenges(ctx, st, now-match.ChallengeExpiry-o.retention)
 	if err != nil {
 		return res, err
+	}
+	res.expired = len(expired)
+	orphans, err := st.OrphanMatches(ctx)
+	if err != nil {
+		return res, err
+	}
+	res.orphans = len(orphans)
+	dead := append(append(invalid, expired...), orphans...)
+	res.stats, err = st.Prune(ctx, dead, now-o.orphanAge, o.dryRun)
+	return res, err
+}
+
+// invalidMatches is the stored matches without a summary whose challenge
+// does not fold.
+func invalidMatches(ctx context.Context, st *store.Store) ([]string, error) {
+	ids, err := st.MatchIDs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	sums, err := st.Summaries(ctx)
+	if err != nil {
+		return nil, err
 	}
 	summarized := make(map[string]bool, len(sums))
 	for _, s := range sums {
@@ -97,24 +120,30 @@ func prune(ctx context.Context, st *store.Store, now int64, o pruneOptions) (pru
 		}
 		se, ok, err := st.Event(ctx, id)
 		if err != nil {
-			return res, err
+			return nil, err
 		}
 		if !ok {
 			continue
 		}
 		if _, err := match.Fold(id, []*nostr.Event{se.Event}, nil); err != nil {
 			dead = append(dead, id)
-			res.invalid++
 		}
 	}
-	old, err := st.UnacceptedBefore(ctx, now-match.ChallengeExpiry-o.retention)
+	return dead, nil
+}
+
+// expiredChallenges is the challenges unaccepted since before cutoff that
+// the fold, given every stored event, still finds unaccepted.
+func expiredChallenges(ctx context.Context, st *store.Store, cutoff int64) ([]string, error) {
+	old, err := st.UnacceptedBefore(ctx, cutoff)
 	if err != nil {
-		return res, err
+		return nil, err
 	}
+	var dead []string
 	for _, id := range old {
 		stored, err := st.MatchEvents(ctx, id)
 		if err != nil {
-			return res, err
+			return nil, err
 		}
 		evs := make([]*nostr.Event, 0, len(stored))
 		seen := make(map[string]int64, len(stored))
@@ -128,15 +157,7 @@ func prune(ctx context.Context, st *store.Store, now int64, o pruneOptions) (pru
 		}
 		if !s.Accepted {
 			dead = append(dead, id)
-			res.expired++
 		}
 	}
-	orphans, err := st.OrphanMatches(ctx)
-	if err != nil {
-		return res, err
-	}
-	res.orphans = len(orphans)
-	dead = append(dead, orphans...)
-	res.stats, err = st.Prune(ctx, dead, now-o.orphanAge, o.dryRun)
-	return res, err
+	return dead, nil
 }

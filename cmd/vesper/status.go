@@ -104,6 +104,35 @@ func watchCommand() *cli.Command {
 
 // printStatus is the text form of the status object.
 func printStatus(w io.Writer, st *seat.Status) {
+	printStatusHead(w, st)
+	switch {
+	case st.Result != nil:
+		printStatusResult(w, st)
+	case st.ToMove != nil:
+		printStatusTurn(w, st)
+	case st.Expires != nil:
+		fmt.Fprintf(w, "waiting for an accept until %s\n", st.Expires.RFC3339)
+	}
+	if st.Offer != nil {
+		fmt.Fprintf(w, "offer   the %s player signed %s (%s); accept with vesper result --agree %s MATCH\n",
+			st.Offer.Role, st.Offer.Result.Result, st.Offer.Result.Reason, st.Offer.Result.Result)
+	}
+	for _, r := range st.Requests {
+		fmt.Fprintf(w, "arbitration requested by %s: %s\n", short(r.Author), r.Content)
+	}
+	if len(st.Ignored) > 0 {
+		fmt.Fprintf(w, "ignored events:\n")
+		for _, i := range st.Ignored {
+			fmt.Fprintf(w, "  %s  %s\n", short(i.ID), i.Reason)
+		}
+	}
+	for r, why := range st.Relays.Failed {
+		fmt.Fprintf(w, "relay %s did not answer: %s\n", r, why)
+	}
+}
+
+// printStatusHead prints the match, its players, the board and the moves.
+func printStatusHead(w io.Writer, st *seat.Status) {
 	fmt.Fprintf(w, "match   %s (%s)\n", st.Match, st.Game)
 	if st.Nevent != "" {
 		fmt.Fprintf(w, "nevent  %s\n", st.Nevent)
@@ -134,55 +163,42 @@ func printStatus(w io.Writer, st *seat.Status) {
 		}
 		fmt.Fprintf(w, "they say %q at ply %d%s\n", oc.Text, oc.Ply, cut)
 	}
-	switch {
-	case st.Result != nil:
-		fmt.Fprintf(w, "result  %s (%s)", *st.Result, *st.Reason)
-		if st.Final {
-			fmt.Fprintf(w, ", final by %s (event %s)\n", *st.FinalBy, *st.FinalEvent)
-		} else {
-			fmt.Fprintf(w, ", not final yet: both players sign it (vesper result MATCH), or a ruling after an arbitration request\n")
-		}
-		if st.MustSign {
-			fmt.Fprintln(w, "you must sign the result: vesper result MATCH")
-		}
-	case st.ToMove != nil:
-		turn := st.ToMove.Role + " player"
-		if st.MyTurn {
-			turn = "your move"
-		}
-		fmt.Fprintf(w, "turn    %s (%s), ply %d; clock runs until %s", turn, st.ToMove.Color, st.Ply, st.Deadline.RFC3339)
-		if st.InCheck {
-			fmt.Fprint(w, "; in check")
-		}
-		fmt.Fprintln(w)
-		if st.ClockExpired {
-			fmt.Fprintln(w, "the clock has run out: the waiting player may claim the win (vesper claim-timeout MATCH)")
-		}
-		if st.MyTurn {
-			var legal []string
-			for _, m := range st.LegalMoves {
-				legal = append(legal, m.SAN+m.Point)
-			}
-			fmt.Fprintf(w, "legal   %s\n", strings.Join(legal, " "))
-		}
-	case st.Expires != nil:
-		fmt.Fprintf(w, "waiting for an accept until %s\n", st.Expires.RFC3339)
+}
+
+// printStatusResult prints the result and what it still waits for.
+func printStatusResult(w io.Writer, st *seat.Status) {
+	fmt.Fprintf(w, "result  %s (%s)", *st.Result, *st.Reason)
+	if st.Final {
+		fmt.Fprintf(w, ", final by %s (event %s)\n", *st.FinalBy, *st.FinalEvent)
+	} else {
+		fmt.Fprintf(w, ", not final yet: both players sign it (vesper result MATCH), or a ruling after an arbitration request\n")
 	}
-	if st.Offer != nil {
-		fmt.Fprintf(w, "offer   the %s player signed %s (%s); accept with vesper result --agree %s MATCH\n",
-			st.Offer.Role, st.Offer.Result.Result, st.Offer.Result.Reason, st.Offer.Result.Result)
+	if st.MustSign {
+		fmt.Fprintln(w, "you must sign the result: vesper result MATCH")
 	}
-	for _, r := range st.Requests {
-		fmt.Fprintf(w, "arbitration requested by %s: %s\n", short(r.Author), r.Content)
+}
+
+// printStatusTurn prints whose move it is, the clock, and on the
+// caller's turn the legal moves.
+func printStatusTurn(w io.Writer, st *seat.Status) {
+	turn := st.ToMove.Role + " player"
+	if st.MyTurn {
+		turn = "your move"
 	}
-	if len(st.Ignored) > 0 {
-		fmt.Fprintf(w, "ignored events:\n")
-		for _, i := range st.Ignored {
-			fmt.Fprintf(w, "  %s  %s\n", short(i.ID), i.Reason)
+	fmt.Fprintf(w, "turn    %s (%s), ply %d; clock runs until %s", turn, st.ToMove.Color, st.Ply, st.Deadline.RFC3339)
+	if st.InCheck {
+		fmt.Fprint(w, "; in check")
+	}
+	fmt.Fprintln(w)
+	if st.ClockExpired {
+		fmt.Fprintln(w, "the clock has run out: the waiting player may claim the win (vesper claim-timeout MATCH)")
+	}
+	if st.MyTurn {
+		var legal []string
+		for _, m := range st.LegalMoves {
+			legal = append(legal, m.SAN+m.Point)
 		}
-	}
-	for r, why := range st.Relays.Failed {
-		fmt.Fprintf(w, "relay %s did not answer: %s\n", r, why)
+		fmt.Fprintf(w, "legal   %s\n", strings.Join(legal, " "))
 	}
 }
 

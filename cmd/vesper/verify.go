@@ -106,6 +106,38 @@ func verifyFiles(paths []string, now *int64, asJSON bool, stdin io.Reader, stdou
 
 // verifyFilesMax is verifyFiles refusing files over max bytes.
 func verifyFilesMax(paths []string, now *int64, asJSON bool, max int64, stdin io.Reader, stdout, stderr io.Writer) int {
+	results := verifyAll(paths, now, max, stdin)
+	out := bufio.NewWriter(stdout)
+	defer out.Flush()
+	code := exitOK
+	var tw *tabwriter.Writer
+	if !asJSON {
+		tw = tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "FILE\tMATCH\tGAME\tSTATUS\tRESULT\tREASON\tPLIES\tFINAL\tIGNORED")
+	}
+	for _, r := range results {
+		switch {
+		case r.readErr != "":
+			code = exitFailure
+			fmt.Fprintf(stderr, "vesper: %s: %s\n", r.path, r.readErr)
+		case r.noMatch != nil && code == exitOK:
+			code = exitRules
+		}
+		if asJSON {
+			out.Write(r.jsonLine())
+		} else {
+			r.printRow(tw)
+		}
+	}
+	if tw != nil {
+		tw.Flush()
+	}
+	return code
+}
+
+// verifyAll verifies paths on GOMAXPROCS workers, results in argument
+// order. "-" is stdin, read once however often it is named.
+func verifyAll(paths []string, now *int64, max int64, stdin io.Reader) []verified {
 	results := make([]verified, len(paths))
 	var wg sync.WaitGroup
 	next := make(chan int)
@@ -138,50 +170,34 @@ func verifyFilesMax(paths []string, now *int64, asJSON bool, max int64, stdin io
 	}
 	close(next)
 	wg.Wait()
+	return results
+}
 
-	out := bufio.NewWriter(stdout)
-	defer out.Flush()
-	code := exitOK
-	var tw *tabwriter.Writer
-	if !asJSON {
-		tw = tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "FILE\tMATCH\tGAME\tSTATUS\tRESULT\tREASON\tPLIES\tFINAL\tIGNORED")
+// jsonLine is r's line of the --json output.
+func (r *verified) jsonLine() []byte {
+	switch {
+	case r.readErr != "":
+		return match.MarshalLine(map[string]string{"file": r.path, "error": r.readErr})
+	case r.noMatch != nil:
+		return match.MarshalLine(r.noMatch)
 	}
-	for _, r := range results {
-		switch {
-		case r.readErr != "":
-			code = exitFailure
-			fmt.Fprintf(stderr, "vesper: %s: %s\n", r.path, r.readErr)
-			if asJSON {
-				out.Write(match.MarshalLine(map[string]string{"file": r.path, "error": r.readErr}))
-			} else {
-				fmt.Fprintf(tw, "%s\t-\t-\terror\t%s\t\t\t\t\n", r.path, r.readErr)
-			}
-		case r.noMatch != nil:
-			if code == exitOK {
-				code = exitRules
-			}
-			if asJSON {
-				out.Write(match.MarshalLine(r.noMatch))
-			} else {
-				id := "-"
-				if r.noMatch.Match != nil {
-					id = short(*r.noMatch.Match)
-				}
-				fmt.Fprintf(tw, "%s\t%s\t-\tinvalid\t%s\t\t\t\t\n", r.path, id, r.noMatch.Error)
-			}
-		default:
-			if asJSON {
-				out.Write(match.MarshalLine(r.summary))
-			} else {
-				printSummaryRow(tw, r.path, r.summary)
-			}
+	return match.MarshalLine(r.summary)
+}
+
+// printRow is r's row of the table.
+func (r *verified) printRow(tw io.Writer) {
+	switch {
+	case r.readErr != "":
+		fmt.Fprintf(tw, "%s\t-\t-\terror\t%s\t\t\t\t\n", r.path, r.readErr)
+	case r.noMatch != nil:
+		id := "-"
+		if r.noMatch.Match != nil {
+			id = short(*r.noMatch.Match)
 		}
+		fmt.Fprintf(tw, "%s\t%s\t-\tinvalid\t%s\t\t\t\t\n", r.path, id, r.noMatch.Error)
+	default:
+		printSummaryRow(tw, r.path, r.summary)
 	}
-	if tw != nil {
-		tw.Flush()
-	}
-	return code
 }
 
 func printSummaryRow(w io.Writer, path string, s *match.Summary) {

@@ -95,16 +95,6 @@ var tables = newAttackTables()
 
 func newAttackTables() *attackTables {
 	t := &attackTables{}
-	onBoard := func(f, r int) bool { return f >= 0 && f < 8 && r >= 0 && r < 8 }
-	leaper := func(f, r int, deltas [][2]int) Bitboard {
-		var b Bitboard
-		for _, d := range deltas {
-			if onBoard(f+d[0], r+d[1]) {
-				b |= bit(sq(f+d[0], r+d[1]))
-			}
-		}
-		return b
-	}
 	knightD := [][2]int{{1, 2}, {2, 1}, {2, -1}, {1, -2}, {-1, -2}, {-2, -1}, {-2, 1}, {-1, 2}}
 	kingD := [][2]int{{1, 0}, {1, 1}, {0, 1}, {-1, 1}, {-1, 0}, {-1, -1}, {0, -1}, {1, -1}}
 	for s := Square(0); s < 64; s++ {
@@ -126,21 +116,7 @@ func newAttackTables() *attackTables {
 	}
 	for f := 0; f < 8; f++ {
 		for inner := 0; inner < 64; inner++ {
-			occ := inner << 1
-			var att uint8
-			for x := f + 1; x < 8; x++ {
-				att |= 1 << x
-				if occ&(1<<x) != 0 {
-					break
-				}
-			}
-			for x := f - 1; x >= 0; x-- {
-				att |= 1 << x
-				if occ&(1<<x) != 0 {
-					break
-				}
-			}
-			t.rank[f][inner] = att
+			t.rank[f][inner] = rankTableEntry(f, inner<<1)
 		}
 	}
 	for a := Square(0); a < 64; a++ {
@@ -153,6 +129,38 @@ func newAttackTables() *attackTables {
 		}
 	}
 	return t
+}
+
+func onBoard(f, r int) bool { return f >= 0 && f < 8 && r >= 0 && r < 8 }
+
+// leaper is the set of squares one of the jumps deltas away from (f, r).
+func leaper(f, r int, deltas [][2]int) Bitboard {
+	var b Bitboard
+	for _, d := range deltas {
+		if onBoard(f+d[0], r+d[1]) {
+			b |= bit(sq(f+d[0], r+d[1]))
+		}
+	}
+	return b
+}
+
+// rankTableEntry is the files a rook on file f attacks along its rank with
+// the files in occ occupied, up to and including the first blocker each way.
+func rankTableEntry(f, occ int) uint8 {
+	var att uint8
+	for x := f + 1; x < 8; x++ {
+		att |= 1 << x
+		if occ&(1<<x) != 0 {
+			break
+		}
+	}
+	for x := f - 1; x >= 0; x-- {
+		att |= 1 << x
+		if occ&(1<<x) != 0 {
+			break
+		}
+	}
+	return att
 }
 
 // Sliding attacks use hyperbola quintessence: along a file or diagonal,

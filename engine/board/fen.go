@@ -27,12 +27,9 @@ const pieceLetters = "PNBRQKpnbrqk"
 // than 16 pieces or 8 pawns a side, pawns on the first or last rank, or the
 // side not to move in check.
 func ParseFEN(fen string) (Position, error) {
-	fail := func(format string, a ...any) (Position, error) {
-		return Position{}, &FENError{FEN: fen, Reason: fmt.Sprintf(format, a...)}
-	}
 	fields := strings.Fields(fen)
 	if len(fields) < 2 || len(fields) > 6 {
-		return fail("want 2 to 6 fields, got %d", len(fields))
+		return Position{}, &FENError{FEN: fen, Reason: fmt.Sprintf("want 2 to 6 fields, got %d", len(fields))}
 	}
 	fields = append(fields, []string{"-", "-", "0", "1"}[len(fields)-2:]...)
 
@@ -40,9 +37,37 @@ func ParseFEN(fen string) (Position, error) {
 	for i := range p.board {
 		p.board[i] = Empty
 	}
-	ranks := strings.Split(fields[0], "/")
+	why := p.placePieces(fields[0])
+	if why == "" {
+		why = p.checkMaterial()
+	}
+	if why == "" {
+		why = p.setSide(fields[1])
+	}
+	if why == "" {
+		why = p.setCastling(fields[2])
+	}
+	if why == "" {
+		why = p.setEnPassant(fields[3])
+	}
+	if why == "" {
+		why = p.setCounters(fields[4], fields[5])
+	}
+	if why != "" {
+		return Position{}, &FENError{FEN: fen, Reason: why}
+	}
+	p.key = p.computeKey()
+	return p, nil
+}
+
+// The steps of ParseFEN each fill one part of p from its FEN field and
+// return why the field was refused, or "" when it was accepted.
+
+// placePieces reads the board field.
+func (p *Position) placePieces(field string) string {
+	ranks := strings.Split(field, "/")
 	if len(ranks) != 8 {
-		return fail("want 8 ranks, got %d", len(ranks))
+		return fmt.Sprintf("want 8 ranks, got %d", len(ranks))
 	}
 	for i, row := range ranks {
 		rank, file := 7-i, 0
@@ -52,78 +77,99 @@ func ParseFEN(fen string) (Position, error) {
 				file += int(ch - '0')
 			case strings.ContainsRune(pieceLetters, ch):
 				if file > 7 {
-					return fail("rank %d is longer than 8 squares", rank+1)
+					return fmt.Sprintf("rank %d is longer than 8 squares", rank+1)
 				}
 				p.put(Piece(strings.IndexRune(pieceLetters, ch)), sq(file, rank))
 				file++
 			default:
-				return fail("unexpected %q in the board", ch)
+				return fmt.Sprintf("unexpected %q in the board", ch)
 			}
 		}
 		if file != 8 {
-			return fail("rank %d has %d squares", rank+1, file)
+			return fmt.Sprintf("rank %d has %d squares", rank+1, file)
 		}
 	}
+	return ""
+}
+
+// checkMaterial refuses the piece sets the search cannot handle.
+func (p *Position) checkMaterial() string {
 	for c := White; c <= Black; c++ {
 		if p.pieces[c][King].count() != 1 {
-			return fail("want one king a side")
+			return "want one king a side"
 		}
 		if p.occ[c].count() > 16 || p.pieces[c][Pawn].count() > 8 {
-			return fail("more than 16 pieces or 8 pawns a side")
+			return "more than 16 pieces or 8 pawns a side"
 		}
 	}
 	if (p.pieces[White][Pawn]|p.pieces[Black][Pawn])&(rank1|rank8) != 0 {
-		return fail("a pawn on the first or last rank")
+		return "a pawn on the first or last rank"
 	}
+	return ""
+}
 
-	switch fields[1] {
+// setSide reads the side to move, which must not be able to take the king.
+func (p *Position) setSide(field string) string {
+	switch field {
 	case "w":
 		p.side = White
 	case "b":
 		p.side = Black
 	default:
-		return fail("side to move %q", fields[1])
+		return fmt.Sprintf("side to move %q", field)
 	}
 	if p.Attacked(p.KingSquare(p.side.Other()), p.side) {
-		return fail("the side not to move is in check")
+		return "the side not to move is in check"
 	}
+	return ""
+}
 
-	if fields[2] != "-" {
-		for _, ch := range fields[2] {
+// setCastling reads the castling rights, keeping those still possible.
+func (p *Position) setCastling(field string) string {
+	if field != "-" {
+		for _, ch := range field {
 			i := strings.IndexRune("KQkq", ch)
 			if i < 0 {
-				return fail("castling %q", fields[2])
+				return fmt.Sprintf("castling %q", field)
 			}
 			p.castle |= 1 << i
 		}
 	}
 	p.castle &= p.possibleCastling()
+	return ""
+}
 
+// setEnPassant reads the en-passant square, kept only when plausible.
+func (p *Position) setEnPassant(field string) string {
 	p.ep = NoSquare
-	if fields[3] != "-" {
-		s, ok := ParseSquare(fields[3])
-		if !ok {
-			return fail("en-passant square %q", fields[3])
-		}
-		if p.enPassantPlausible(s) {
-			p.ep = s
-		}
+	if field == "-" {
+		return ""
 	}
+	s, ok := ParseSquare(field)
+	if !ok {
+		return fmt.Sprintf("en-passant square %q", field)
+	}
+	if p.enPassantPlausible(s) {
+		p.ep = s
+	}
+	return ""
+}
 
-	hm, err := strconv.Atoi(fields[4])
+// setCounters reads the half-move clock and move number (0 read as 1).
+func (p *Position) setCounters(half, full string) string {
+	hm, err := strconv.Atoi(half)
 	if err != nil || hm < 0 {
-		return fail("half-move clock %q", fields[4])
+		return fmt.Sprintf("half-move clock %q", half)
 	}
-	fm, err := strconv.Atoi(fields[5])
+	fm, err := strconv.Atoi(full)
 	if err != nil || fm < 0 {
-		return fail("move number %q", fields[5])
+		return fmt.Sprintf("move number %q", full)
 	}
 	if fm == 0 {
 		fm = 1
 	}
 	p.halfMove, p.fullMove = hm, fm
-	p.key = p.computeKey()
-	return p, nil
+	return ""
 }
 
 // possibleCastling is the set of rights whose king and rook stand at home.

@@ -27,31 +27,12 @@ var tablesPST = newPST()
 // endgame.
 func newPST() *pst {
 	t := &pst{}
-	abs := func(x int) int {
-		if x < 0 {
-			return -x
-		}
-		return x
-	}
 	for s := 0; s < 64; s++ {
 		f, r := s&7, s>>3
 		df, dr := abs(2*f-7), abs(2*r-7) // 1, 3, 5 or 7
 		ring := (max(df, dr) - 1) / 2    // 0 (centre) .. 3 (edge)
 
-		pawnMg := [8]int{0, 0, 2, 6, 12, 25, 45, 0}[r]
-		if (f == 3 || f == 4) && (r == 3 || r == 4) {
-			pawnMg += 15
-		}
-		if (f == 2 || f == 5) && (r == 3 || r == 4) {
-			pawnMg += 5
-		}
-		if (f == 3 || f == 4) && r == 1 {
-			pawnMg -= 10
-		}
-		if f >= 5 && r == 1 {
-			pawnMg += 5 // keep the castled king's shelter
-		}
-		t.mg[board.Pawn][s] = pawnMg
+		t.mg[board.Pawn][s] = pawnMgBonus(f, r)
 		t.eg[board.Pawn][s] = [8]int{0, 0, 5, 12, 25, 45, 75, 0}[r]
 
 		t.mg[board.Knight][s] = [4]int{20, 8, -8, -35}[ring]
@@ -66,27 +47,57 @@ func newPST() *pst {
 			t.mg[board.Bishop][s] -= 10
 		}
 
-		rook := 0
-		if r == 6 {
-			rook = 15
-		}
-		if f == 3 || f == 4 {
-			rook += 5
-		}
+		rook := rookBonus(f, r)
 		t.mg[board.Rook][s] = rook
 		t.eg[board.Rook][s] = rook / 2
 
 		t.mg[board.Queen][s] = [4]int{5, 4, 0, -8}[ring]
 		t.eg[board.Queen][s] = [4]int{12, 8, 0, -12}[ring]
 
-		kingMg := -25 * min(r, 3)
-		if r == 0 {
-			kingMg += [8]int{20, 30, 10, -5, 0, -5, 30, 20}[f]
-		}
-		t.mg[board.King][s] = kingMg
+		t.mg[board.King][s] = kingMgBonus(f, r)
 		t.eg[board.King][s] = [4]int{25, 12, -5, -30}[ring]
 	}
 	return t
+}
+
+// pawnMgBonus is the middlegame pawn bonus on file f, rank r: advancing,
+// holding the centre, and not leaving the castled king's shelter.
+func pawnMgBonus(f, r int) int {
+	b := [8]int{0, 0, 2, 6, 12, 25, 45, 0}[r]
+	if (f == 3 || f == 4) && (r == 3 || r == 4) {
+		b += 15
+	}
+	if (f == 2 || f == 5) && (r == 3 || r == 4) {
+		b += 5
+	}
+	if (f == 3 || f == 4) && r == 1 {
+		b -= 10
+	}
+	if f >= 5 && r == 1 {
+		b += 5 // keep the castled king's shelter
+	}
+	return b
+}
+
+// rookBonus favours the seventh rank and the centre files.
+func rookBonus(f, r int) int {
+	b := 0
+	if r == 6 {
+		b = 15
+	}
+	if f == 3 || f == 4 {
+		b += 5
+	}
+	return b
+}
+
+// kingMgBonus keeps the middlegame king home, castled on a wing.
+func kingMgBonus(f, r int) int {
+	b := -25 * min(r, 3)
+	if r == 0 {
+		b += [8]int{20, 30, 10, -5, 0, -5, 30, 20}[f]
+	}
+	return b
 }
 
 // masks used by the pawn terms.
@@ -154,61 +165,21 @@ func Evaluate(p *board.Position) int {
 	}
 	for c := board.White; c <= board.Black; c++ {
 		them := c.Other()
-		own := p.Occupied(c)
-		safe := ^own &^ pawnAtt[them]
-		ownPawns, theirPawns := p.Pieces(c, board.Pawn), p.Pieces(them, board.Pawn)
+		e := evalSide{
+			c:          c,
+			all:        all,
+			safe:       ^p.Occupied(c) &^ pawnAtt[them],
+			ownPawns:   p.Pieces(c, board.Pawn),
+			theirPawns: p.Pieces(them, board.Pawn),
+		}
 		for t := board.Pawn; t <= board.King; t++ {
 			for b := p.Pieces(c, t); b != 0; {
 				s := b.PopLSB()
 				ms := mirror(c, s)
-				mg[c] += mgValue[t] + tablesPST.mg[t][ms]
-				eg[c] += egValue[t] + tablesPST.eg[t][ms]
+				dmg, deg := e.pieceTerms(t, s)
+				mg[c] += mgValue[t] + tablesPST.mg[t][ms] + dmg
+				eg[c] += egValue[t] + tablesPST.eg[t][ms] + deg
 				phase += phaseWeight[t]
-				switch t {
-				case board.Pawn:
-					f := s.File()
-					if masks.passed[c][s]&theirPawns == 0 {
-						rr := relRank(c, s)
-						mg[c] += passedMg[rr]
-						eg[c] += passedEg[rr]
-					}
-					if masks.adjacent[f]&ownPawns == 0 {
-						mg[c] -= 12
-						eg[c] -= 15
-					}
-					if masks.passed[c][s]&board.FileMask(f)&ownPawns != 0 {
-						mg[c] -= 10
-						eg[c] -= 20
-					}
-				case board.Knight:
-					n := (board.KnightAttacks(s) & safe).Count()
-					mg[c] += 4 * (n - 4)
-					eg[c] += 4 * (n - 4)
-				case board.Bishop:
-					n := (board.BishopAttacks(s, all) & safe).Count()
-					mg[c] += 4 * (n - 6)
-					eg[c] += 5 * (n - 6)
-				case board.Rook:
-					n := (board.RookAttacks(s, all) & safe).Count()
-					mg[c] += 2 * (n - 7)
-					eg[c] += 4 * (n - 7)
-					file := board.FileMask(s.File())
-					if file&ownPawns == 0 {
-						if file&theirPawns == 0 {
-							mg[c] += 20
-							eg[c] += 8
-						} else {
-							mg[c] += 10
-							eg[c] += 4
-						}
-					}
-				case board.Queen:
-					n := (board.RookAttacks(s, all) | board.BishopAttacks(s, all)) & safe
-					mg[c] += n.Count() - 14
-					eg[c] += 2 * (n.Count() - 14)
-				case board.King:
-					mg[c] += 8 * min((board.KingAttacks(s)&ownPawns&^rankOf(s)).Count(), 3)
-				}
 			}
 		}
 		if p.Pieces(c, board.Bishop).Count() >= 2 {
@@ -223,6 +194,75 @@ func Evaluate(p *board.Position) int {
 		score = -score
 	}
 	return score + 10 // the side to move has the tempo
+}
+
+// evalSide is what the per-piece terms of one side's pieces look at.
+type evalSide struct {
+	c                    board.Color
+	all                  board.Bitboard // every occupied square
+	safe                 board.Bitboard // neither own pieces nor attacked by enemy pawns
+	ownPawns, theirPawns board.Bitboard
+}
+
+// pieceTerms is the middlegame and endgame bonus of a piece of type t on s
+// beyond its value and square: pawn structure, mobility, open files, and
+// the king's pawn shield.
+func (e *evalSide) pieceTerms(t board.PieceType, s board.Square) (mg, eg int) {
+	switch t {
+	case board.Pawn:
+		return e.pawnTerms(s)
+	case board.Knight:
+		n := (board.KnightAttacks(s) & e.safe).Count()
+		return 4 * (n - 4), 4 * (n - 4)
+	case board.Bishop:
+		n := (board.BishopAttacks(s, e.all) & e.safe).Count()
+		return 4 * (n - 6), 5 * (n - 6)
+	case board.Rook:
+		return e.rookTerms(s)
+	case board.Queen:
+		n := (board.RookAttacks(s, e.all) | board.BishopAttacks(s, e.all)) & e.safe
+		return n.Count() - 14, 2 * (n.Count() - 14)
+	case board.King:
+		return 8 * min((board.KingAttacks(s)&e.ownPawns&^rankOf(s)).Count(), 3), 0
+	}
+	return 0, 0
+}
+
+// pawnTerms rewards a passed pawn by its rank and penalises isolated and
+// doubled pawns.
+func (e *evalSide) pawnTerms(s board.Square) (mg, eg int) {
+	f := s.File()
+	if masks.passed[e.c][s]&e.theirPawns == 0 {
+		rr := relRank(e.c, s)
+		mg += passedMg[rr]
+		eg += passedEg[rr]
+	}
+	if masks.adjacent[f]&e.ownPawns == 0 {
+		mg -= 12
+		eg -= 15
+	}
+	if masks.passed[e.c][s]&board.FileMask(f)&e.ownPawns != 0 {
+		mg -= 10
+		eg -= 20
+	}
+	return mg, eg
+}
+
+// rookTerms is a rook's mobility and its bonus on a half-open or open file.
+func (e *evalSide) rookTerms(s board.Square) (mg, eg int) {
+	n := (board.RookAttacks(s, e.all) & e.safe).Count()
+	mg, eg = 2*(n-7), 4*(n-7)
+	file := board.FileMask(s.File())
+	if file&e.ownPawns == 0 {
+		if file&e.theirPawns == 0 {
+			mg += 20
+			eg += 8
+		} else {
+			mg += 10
+			eg += 4
+		}
+	}
+	return mg, eg
 }
 
 func rankOf(s board.Square) board.Bitboard { return board.Bitboard(0xff) << (8 * s.Rank()) }

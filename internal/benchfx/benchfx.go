@@ -172,7 +172,6 @@ func IngestFile(ctx context.Context, path string, st *store.Store, verify bool) 
 		return 0, err
 	}
 	defer f.Close()
-	const batch = 1000
 	lines := make(chan [][]byte, 4)
 	checked := make(chan []store.Incoming, 4)
 	errc := make(chan error, 1)
@@ -182,46 +181,11 @@ func IngestFile(ctx context.Context, path string, st *store.Store, verify bool) 
 		default:
 		}
 	}
-	go func() {
-		defer close(lines)
-		sc := bufio.NewScanner(f)
-		sc.Buffer(make([]byte, 1<<20), 1<<20)
-		var cur [][]byte
-		for sc.Scan() {
-			cur = append(cur, slices.Clone(sc.Bytes()))
-			if len(cur) == batch {
-				lines <- cur
-				cur = nil
-			}
-		}
-		if len(cur) > 0 {
-			lines <- cur
-		}
-		if err := sc.Err(); err != nil {
-			report(err)
-		}
-	}()
+	go readBatches(f, lines, report)
 	seen := time.Now().Unix()
 	var wg sync.WaitGroup
 	for range runtime.GOMAXPROCS(0) {
-		wg.Go(func() {
-			for raws := range lines {
-				in := make([]store.Incoming, 0, len(raws))
-				for _, raw := range raws {
-					parse := nostr.ParseAndVerify
-					if !verify {
-						parse = nostr.ParseEvent
-					}
-					ev, err := parse(raw)
-					if err != nil {
-						report(fmt.Errorf("event %s: %w", raw[:min(len(raw), 80)], err))
-						continue
-					}
-					in = append(in, store.Incoming{Event: ev, Raw: raw, Relay: "wss://bench.invalid", SeenAt: seen})
-				}
-				checked <- in
-			}
-		})
+		wg.Go(func() { checkBatches(lines, checked, verify, seen, report) })
 	}
 	go func() { wg.Wait(); close(checked) }()
 	n := 0
@@ -240,6 +204,49 @@ func IngestFile(ctx context.Context, path string, st *store.Store, verify bool) 
 	default:
 	}
 	return n, nil
+}
+
+// readBatches sends f's lines to lines in batches of 1,000, then closes it.
+func readBatches(f io.Reader, lines chan<- [][]byte, report func(error)) {
+	const batch = 1000
+	defer close(lines)
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	var cur [][]byte
+	for sc.Scan() {
+		cur = append(cur, slices.Clone(sc.Bytes()))
+		if len(cur) == batch {
+			lines <- cur
+			cur = nil
+		}
+	}
+	if len(cur) > 0 {
+		lines <- cur
+	}
+	if err := sc.Err(); err != nil {
+		report(err)
+	}
+}
+
+// checkBatches parses (and with verify, checks) each batch of lines and
+// sends the events that pass, received at seen, to checked.
+func checkBatches(lines <-chan [][]byte, checked chan<- []store.Incoming, verify bool, seen int64, report func(error)) {
+	parse := nostr.ParseAndVerify
+	if !verify {
+		parse = nostr.ParseEvent
+	}
+	for raws := range lines {
+		in := make([]store.Incoming, 0, len(raws))
+		for _, raw := range raws {
+			ev, err := parse(raw)
+			if err != nil {
+				report(fmt.Errorf("event %s: %w", raw[:min(len(raw), 80)], err))
+				continue
+			}
+			in = append(in, store.Incoming{Event: ev, Raw: raw, Relay: "wss://bench.invalid", SeenAt: seen})
+		}
+		checked <- in
+	}
 }
 
 // PeakRSS resets the kernel's high-water mark of this process (Linux

@@ -216,18 +216,12 @@ func (r *Relay) session(ctx context.Context, c *ws.Conn) {
 		switch label {
 		case "REQ":
 			r.reqs.Add(1)
-			var fs []gn.Filter
-			for _, raw := range arr[2:] {
-				var f gn.Filter
-				if f.UnmarshalJSON(raw) == nil {
-					fs = append(fs, f)
-				}
-			}
 			if stop := subs[id]; stop != nil {
 				stop()
 			}
 			sctx, stop := context.WithCancel(ctx)
 			subs[id] = stop
+			fs := parseFilters(arr[2:])
 			wg.Go(func() { r.serveREQ(sctx, ctx, c, id, fs) })
 		case "CLOSE":
 			if stop := subs[id]; stop != nil {
@@ -243,6 +237,18 @@ func (r *Relay) session(ctx context.Context, c *ws.Conn) {
 			}
 		}
 	}
+}
+
+// parseFilters is the filters of a REQ that parse; the others are dropped.
+func parseFilters(raws []json.RawMessage) []gn.Filter {
+	var fs []gn.Filter
+	for _, raw := range raws {
+		var f gn.Filter
+		if f.UnmarshalJSON(raw) == nil {
+			fs = append(fs, f)
+		}
+	}
+	return fs
 }
 
 func write(ctx context.Context, c *ws.Conn, msg any) error {
@@ -269,45 +275,10 @@ func (r *Relay) sendEvent(ctx context.Context, c *ws.Conn, id string, ev *nostr.
 // ends mid-write, and a CLOSE must end a subscription, not the connection.
 func (r *Relay) serveREQ(ctx, conn context.Context, c *ws.Conn, id string, fs []gn.Filter) {
 	if r.opts.GiantFrame > 0 {
-		go func() {
-			t := time.NewTimer(r.opts.GiantDelay)
-			defer t.Stop()
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-			}
-			if c.Write(conn, ws.MessageText, r.giant) == nil {
-				r.giants.Add(1)
-			}
-		}()
+		go r.sendGiantLater(ctx, conn, c)
 	}
-	stored := false
-	for _, f := range fs {
-		if !f.LimitZero {
-			stored = true
-		}
-	}
-	if stored {
-		for _, ev := range r.opts.Stored {
-			if gn.Filters(fs).Match(ev) {
-				if ctx.Err() != nil || r.sendEvent(conn, c, id, ev) != nil {
-					return
-				}
-			}
-		}
-	}
-	if r.opts.EndlessPages && stored {
-		for _, f := range fs {
-			if f.LimitZero {
-				continue
-			}
-			for _, ev := range r.page(f) {
-				if ctx.Err() != nil || r.sendEvent(conn, c, id, ev) != nil {
-					return
-				}
-			}
-		}
+	if !r.sendStored(ctx, conn, c, id, fs) {
+		return
 	}
 	if !r.opts.NoEOSE {
 		if ctx.Err() != nil || write(conn, c, []any{"EOSE", id}) != nil {
@@ -327,6 +298,57 @@ func (r *Relay) serveREQ(ctx, conn context.Context, c *ws.Conn, id string, fs []
 		}
 	}
 	<-ctx.Done()
+}
+
+// sendGiantLater sends the giant frame after GiantDelay, unless the
+// subscription ends first.
+func (r *Relay) sendGiantLater(ctx, conn context.Context, c *ws.Conn) {
+	t := time.NewTimer(r.opts.GiantDelay)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return
+	case <-t.C:
+	}
+	if c.Write(conn, ws.MessageText, r.giant) == nil {
+		r.giants.Add(1)
+	}
+}
+
+// sendStored sends the stored events fs matches, then with EndlessPages a
+// full page for each filter, unless every filter asks for none (limit 0).
+// It reports false when the subscription ended or a write failed.
+func (r *Relay) sendStored(ctx, conn context.Context, c *ws.Conn, id string, fs []gn.Filter) bool {
+	stored := false
+	for _, f := range fs {
+		if !f.LimitZero {
+			stored = true
+		}
+	}
+	if !stored {
+		return true
+	}
+	for _, ev := range r.opts.Stored {
+		if gn.Filters(fs).Match(ev) {
+			if ctx.Err() != nil || r.sendEvent(conn, c, id, ev) != nil {
+				return false
+			}
+		}
+	}
+	if !r.opts.EndlessPages {
+		return true
+	}
+	for _, f := range fs {
+		if f.LimitZero {
+			continue
+		}
+		for _, ev := range r.page(f) {
+			if ctx.Err() != nil || r.sendEvent(conn, c, id, ev) != nil {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // page is a full page of fresh challenges that f matches.

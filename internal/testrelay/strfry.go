@@ -557,20 +557,32 @@ func (c *strfryConn) neg(cmd string, arr []json.RawMessage) error {
 		c.mu.Unlock()
 		return nil
 	case "NEG-MSG":
-		var msg string
-		if len(arr) < 3 || json.Unmarshal(arr[2], &msg) != nil {
-			return fmt.Errorf("negentropy payload not a string")
-		}
-		c.mu.Lock()
-		n := c.negs[id]
-		c.mu.Unlock()
-		if n == nil {
-			c.send("NEG-ERR", id, "closed: unknown subscription handle")
-			return nil
-		}
-		c.reconcile(id, n, msg)
+		return c.negMsg(id, arr)
+	}
+	return c.negOpen(id, arr)
+}
+
+// negMsg continues the session id with the client's next message.
+func (c *strfryConn) negMsg(id string, arr []json.RawMessage) error {
+	var msg string
+	if len(arr) < 3 || json.Unmarshal(arr[2], &msg) != nil {
+		return fmt.Errorf("negentropy payload not a string")
+	}
+	c.mu.Lock()
+	n := c.negs[id]
+	c.mu.Unlock()
+	if n == nil {
+		c.send("NEG-ERR", id, "closed: unknown subscription handle")
 		return nil
 	}
+	c.reconcile(id, n, msg)
+	return nil
+}
+
+// negOpen opens the session id (NEG-OPEN) over the events of its filter
+// the client may read, refusing a query over MaxSyncEvents as strfry does,
+// and answers its first message.
+func (c *strfryConn) negOpen(id string, arr []json.RawMessage) error {
 	if len(arr) < 4 {
 		return fmt.Errorf("negentropy query missing elements")
 	}

@@ -148,6 +148,16 @@ func (s *msmScratch) msm(terms []term, result *secp.JacobianPoint) {
 	clear(s.state)
 	clear(s.round)
 	s.queue = s.queue[:0]
+	s.queueDigits(terms, c, windows, half)
+	s.fillBuckets()
+	s.combineWindows(result, c, windows, half)
+}
+
+// queueDigits stores each term's point and its negation in s.pts and
+// queues, for each nonzero signed digit, the addition of the one or the
+// other into its window's bucket.
+func (s *msmScratch) queueDigits(terms []term, c, windows, half int) {
+	n := len(terms)
 	for i := range terms {
 		t := &terms[i]
 		s.pts[i] = *t.p
@@ -174,7 +184,13 @@ func (s *msmScratch) msm(terms []term, result *secp.JacobianPoint) {
 			}
 		}
 	}
+}
 
+// fillBuckets makes the queued additions in rounds of at most one per
+// bucket: the first point of a bucket is copied, a shared x goes to the
+// spill bucket, and the rest are added in affine coordinates together
+// (or, when too few to pay for the inversion, in Jacobian ones).
+func (s *msmScratch) fillBuckets() {
 	for round := int32(1); len(s.queue) > 0; round++ {
 		s.sched = s.sched[:0]
 		s.next = s.next[:0]
@@ -206,7 +222,12 @@ func (s *msmScratch) msm(terms []term, result *secp.JacobianPoint) {
 		}
 		s.queue, s.next = s.next, s.queue
 	}
+}
 
+// combineWindows sets result to Σ_w 2^(c·w) Σ_d d·bucket_(w,d): each
+// window's sum with two running sums, the windows from the top with c
+// doublings each.
+func (s *msmScratch) combineWindows(result *secp.JacobianPoint, c, windows, half int) {
 	var running, sum secp.JacobianPoint
 	for w := windows - 1; w >= 0; w-- {
 		if !isInfinity(result) {
