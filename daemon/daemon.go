@@ -35,6 +35,11 @@ type Config struct {
 	// MaxRelays caps the relays followed at once, the configured ones and
 	// the players' write relays (NIP-65) together [relay.DefaultMaxRelays].
 	MaxRelays int
+	// AllowPrivateRelays lets the relays named by others (players' NIP-65
+	// lists) be private, loopback or link-local addresses
+	// (internal/netguard); Relays are always dialed as written. Only the
+	// operator sets it (--allow-private-relays).
+	AllowPrivateRelays bool
 }
 
 // Options pace Run and name the site. Zero durations take the defaults
@@ -80,6 +85,7 @@ func Open(cfg Config) (*Daemon, error) {
 	}
 	n.recheck = cfg.Recheck
 	n.maxRelays = cfg.MaxRelays
+	n.allowPrivate = cfg.AllowPrivateRelays
 	n.opts = cfg.Run
 	if cfg.Analysis != nil {
 		n.analyst = &analyst{opts: *cfg.Analysis, wake: make(chan struct{}, 1)}

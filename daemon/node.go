@@ -54,6 +54,9 @@ type Daemon struct {
 	analyst   *analyst // nil: no analysis
 	lists     relayLists
 	maxRelays int // the relay client's cap (0: its default)
+	// allowPrivate is Config.AllowPrivateRelays, for the relay client's
+	// dial guard on the relays followed through NIP-65.
+	allowPrivate bool
 }
 
 func newNode(st *store.Store, key nostr.SecretKey, relays []string, cfg arbiter.Config, log *slog.Logger) *Daemon {

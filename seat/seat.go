@@ -36,6 +36,11 @@ type Seat struct {
 	// reasoning this key committed, kept until revealed (section 8.2)
 	// [vesper/reasoning/<pubkey> in the user's config directory].
 	JournalDir string
+	// AllowPrivateRelays lets relays named by others (hints in a shared
+	// nevent, players' relay lists) be private, loopback or link-local
+	// addresses (internal/netguard); Relays are always dialed as written.
+	// Only the operator sets it (--allow-private-relays).
+	AllowPrivateRelays bool
 
 	// AfterPublish, when set, is called after each match event the seat
 	// publishes and before anything that follows it (a reveal): a crash

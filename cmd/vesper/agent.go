@@ -54,7 +54,8 @@ func newSeat(c *cli.Context, needKey bool) (*seat.Seat, error) {
 	if t <= 0 {
 		return nil, fail(exitUsage, "%s: a relay timeout must be positive, not %s", c.Command.Name, t)
 	}
-	s := &seat.Seat{Relays: relayList(c), Key: key, Timeout: t, LockDir: lockDir(c), JournalDir: journalDir(c)}
+	s := &seat.Seat{Relays: relayList(c), Key: key, Timeout: t, LockDir: lockDir(c), JournalDir: journalDir(c),
+		AllowPrivateRelays: allowPrivate(c)}
 	if os.Getenv("VESPER_TEST_HOLD_AFTER_PUBLISH") == "1" {
 		// A crash test's stop: say what was published, then hang until
 		// killed, between the publication and what would follow it.

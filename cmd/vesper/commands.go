@@ -4,7 +4,7 @@ import "github.com/urfave/cli/v2"
 
 // commands lists every subcommand; each lives in its own file.
 func commands() []*cli.Command {
-	return []*cli.Command{
+	return withAllowPrivate([]*cli.Command{
 		demoCommand(),
 		daemonCommand(),
 		verifyCommand(),
@@ -42,5 +42,5 @@ func commands() []*cli.Command {
 		mcpCommand(),
 		playCommand(),
 		eventsCommand(),
-	}
+	})
 }

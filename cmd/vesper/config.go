@@ -24,6 +24,48 @@ func relaysFlag() cli.Flag {
 		Usage: "comma-separated relay URLs (default: " + strings.Join(defaultRelays, ",") + ")"}
 }
 
+// allowPrivateFlag is the operator's explicit permission for vesper to dial
+// private, loopback and link-local addresses that came from someone else
+// (players' NIP-65 relay lists, relay hints in a shared nevent). Without it
+// such dials are refused (internal/netguard). The --relays ones are always
+// dialed as written: the operator chose them. It is never inferred from a
+// configured relay being local, since that setup is the one a stranger's
+// list would otherwise turn against the operator's own services.
+func allowPrivateFlag() cli.Flag {
+	return &cli.BoolFlag{Name: allowPrivateName, EnvVars: []string{"VESPER_ALLOW_PRIVATE_RELAYS"},
+		Usage: "let relays named by others (players' relay lists, hints) be private, loopback or link-local addresses; the --relays ones are always allowed"}
+}
+
+const allowPrivateName = "allow-private-relays"
+
+// withAllowPrivate gives every command that takes --relays the
+// --allow-private-relays flag too: each of them may dial addresses that
+// strangers named, so none may lack the operator's say.
+func withAllowPrivate(cmds []*cli.Command) []*cli.Command {
+	for _, cmd := range cmds {
+		if hasFlag(cmd, "relays") && !hasFlag(cmd, allowPrivateName) {
+			cmd.Flags = append(cmd.Flags, allowPrivateFlag())
+		}
+	}
+	return cmds
+}
+
+func hasFlag(cmd *cli.Command, name string) bool {
+	for _, f := range cmd.Flags {
+		for _, n := range f.Names() {
+			if n == name {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// allowPrivate reads --allow-private-relays (false where a command lacks it).
+func allowPrivate(c *cli.Context) bool {
+	return c.Value(allowPrivateName) != nil && c.Bool(allowPrivateName)
+}
+
 func dataFlag() cli.Flag {
 	return &cli.StringFlag{Name: "data", EnvVars: []string{"VESPER_DATA"}, Value: "vesper-data",
 		Usage: "data directory (the SQLite store lives in DIR/vesper.db)"}

@@ -116,7 +116,8 @@ func openDaemonWith(c *cli.Context, run daemon.Options, recheck bool, log *slog.
 	cfg.Arbitrate = !c.Bool("no-arbiter")
 	lim := limitsOf(c)
 	d, err = daemon.Open(daemon.Config{Store: st, Key: key, Relays: relayList(c), Arbiter: cfg, Limits: &lim,
-		Log: log, Think: c.Duration("think"), Run: run, Recheck: recheck, Analysis: an, MaxRelays: c.Int("max-relays")})
+		Log: log, Think: c.Duration("think"), Run: run, Recheck: recheck, Analysis: an, MaxRelays: c.Int("max-relays"),
+		AllowPrivateRelays: allowPrivate(c)})
 	if err != nil {
 		_ = st.Close()
 		return nil, nil, nil, fail(exitFailure, "%v", err)

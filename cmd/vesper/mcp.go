@@ -41,7 +41,8 @@ func mcpCommand() *cli.Command {
 			}
 			ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			s := mcpseat.New(mcpseat.Config{Seat: &seat.Seat{Relays: relayList(c), Key: key, Timeout: c.Duration("timeout"), LockDir: lockDir(c), JournalDir: journalDir(c)}})
+			s := mcpseat.New(mcpseat.Config{Seat: &seat.Seat{Relays: relayList(c), Key: key, Timeout: c.Duration("timeout"), LockDir: lockDir(c), JournalDir: journalDir(c),
+				AllowPrivateRelays: allowPrivate(c)}})
 			err = s.Run(ctx, &mcp.StdioTransport{})
 			// The client closing stdin is the normal end of a stdio session.
 			if err == nil || errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) || errors.Is(err, mcp.ErrConnectionClosed) {
