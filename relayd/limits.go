@@ -28,14 +28,42 @@ type Limits struct {
 	// limit].
 	ReqsPerMinute int
 	// MaxConnections is how many websocket connections may be open at
-	// once; one more is refused with HTTP 503 [0: no limit].
+	// once; one more is refused with HTTP 429 [0: no limit].
 	MaxConnections int
+	// MaxConnectionsPerIP is how many of them one client address (an IPv4
+	// address, an IPv6 /64) may hold, so that one address cannot take
+	// every slot; one more is refused with HTTP 429 [0: no limit].
+	MaxConnectionsPerIP int
+	// ClientKey, when set, replaces the client address connections are
+	// counted under (tests: every loopback client is 127.0.0.1).
+	ClientKey func(*http.Request) string
+	// IdleTimeout closes a connection whose client has sent no message
+	// for this long and that holds no subscription and no NIP-77 session
+	// (websocket pings do not count) [0: never].
+	IdleTimeout time.Duration
+	// NegSessionsPerConnection and NegSessionsTotal cap the NIP-77
+	// sessions open at once on one connection and on the relay; a
+	// NEG-OPEN past either gets NEG-ERR "blocked: ..." [0: no cap].
+	NegSessionsPerConnection int
+	NegSessionsTotal         int
+	// NegMemoryBytes bounds what the open NIP-77 sessions may hold, each
+	// counted as if its filter matched every stored event (khatru keeps a
+	// vector of them per session); a NEG-OPEN that would pass it gets
+	// NEG-ERR "blocked: ..." [0: no bound].
+	NegMemoryBytes int64
+	// MemoryStoreBytes bounds the events kept by a relay without a
+	// database (their JSON size); past it, EVENTs are refused "blocked:"
+	// [0: no bound].
+	MemoryStoreBytes int64
 }
 
 // PublicLimits are `vesper relay`'s defaults: enough for agents playing
 // and a daemon syncing, not for a flood.
 func PublicLimits() Limits {
-	return Limits{MaxMessageBytes: 140000, EventsPerMinute: 300, ReqsPerMinute: 300, MaxConnections: 256}
+	return Limits{MaxMessageBytes: 140000, EventsPerMinute: 300, ReqsPerMinute: 300, MaxConnections: 256,
+		MaxConnectionsPerIP: 32, IdleTimeout: 5 * time.Minute,
+		NegSessionsPerConnection: 4, NegSessionsTotal: 64, NegMemoryBytes: 128 << 20,
+		MemoryStoreBytes: 256 << 20}
 }
 
 // IsLoopback reports whether a listen address only accepts connections

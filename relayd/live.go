@@ -85,6 +85,19 @@ func (g *registry) broadcast(ev *gn.Event) {
 	}
 }
 
+// countFor is the number of ws's live subscriptions.
+func (g *registry) countFor(ws *khatru.WebSocket) int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	n := 0
+	for key := range g.subs {
+		if key.ws == ws {
+			n++
+		}
+	}
+	return n
+}
+
 // count is the number of live subscriptions.
 func (g *registry) count() int {
 	g.mu.Lock()

@@ -2,6 +2,7 @@ package relayd
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"sync"
 
@@ -16,12 +17,38 @@ type memStore struct {
 	sorted   []*gn.Event // before() order: newest first
 	byID     map[string]*gn.Event
 	maxLimit int
+	// maxBytes bounds the events' size together (0: no bound); bytes is
+	// their size now (eventSize).
+	maxBytes, bytes int64
+}
+
+// errStoreFull refuses an event the memory store has no room for.
+var errStoreFull = errors.New("blocked: this relay's memory store is full")
+
+// eventSize is about what an event costs in memory: its strings and a
+// fixed part for the struct, the slices and the index entry.
+func eventSize(ev *gn.Event) int64 {
+	n := len(ev.ID) + len(ev.PubKey) + len(ev.Sig) + len(ev.Content) + 256
+	for _, t := range ev.Tags {
+		n += 24
+		for _, v := range t {
+			n += len(v) + 16
+		}
+	}
+	return int64(n)
+}
+
+// full reports whether ev would not fit.
+func (s *memStore) full(ev *gn.Event) bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.maxBytes > 0 && s.bytes+eventSize(ev) > s.maxBytes
 }
 
 var _ eventStore = (*memStore)(nil)
 
-func newMemStore(maxLimit int) *memStore {
-	return &memStore{byID: make(map[string]*gn.Event), maxLimit: maxLimit}
+func newMemStore(maxLimit int, maxBytes int64) *memStore {
+	return &memStore{byID: make(map[string]*gn.Event), maxLimit: maxLimit, maxBytes: maxBytes}
 }
 
 func (s *memStore) Init() error { return nil }
@@ -105,6 +132,11 @@ func (s *memStore) insertLocked(ev *gn.Event) error {
 	if _, ok := s.byID[ev.ID]; ok {
 		return eventstore.ErrDupEvent
 	}
+	size := eventSize(ev)
+	if s.maxBytes > 0 && s.bytes+size > s.maxBytes {
+		return errStoreFull
+	}
+	s.bytes += size
 	i, _ := slices.BinarySearchFunc(s.sorted, ev, cmpEvents)
 	s.sorted = slices.Insert(s.sorted, i, ev)
 	s.byID[ev.ID] = ev
@@ -124,6 +156,7 @@ func (s *memStore) deleteLocked(id string) {
 		return
 	}
 	delete(s.byID, id)
+	s.bytes -= eventSize(old)
 	if i, found := slices.BinarySearchFunc(s.sorted, old, cmpEvents); found {
 		s.sorted = slices.Delete(s.sorted, i, i+1)
 	}

@@ -1,13 +1,11 @@
 package relayd
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/binary"
 	"net"
-	"net/http"
-	"strings"
 	"sync"
+	"time"
 )
 
 // NIP-77 names the relay's error message NEG-ERR. khatru v0.19.1 writes
@@ -17,44 +15,13 @@ import (
 // Clients that follow the NIP (nostr-tools' NegentropySync) do not know
 // that label and wait for an answer that never comes. So the relay renames
 // the label on the wire: every websocket connection's writes go through
-// negErrConn, which rewrites the start of any text frame that begins
+// negErrConn (the guard, guard.go, puts it there), which rewrites the start of any text frame that begins
 // `["NEG-ERROR",` and passes every other byte through unchanged.
 
 const (
 	negErrorPrefix = `["NEG-ERROR",`
 	negErrPrefix   = `["NEG-ERR",`
 )
-
-// withNegErr hands khatru's websocket upgrader a connection whose writes
-// are rewritten by negErrConn. Other requests (NIP-11, HTTP) pass as they
-// are.
-func withNegErr(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		if !strings.EqualFold(req.Header.Get("Upgrade"), "websocket") {
-			next.ServeHTTP(w, req)
-			return
-		}
-		next.ServeHTTP(&negErrWriter{ResponseWriter: w}, req)
-	})
-}
-
-// negErrWriter is an http.ResponseWriter whose hijacked connection is
-// wrapped. The websocket library hijacks through http.ResponseController,
-// which finds this Hijack method first.
-type negErrWriter struct {
-	http.ResponseWriter
-}
-
-func (w *negErrWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
-	c, brw, err := http.NewResponseController(w.ResponseWriter).Hijack()
-	if err != nil {
-		return nil, nil, err
-	}
-	return &negErrConn{Conn: c}, brw, nil
-}
-
-// Unwrap lets http.ResponseController reach the other optional methods.
-func (w *negErrWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // negErrConn follows the bytes the server writes: first the HTTP handshake
 // (up to its blank line), then websocket frames. Server frames are not
@@ -72,6 +39,52 @@ type negErrConn struct {
 	pending   []byte // the start of a frame not decided on yet
 	remaining uint64 // payload bytes of the current frame still to pass through
 	out       []byte
+
+	// observe, when set, sees the start of every text frame that begins
+	// `["NEG-` (up to negPeek bytes; whole says the frame is all there and
+	// ends its message), so that the guard can follow NIP-77 sessions.
+	observe func(start []byte, whole bool)
+	// inMessage is true between the first and the last frame of a
+	// fragmented data message, where no other message may be written.
+	inMessage bool
+	// queued holds frames inject could not write at once (a message of
+	// khatru's was half written), written at the next message boundary.
+	queued []byte
+}
+
+// negPeek is how much of a NIP-77 frame observe sees: the label, the
+// subscription id and, for a short frame, all of it.
+const negPeek = 256
+
+// maxQueued bounds the frames inject may hold back on one connection.
+const maxQueued = 64 << 10
+
+// inject writes msg as one text message of its own, between khatru's
+// messages: at once if none is half written, else at the end of the one
+// being written. It reports false when msg had to be dropped (the queue
+// is full: the client is not reading).
+func (c *negErrConn) inject(msg []byte) bool {
+	f := append(appendFrameHeader(nil, 0x81, uint64(len(msg))), msg...)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.atBoundary() {
+		// khatru's last write deadline may have passed long ago.
+		_ = c.Conn.SetWriteDeadline(time.Now().Add(injectWait))
+		_, err := c.Conn.Write(f)
+		return err == nil
+	}
+	if len(c.queued)+len(f) > maxQueued {
+		return false
+	}
+	c.queued = append(c.queued, f...)
+	return true
+}
+
+// injectWait bounds one injected write to a client that does not read.
+const injectWait = 10 * time.Second
+
+func (c *negErrConn) atBoundary() bool {
+	return c.handshake && c.remaining == 0 && len(c.pending) == 0 && !c.inMessage
 }
 
 func (c *negErrConn) Write(p []byte) (int, error) {
@@ -103,6 +116,10 @@ func (c *negErrConn) Write(p []byte) (int, error) {
 		in = in[used:]
 	}
 	c.pending = append(c.pending[:0:0], in...)
+	if len(c.queued) > 0 && c.atBoundary() {
+		c.out = append(c.out, c.queued...)
+		c.queued = nil
+	}
 	if _, err := c.Conn.Write(c.out); err != nil {
 		return 0, err
 	}
@@ -154,10 +171,23 @@ func (c *negErrConn) frameStart(in []byte) (int, bool) {
 	case 127:
 		plen = binary.BigEndian.Uint64(in[2:10])
 	}
+	fin := in[0]&0x80 != 0
 	// A message starts in a text frame (opcode 1; the frames that continue
 	// it have opcode 0), so that is where a NEG-ERROR envelope's label is,
 	// whether the message fits one frame or, with a long reason, several:
 	// each frame has its own length, so renaming in the first one is whole.
+	if opcode == 1 && !masked && c.observe != nil {
+		need := int(min(plen, negPeek))
+		if len(in) < hl+need {
+			return 0, false
+		}
+		if start := in[hl : hl+need]; bytes.HasPrefix(start, []byte(`["NEG-`)) {
+			c.observe(start, fin && uint64(need) == plen)
+		}
+	}
+	if opcode < 8 {
+		c.inMessage = !fin
+	}
 	if opcode == 1 && !masked && plen >= uint64(len(negErrorPrefix)) {
 		if len(in) < hl+len(negErrorPrefix) {
 			return 0, false

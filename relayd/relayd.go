@@ -93,6 +93,7 @@ type Relay struct {
 
 	filters        filterCounter
 	filterRefusals atomic.Int64
+	guard          *guard
 
 	wsMu       sync.Mutex
 	websockets map[*khatru.WebSocket]struct{}
@@ -115,7 +116,7 @@ func Start(ctx context.Context, opts Options) (*Relay, error) {
 	}
 	var store eventStore
 	if opts.DBPath == "" {
-		store = newMemStore(opts.MaxLimit)
+		store = newMemStore(opts.MaxLimit, opts.Limits.MemoryStoreBytes)
 	} else {
 		s, err := openSQLiteStore(opts.DBPath, opts.MaxLimit)
 		if err != nil {
@@ -128,6 +129,7 @@ func Start(ctx context.Context, opts Options) (*Relay, error) {
 	reason := opts.RejectWrites
 	r.rejectWrites.Store(&reason)
 	r.requireAuth.Store(opts.RequireAuth)
+	r.guard = newGuard(opts.Limits, !opts.NoNegentropy, r.Count, r.live.countFor)
 	r.kh = r.newKhatru()
 
 	ln, err := net.Listen("tcp", opts.Listen)
@@ -137,6 +139,7 @@ func Start(ctx context.Context, opts Options) (*Relay, error) {
 	}
 	r.addr = ln.Addr().String()
 	r.serve(ln)
+	go r.guard.runReaper(r.done)
 	go func() {
 		select {
 		case <-ctx.Done():
@@ -170,6 +173,7 @@ func (r *Relay) newKhatru() *khatru.Relay {
 		r.wsMu.Lock()
 		r.websockets[khatru.GetConnection(ctx)] = struct{}{}
 		r.wsMu.Unlock()
+		r.guard.link(khatru.GetConnection(ctx))
 		// NIP-42: a relay that requires AUTH says so first, so a client
 		// can authenticate before its first REQ instead of after a refusal.
 		if r.requireAuth.Load() {
@@ -213,6 +217,9 @@ func (r *Relay) rejectEvent(ctx context.Context, ev *gn.Event) (bool, string) {
 	if reject, reason := r.checkCreatedAt(ev); reject {
 		return true, reason
 	}
+	if ms, ok := r.store.(*memStore); ok && ms.full(ev) {
+		return true, errStoreFull.Error()
+	}
 	if r.opts.DuplicateNotOK {
 		if has, err := r.store.Has(ctx, ev.ID); err == nil && has {
 			return true, "duplicate: already have this event"
@@ -237,7 +244,7 @@ func (r *Relay) rejectFilter(ctx context.Context, _ gn.Filter) (bool, string) {
 func (r *Relay) serve(ln net.Listener) {
 	tl := newTrackingListener(ln, &r.traffic)
 	srv := &http.Server{
-		Handler:           withNegErr(r.withNIP11(r.kh)),
+		Handler:           r.guard.wrap(r.withNIP11(r.kh)),
 		ReadHeaderTimeout: 5 * time.Second,
 	}
 	r.mu.Lock()

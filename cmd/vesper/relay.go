@@ -28,6 +28,12 @@ func relayCommand() *cli.Command {
 			&cli.IntFlag{Name: "events-per-minute", Value: relayd.PublicLimits().EventsPerMinute, Usage: "EVENTs per connection per minute (0: no limit)"},
 			&cli.IntFlag{Name: "reqs-per-minute", Value: relayd.PublicLimits().ReqsPerMinute, Usage: "REQ/COUNT/NEG-OPEN filters per connection per minute (0: no limit)"},
 			&cli.IntFlag{Name: "max-connections", Value: relayd.PublicLimits().MaxConnections, Usage: "websocket connections open at once (0: no limit)"},
+			&cli.IntFlag{Name: "max-connections-per-ip", Value: relayd.PublicLimits().MaxConnectionsPerIP, Usage: "connections one client address (IPv4, or IPv6 /64) may hold, so one cannot lock the others out (0: no limit)"},
+			&cli.DurationFlag{Name: "idle-timeout", Value: relayd.PublicLimits().IdleTimeout, Usage: "close a connection that sent nothing this long and holds no subscription or NIP-77 session (0: never)"},
+			&cli.IntFlag{Name: "neg-sessions-per-connection", Value: relayd.PublicLimits().NegSessionsPerConnection, Usage: "NIP-77 sessions open at once on one connection (0: no cap)"},
+			&cli.IntFlag{Name: "neg-sessions", Value: relayd.PublicLimits().NegSessionsTotal, Usage: "NIP-77 sessions open at once on the relay (0: no cap)"},
+			&cli.Int64Flag{Name: "neg-memory", Value: relayd.PublicLimits().NegMemoryBytes, Usage: "bytes the open NIP-77 sessions may hold, each counted as matching every stored event (0: no bound)"},
+			&cli.Int64Flag{Name: "memory-store", Value: relayd.PublicLimits().MemoryStoreBytes, Usage: "bytes of events kept without --db; more are refused (0: no bound)"},
 			&cli.BoolFlag{Name: "no-nip77", Usage: "do not answer NIP-77, as most public relays (77 is not listed in NIP-11; NEG-OPEN gets a NOTICE)"},
 			&cli.BoolFlag{Name: "auth", Usage: "require NIP-42 AUTH: a challenge on connect, and REQ, EVENT and NEG-OPEN refused \"auth-required:\" until the client authenticates (any key)"},
 		},
@@ -51,8 +57,7 @@ func relayCommand() *cli.Command {
 				NoNegentropy: c.Bool("no-nip77"),
 				RequireAuth:  c.Bool("auth"),
 				Name:         "vesper relay",
-				Limits: relayd.Limits{MaxMessageBytes: c.Int64("max-message"), EventsPerMinute: c.Int("events-per-minute"),
-					ReqsPerMinute: c.Int("reqs-per-minute"), MaxConnections: c.Int("max-connections")},
+				Limits:       relayLimits(c),
 			})
 			if err != nil {
 				return fail(exitFailure, "%v", err)
@@ -66,4 +71,13 @@ func relayCommand() *cli.Command {
 			return r.Close()
 		},
 	}
+}
+
+// relayLimits reads the limit flags of `vesper relay`.
+func relayLimits(c *cli.Context) relayd.Limits {
+	return relayd.Limits{MaxMessageBytes: c.Int64("max-message"), EventsPerMinute: c.Int("events-per-minute"),
+		ReqsPerMinute: c.Int("reqs-per-minute"), MaxConnections: c.Int("max-connections"),
+		MaxConnectionsPerIP: c.Int("max-connections-per-ip"), IdleTimeout: c.Duration("idle-timeout"),
+		NegSessionsPerConnection: c.Int("neg-sessions-per-connection"), NegSessionsTotal: c.Int("neg-sessions"),
+		NegMemoryBytes: c.Int64("neg-memory"), MemoryStoreBytes: c.Int64("memory-store")}
 }

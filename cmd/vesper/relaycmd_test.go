@@ -12,8 +12,10 @@ import (
 	"time"
 
 	ws "github.com/coder/websocket"
+	"github.com/urfave/cli/v2"
 
 	"vesper/nostr"
+	"vesper/relayd"
 )
 
 // TestRelayAuth (issue 24, item 4): `vesper relay --auth` sends a NIP-42
@@ -98,5 +100,38 @@ func TestUpperCaseNevent(t *testing.T) {
 	mixed := ne[:len(ne)/2] + strings.ToUpper(ne[len(ne)/2:])
 	if r := vesper(t, nil, nil, "pgn", "--data", f.data, mixed); r.code != exitUsage {
 		t.Errorf("mixed case: exit %d, want %d (usage)", r.code, exitUsage)
+	}
+}
+
+// TestRelayLimitFlags (issue 30, item 9): `vesper relay --help` lists
+// every limit, each defaults to relayd.PublicLimits, and each flag reaches
+// the relay's Limits.
+func TestRelayLimitFlags(t *testing.T) {
+	r := vesper(t, nil, nil, "relay", "--help")
+	for _, name := range []string{"max-connections-per-ip", "idle-timeout", "neg-sessions-per-connection", "neg-sessions", "neg-memory", "memory-store"} {
+		if !strings.Contains(r.stdout+r.stderr, "--"+name) {
+			t.Errorf("vesper relay --help does not list --%s", name)
+		}
+	}
+	var got relayd.Limits
+	cmd := relayCommand()
+	cmd.Action = func(c *cli.Context) error { got = relayLimits(c); return nil }
+	app := &cli.App{Commands: []*cli.Command{cmd}}
+	if err := app.Run([]string{"vesper", "relay"}); err != nil {
+		t.Fatal(err)
+	}
+	if want := relayd.PublicLimits(); got.MaxConnectionsPerIP != want.MaxConnectionsPerIP || got.IdleTimeout != want.IdleTimeout ||
+		got.NegSessionsPerConnection != want.NegSessionsPerConnection || got.NegSessionsTotal != want.NegSessionsTotal ||
+		got.NegMemoryBytes != want.NegMemoryBytes || got.MemoryStoreBytes != want.MemoryStoreBytes {
+		t.Errorf("defaults %+v, want PublicLimits %+v", got, want)
+	}
+	args := []string{"vesper", "relay", "--max-connections-per-ip", "3", "--idle-timeout", "7s", "--neg-sessions-per-connection", "2",
+		"--neg-sessions", "9", "--neg-memory", "1000", "--memory-store", "2000"}
+	if err := app.Run(args); err != nil {
+		t.Fatal(err)
+	}
+	if got.MaxConnectionsPerIP != 3 || got.IdleTimeout != 7*time.Second || got.NegSessionsPerConnection != 2 ||
+		got.NegSessionsTotal != 9 || got.NegMemoryBytes != 1000 || got.MemoryStoreBytes != 2000 {
+		t.Errorf("flags did not reach the limits: %+v", got)
 	}
 }

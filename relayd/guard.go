@@ -1,0 +1,417 @@
+package relayd
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/netip"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/fiatjaf/khatru"
+	"github.com/nbd-wtf/go-nostr/nip77"
+)
+
+// The guard bounds what clients can hold on the relay beyond a
+// connection's message rates (issue 30, item 9): connections per client
+// address (so that one address cannot take every slot and lock honest
+// clients out with HTTP 429), connections that sit idle, and NIP-77
+// sessions, each of which keeps a vector of every event its filter
+// matches for as long as the client keeps it open (6,000 NEG-OPENs took
+// khatru from 66 MB to 3.9 GB). khatru v0.19.1 has no hook where a
+// session begins or ends, so the guard reads the client's frames before
+// khatru does (clientFrames) and khatru's answers on the way out
+// (negErrConn.observe), and answers a NEG-OPEN over the limits itself,
+// with NEG-ERR "blocked: ...", without khatru ever seeing it.
+type guard struct {
+	lim      Limits
+	neg      bool // NIP-77 is served
+	maxHold  int  // the largest client message khatru reads
+	storeLen func() int
+	subs     func(*khatru.WebSocket) int
+	now      func() time.Time
+
+	mu       sync.Mutex
+	perKey   map[string]int
+	conns    map[*guardedConn]struct{}
+	byReq    map[*http.Request]*guardedConn // until khatru's OnConnect links the WebSocket
+	negOpen  int
+	negBytes int64
+
+	negRefused  atomic.Int64
+	keyRefused  atomic.Int64
+	idleClosed  atomic.Int64
+}
+
+// negIdle is how long after its last message a session is counted:
+// khatru forgets one 7 s after its last answer. negPending bounds a
+// NEG-OPEN that khatru has not answered yet (it is building the vector).
+const (
+	negIdle    = 10 * time.Second
+	negPending = time.Minute
+)
+
+// negItemBytes and negBaseBytes estimate what one session holds: a
+// vector item (a timestamp and an id string, with append's slack, and the
+// id's own bytes when the store makes new strings) per stored event, as a
+// filter may match them all, and the session's fixed part.
+const (
+	negItemBytes = 128
+	negBaseBytes = 64 << 10
+)
+
+func newGuard(lim Limits, neg bool, storeLen func() int, subs func(*khatru.WebSocket) int) *guard {
+	maxHold := int(lim.MaxMessageBytes)
+	if maxHold <= 0 {
+		maxHold = 512000 // khatru's own default
+	}
+	return &guard{lim: lim, neg: neg, maxHold: maxHold, storeLen: storeLen, subs: subs, now: time.Now,
+		perKey: map[string]int{}, conns: map[*guardedConn]struct{}{}, byReq: map[*http.Request]*guardedConn{}}
+}
+
+// clientKey is the address a connection is counted under: the remote IP,
+// an IPv6 one by its /64 (what one host is usually given).
+func (g *guard) clientKey(req *http.Request) string {
+	if g.lim.ClientKey != nil {
+		return g.lim.ClientKey(req)
+	}
+	ap, err := netip.ParseAddrPort(req.RemoteAddr)
+	if err != nil {
+		return req.RemoteAddr
+	}
+	ip := ap.Addr().Unmap()
+	if ip.Is6() {
+		p, _ := ip.Prefix(64)
+		return p.String()
+	}
+	return ip.String()
+}
+
+// wrap guards websocket upgrades on their way to next.
+func (g *guard) wrap(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if !strings.EqualFold(req.Header.Get("Upgrade"), "websocket") {
+			next.ServeHTTP(w, req)
+			return
+		}
+		key := g.clientKey(req)
+		if !g.reserve(key) {
+			g.keyRefused.Add(1)
+			http.Error(w, "too many connections from this address", http.StatusTooManyRequests)
+			return
+		}
+		gw := &guardWriter{ResponseWriter: w, g: g, key: key, req: req}
+		next.ServeHTTP(gw, req)
+		if gw.conn == nil {
+			g.unreserve(key)
+		}
+	})
+}
+
+func (g *guard) reserve(key string) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if max := g.lim.MaxConnectionsPerIP; max > 0 && g.perKey[key] >= max {
+		return false
+	}
+	g.perKey[key]++
+	return true
+}
+
+func (g *guard) unreserve(key string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.unreserveLocked(key)
+}
+
+func (g *guard) unreserveLocked(key string) {
+	if g.perKey[key]--; g.perKey[key] <= 0 {
+		delete(g.perKey, key)
+	}
+}
+
+// guardWriter hands khatru's websocket upgrader a guarded connection.
+// The upgrader hijacks through http.ResponseController, which finds this
+// Hijack method first.
+type guardWriter struct {
+	http.ResponseWriter
+	g    *guard
+	key  string
+	req  *http.Request
+	conn *guardedConn
+}
+
+func (w *guardWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+func (w *guardWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	c, brw, err := http.NewResponseController(w.ResponseWriter).Hijack()
+	if err != nil {
+		return nil, nil, err
+	}
+	// What the client sent after its handshake, already buffered, must
+	// pass through the guard's reader too.
+	var src io.Reader = c
+	if n := brw.Reader.Buffered(); n > 0 {
+		early, _ := brw.Reader.Peek(n)
+		src = io.MultiReader(bytes.NewReader(bytes.Clone(early)), c)
+	}
+	gc := &guardedConn{negErrConn: &negErrConn{Conn: c}, g: w.g, key: w.key, req: w.req,
+		sessions: map[string]*negSession{}}
+	gc.frames = &clientFrames{src: src, maxHold: w.g.maxHold, onMessage: gc.onMessage}
+	if w.g.neg {
+		gc.negErrConn.observe = gc.observe
+	}
+	gc.lastData.Store(w.g.now().UnixNano())
+	w.g.mu.Lock()
+	w.g.conns[gc] = struct{}{}
+	w.g.byReq[w.req] = gc
+	w.g.mu.Unlock()
+	w.conn = gc
+	return gc, bufio.NewReadWriter(bufio.NewReader(gc), brw.Writer), nil
+}
+
+// link ties khatru's WebSocket to its guarded connection (khatru's
+// OnConnect), so that idleness can ask for its subscriptions.
+func (g *guard) link(ws *khatru.WebSocket) {
+	if ws == nil {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if gc := g.byReq[ws.Request]; gc != nil {
+		gc.ws = ws
+		delete(g.byReq, ws.Request)
+	}
+}
+
+// guardedConn is one client's connection: writes through negErrConn,
+// reads through clientFrames.
+type guardedConn struct {
+	*negErrConn
+	frames *clientFrames
+	g      *guard
+	key    string
+	req    *http.Request
+
+	lastData atomic.Int64 // unix nanoseconds of the client's last data message
+	once     sync.Once
+
+	// Under g.mu:
+	ws       *khatru.WebSocket
+	sessions map[string]*negSession
+}
+
+type negSession struct {
+	last    time.Time
+	pending bool // khatru has not answered the NEG-OPEN yet
+	cost    int64
+}
+
+func (c *guardedConn) Read(p []byte) (int, error) { return c.frames.Read(p) }
+
+func (c *guardedConn) Close() error {
+	c.once.Do(func() {
+		g := c.g
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		for sub := range c.sessions {
+			c.endLocked(sub)
+		}
+		delete(g.conns, c)
+		delete(g.byReq, c.req)
+		g.unreserveLocked(c.key)
+	})
+	return c.negErrConn.Close()
+}
+
+// onMessage sees each whole client message before khatru; false drops it.
+func (c *guardedConn) onMessage(payload []byte, text bool) bool {
+	c.lastData.Store(c.g.now().UnixNano())
+	if !text || !bytes.HasPrefix(payload, []byte(`["NEG-`)) || !c.g.neg {
+		return true
+	}
+	switch env := nip77.ParseNegMessage(string(payload)).(type) {
+	case *nip77.OpenEnvelope:
+		if reason := c.admit(env.SubscriptionID); reason != "" {
+			c.g.negRefused.Add(1)
+			msg, _ := json.Marshal([]string{"NEG-ERR", env.SubscriptionID, reason})
+			c.inject(msg)
+			return false
+		}
+	case *nip77.MessageEnvelope:
+		c.touch(env.SubscriptionID, false)
+	case *nip77.CloseEnvelope:
+		c.end(env.SubscriptionID)
+	}
+	return true
+}
+
+// observe follows khatru's NIP-77 answers: an error or an empty message
+// ends a session (khatru then keeps nothing), any other message is
+// activity.
+func (c *guardedConn) observe(start []byte, whole bool) {
+	var label string
+	switch {
+	case bytes.HasPrefix(start, []byte(`["NEG-MSG","`)):
+		label = "NEG-MSG"
+	case bytes.HasPrefix(start, []byte(negErrorPrefix+`"`)):
+		label = "NEG-ERROR"
+	default:
+		return
+	}
+	rest := start[len(label)+5:]
+	end := bytes.IndexByte(rest, '"')
+	if end < 0 {
+		return
+	}
+	sub := string(rest[:end])
+	if label == "NEG-ERROR" || (whole && bytes.HasSuffix(start, []byte(`",""]`))) {
+		c.end(sub)
+		return
+	}
+	c.touch(sub, true)
+}
+
+// admit counts a NEG-OPEN against the connection's and the relay's
+// limits, or says why not (a NIP-01 "blocked:" reason).
+func (c *guardedConn) admit(sub string) string {
+	g := c.g
+	cost := negBaseBytes + int64(g.storeLen())*negItemBytes
+	now := g.now()
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	c.pruneLocked(now)
+	if s := c.sessions[sub]; s != nil {
+		// khatru replaces a session reopened under the same id.
+		s.last, s.pending = now, true
+		return ""
+	}
+	lim := g.lim
+	if lim.NegSessionsPerConnection > 0 && len(c.sessions) >= lim.NegSessionsPerConnection {
+		return fmt.Sprintf("blocked: %d NIP-77 sessions are open on this connection, the most allowed; close one (NEG-CLOSE) first", len(c.sessions))
+	}
+	if lim.NegSessionsTotal > 0 && g.negOpen >= lim.NegSessionsTotal {
+		g.pruneAllLocked(now)
+		if g.negOpen >= lim.NegSessionsTotal {
+			return fmt.Sprintf("blocked: %d NIP-77 sessions are open on this relay, the most allowed; try again later", g.negOpen)
+		}
+	}
+	if lim.NegMemoryBytes > 0 && g.negBytes+cost > lim.NegMemoryBytes {
+		g.pruneAllLocked(now)
+		if g.negBytes+cost > lim.NegMemoryBytes {
+			return "blocked: the relay's memory for NIP-77 sessions is in use; try again later"
+		}
+	}
+	c.sessions[sub] = &negSession{last: now, pending: true, cost: cost}
+	g.negOpen++
+	g.negBytes += cost
+	return ""
+}
+
+func (c *guardedConn) touch(sub string, answered bool) {
+	now := c.g.now()
+	c.g.mu.Lock()
+	defer c.g.mu.Unlock()
+	if s := c.sessions[sub]; s != nil {
+		s.last = now
+		if answered {
+			s.pending = false
+		}
+	}
+}
+
+func (c *guardedConn) end(sub string) {
+	c.g.mu.Lock()
+	defer c.g.mu.Unlock()
+	c.endLocked(sub)
+}
+
+func (c *guardedConn) endLocked(sub string) {
+	s := c.sessions[sub]
+	if s == nil {
+		return
+	}
+	delete(c.sessions, sub)
+	c.g.negOpen--
+	c.g.negBytes -= s.cost
+}
+
+// pruneLocked forgets the sessions khatru has forgotten by now.
+func (c *guardedConn) pruneLocked(now time.Time) {
+	for sub, s := range c.sessions {
+		ttl := negIdle
+		if s.pending {
+			ttl = negPending
+		}
+		if now.Sub(s.last) > ttl {
+			c.endLocked(sub)
+		}
+	}
+}
+
+func (g *guard) pruneAllLocked(now time.Time) {
+	for c := range g.conns {
+		c.pruneLocked(now)
+	}
+}
+
+// reapIdle closes every connection whose client has sent no message for
+// IdleTimeout and that holds no subscription and no NIP-77 session.
+func (g *guard) reapIdle() {
+	now := g.now()
+	var idle []*guardedConn
+	g.mu.Lock()
+	for c := range g.conns {
+		c.pruneLocked(now)
+		if now.Sub(time.Unix(0, c.lastData.Load())) < g.lim.IdleTimeout || len(c.sessions) > 0 {
+			continue
+		}
+		if c.ws != nil && g.subs(c.ws) > 0 {
+			continue
+		}
+		idle = append(idle, c)
+	}
+	g.mu.Unlock()
+	for _, c := range idle {
+		g.idleClosed.Add(1)
+		c.Close()
+	}
+}
+
+// runReaper calls reapIdle until done is closed.
+func (g *guard) runReaper(done <-chan struct{}) {
+	if g.lim.IdleTimeout <= 0 {
+		return
+	}
+	t := time.NewTicker(max(g.lim.IdleTimeout/4, 10*time.Millisecond))
+	defer t.Stop()
+	for {
+		select {
+		case <-done:
+			return
+		case <-t.C:
+			g.reapIdle()
+		}
+	}
+}
+
+// NegSessions is the NIP-77 sessions open now, all connections together,
+// and the memory they are counted for (Limits.NegMemoryBytes).
+func (r *Relay) NegSessions() (open int, bytes int64) {
+	r.guard.mu.Lock()
+	defer r.guard.mu.Unlock()
+	return r.guard.negOpen, r.guard.negBytes
+}
+
+// GuardRefusals counts what the guard has refused so far: NEG-OPENs over
+// the NIP-77 limits, connections over MaxConnectionsPerIP, and idle
+// connections closed.
+func (r *Relay) GuardRefusals() (neg, perIP, idle int64) {
+	return r.guard.negRefused.Load(), r.guard.keyRefused.Load(), r.guard.idleClosed.Load()
+}
