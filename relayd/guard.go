@@ -44,9 +44,9 @@ type guard struct {
 	negOpen  int
 	negBytes int64
 
-	negRefused  atomic.Int64
-	keyRefused  atomic.Int64
-	idleClosed  atomic.Int64
+	negRefused atomic.Int64
+	keyRefused atomic.Int64
+	idleClosed atomic.Int64
 }
 
 // negIdle is how long after its last message a session is counted:

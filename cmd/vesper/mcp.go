@@ -43,7 +43,7 @@ func mcpCommand() *cli.Command {
 			defer stop()
 			s := mcpseat.New(mcpseat.Config{Seat: &seat.Seat{Relays: relayList(c), Key: key, Timeout: c.Duration("timeout"), LockDir: lockDir(c), JournalDir: journalDir(c),
 				AllowPrivateRelays: allowPrivate(c)}})
-			err = s.Run(ctx, &mcp.StdioTransport{})
+			err = s.Run(ctx, &mcpseat.StdioTransport{In: os.Stdin, Out: os.Stdout})
 			// The client closing stdin is the normal end of a stdio session.
 			if err == nil || errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) || errors.Is(err, mcp.ErrConnectionClosed) {
 				return nil
