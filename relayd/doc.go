@@ -21,6 +21,14 @@
 // when AUTH is required, and then the challenge comes on connect; empty
 // and unset fields are left out of it (nip11.go).
 //
+// Every websocket connection passes a guard (guard.go, issue 30): it
+// counts connections per client address, closes idle ones, and follows
+// NIP-77 sessions by reading the client's frames before khatru does
+// (clientframes.go) and khatru's answers on the way out, so that a
+// NEG-OPEN past the session caps or the memory budget is answered NEG-ERR
+// "blocked: ..." without khatru building its vector. Limits has the
+// bounds; the zero value sets none, `vesper relay` uses PublicLimits.
+//
 // The relay is meant for fault injection as much as for serving: it can drop
 // every client websocket (DropConnections), go away and come back on the same
 // port (Stop, Restart), cap query results (Options.MaxLimit, to exercise
