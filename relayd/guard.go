@@ -44,6 +44,10 @@ type guard struct {
 	negOpen  int
 	negBytes int64
 
+	sizeMu sync.Mutex // storeSize's cache
+	size   int
+	sizeAt time.Time
+
 	negRefused atomic.Int64
 	keyRefused atomic.Int64
 	idleClosed atomic.Int64
@@ -282,7 +286,10 @@ func (c *guardedConn) observe(start []byte, whole bool) {
 // limits, or says why not (a NIP-01 "blocked:" reason).
 func (c *guardedConn) admit(sub string) string {
 	g := c.g
-	cost := negBaseBytes + int64(g.storeLen())*negItemBytes
+	var cost int64
+	if g.lim.NegMemoryBytes > 0 {
+		cost = negBaseBytes + int64(g.storeSize())*negItemBytes
+	}
 	now := g.now()
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -312,6 +319,18 @@ func (c *guardedConn) admit(sub string) string {
 	g.negOpen++
 	g.negBytes += cost
 	return ""
+}
+
+// storeSize is the number of stored events, counted at most once a
+// second: in SQLite a count reads the whole table, and a flood of
+// NEG-OPENs must not turn into a flood of counts.
+func (g *guard) storeSize() int {
+	g.sizeMu.Lock()
+	defer g.sizeMu.Unlock()
+	if now := g.now(); g.sizeAt.IsZero() || now.Sub(g.sizeAt) >= time.Second {
+		g.size, g.sizeAt = g.storeLen(), now
+	}
+	return g.size
 }
 
 func (c *guardedConn) touch(sub string, answered bool) {

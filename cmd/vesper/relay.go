@@ -48,7 +48,7 @@ func relayCommand() *cli.Command {
 				if c.Bool("auth") {
 					auth = "AUTH by any key"
 				}
-				fmt.Fprintf(c.App.ErrWriter, "vesper relay: warning: %s accepts connections from other machines; this relay is meant for local use (%s, no spam filter, only the per-connection limits below)\n", c.String("listen"), auth)
+				fmt.Fprintf(c.App.ErrWriter, "vesper relay: warning: %s accepts connections from other machines; this relay is meant for local use (%s, no spam filter, only the limits of --help: per connection, per address, NIP-77 sessions, memory)\n", c.String("listen"), auth)
 			}
 			r, err := relayd.Start(ctx, relayd.Options{
 				Listen:       c.String("listen"),
