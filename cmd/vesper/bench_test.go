@@ -222,7 +222,7 @@ func benchDaemonStart(b *testing.B, fx benchfx.Fixture, base string) {
 // and waits for each OK.
 func publishIndependentB(b *testing.B, url string, evs ...*nostr.Event) {
 	b.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Scale(30*time.Minute))
 	defer cancel()
 	r, err := gn.RelayConnect(ctx, url)
 	if err != nil {
@@ -236,8 +236,10 @@ func publishIndependentB(b *testing.B, url string, evs ...*nostr.Event) {
 	}
 }
 
+// pollB polls cond until it holds or d (scaled by $VESPER_TEST_SCALE)
+// passes.
 func pollB(d time.Duration, cond func() bool) bool {
-	deadline := time.Now().Add(d)
+	deadline := time.Now().Add(testkit.Scale(d))
 	for !cond() {
 		if time.Now().After(deadline) {
 			return false
