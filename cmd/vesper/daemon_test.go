@@ -51,9 +51,17 @@ func urls(rs []*relayd.Relay) string {
 // publishIndependent posts with go-nostr's own websocket connection and
 // envelopes: a Nostr client that is not this project's code. (Not go-nostr's
 // Relay, whose Close races with its own writer goroutine under -race.)
-func publishIndependent(t *testing.T, url string, evs ...*nostr.Event) {
+func publishIndependent(t testing.TB, url string, evs ...*nostr.Event) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), testkit.Scale(10*time.Second))
+	publishWithin(t, url, 10*time.Second, evs...)
+}
+
+// publishWithin is publishIndependent with a deadline of its own (scaled).
+// It uses go-nostr's bare Connection, not its Relay, whose Close races with
+// its own writer goroutine under -race (see internal/sim's fetchRelay).
+func publishWithin(t testing.TB, url string, d time.Duration, evs ...*nostr.Event) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Scale(d))
 	defer cancel()
 	conn, err := gn.NewConnection(ctx, url, nil, nil)
 	if err != nil {
