@@ -322,6 +322,9 @@ func (r *run) liveTail(ctx context.Context, live []Delivery) error {
 	}
 	r.say("published the live tail: %d deliveries", len(live))
 	killer.Wait()
+	if !r.fleet.AwaitFaults(ctx, r.o.Stall) {
+		r.say("not every fault came round within %s", r.o.Stall)
+	}
 	if err := r.fleet.Settle(); err != nil {
 		return err
 	}
