@@ -20,6 +20,7 @@ import (
 	"github.com/nbd-wtf/go-nostr/nip77/negentropy"
 	"github.com/nbd-wtf/go-nostr/nip77/negentropy/storage/vector"
 
+	"vesper/internal/testkit"
 	"vesper/nostr"
 )
 
@@ -267,7 +268,7 @@ func (c *strfryConn) send(v ...any) {
 	}
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
-	ctx, cancel := context.WithTimeout(c.r.ctx, 10*time.Second)
+	ctx, cancel := context.WithTimeout(c.r.ctx, testkit.Scale(10*time.Second))
 	defer cancel()
 	c.ws.Write(ctx, ws.MessageText, msg)
 }
