@@ -111,7 +111,7 @@ func TestSeatNeventHints(t *testing.T) {
 	wctx, cancel := context.WithTimeout(ctx, testkit.Scale(10*time.Second))
 	defer cancel()
 	bk := &Seat{Relays: b.Relays, Key: testkit.Key("seat-b"), Timeout: testkit.Scale(5 * time.Second)}
-	woke, err := bk.Wait(wctx, ch.Nevent, WaitOptions{Timeout: testkit.Scale(200 * time.Millisecond)})
+	woke, err := bk.Wait(wctx, ch.Nevent, WaitOptions{Timeout: testkit.Scale(time.Second)})
 	if err != nil || woke.Status.Match != ch.Match {
 		t.Fatalf("wait with the nevent's hint: %+v %v", woke, err)
 	}
