@@ -119,10 +119,14 @@ func Strfry(t testing.TB, opts StrfryOptions) string {
 	for _, ev := range opts.Seed {
 		r.store(ev)
 	}
-	srv := httptest.NewServer(r)
-	r.host = strings.TrimPrefix(srv.URL, "http://")
+	// Every field is set before the server starts: its first client may
+	// be another process, and the race detector sees no order through a
+	// socket to one (go test -race flagged r.ctx and r.host).
+	srv := httptest.NewUnstartedServer(r)
+	r.host = srv.Listener.Addr().String()
 	ctx, cancel := context.WithCancel(context.Background())
 	r.ctx = ctx
+	srv.Start()
 	t.Cleanup(func() {
 		cancel()
 		srv.CloseClientConnections()
