@@ -26,10 +26,11 @@ func simCommand() *cli.Command {
 			"that goes down for a while and comes back. Publishes the history, runs the daemon\n" +
 			"(this binary, with a key of its own) against them, publishes the season's last two\n" +
 			"simulated days over LIVE of real time while killing the daemon with SIGKILL KILLS\n" +
-			"times, then waits for it to catch up (for as long as it makes progress) and checks that its stored summary of every\n" +
-			"match equals the offline fold (`vesper verify`) of every event the relays hold, that\n" +
-			"it stored every event and never published one duty twice, and that the site links\n" +
-			"every match. Exit status 0 when every check passes, 1 otherwise.",
+			"times, then waits for it to catch up (for as long as it makes progress: no total time\n" +
+			"limit) and checks that its stored summary of every match equals the offline fold\n" +
+			"(`vesper verify`) of every event the relays hold, that it stored every event and never\n" +
+			"published one duty twice, and that the site links every match. Exit status 0 when every\n" +
+			"check passes, 1 otherwise.",
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "agents", Value: 50, Usage: "agent keys"},
 			&cli.IntFlag{Name: "matches", Usage: "challenges posted (default: 8 per agent)"},
