@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"vesper/internal/testkit"
 )
 
 // fakeEngine writes a shell script that speaks just enough UCI, running
@@ -72,7 +74,7 @@ func TestBadEngines(t *testing.T) {
 			if !errors.As(err, &ee) || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("err %v, want an *EngineError saying %q", err, tt.want)
 			}
-			if d := time.Since(start); d > 5*time.Second {
+			if d := time.Since(start); d > testkit.Scale(5*time.Second) {
 				t.Errorf("took %v", d)
 			}
 			t.Log(err)
@@ -84,7 +86,7 @@ func TestBadEngines(t *testing.T) {
 // returns the context's error, and the engine is ended.
 func TestCancel(t *testing.T) {
 	fools := finished(t, "chess", []string{"f2f3", "e7e5", "g2g4", "d8h4"})
-	ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
+	ctx, cancel := context.WithTimeout(t.Context(), testkit.Scale(200*time.Millisecond))
 	defer cancel()
 	a, err := New(Options{Path: fakeEngine(t, "true"), Depth: 1})
 	if err != nil {
@@ -100,7 +102,7 @@ func TestCancel(t *testing.T) {
 		t.Error(err)
 	}
 	// The built-in engine stops too: an unbounded depth, cancelled.
-	ctx2, cancel2 := context.WithTimeout(t.Context(), 200*time.Millisecond)
+	ctx2, cancel2 := context.WithTimeout(t.Context(), testkit.Scale(200*time.Millisecond))
 	defer cancel2()
 	if _, err := Analyse(ctx2, fools, Options{Depth: 60}); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("built-in: err %v, want the deadline", err)

@@ -102,7 +102,7 @@ func startAgent(t *testing.T, relayURL, name string, extra ...string) *agent {
 	if err := os.WriteFile(keyFile, []byte(a.key.Nsec()+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	args := append([]string{"mcp", "--key", keyFile, "--relays", relayURL, "--timeout", "5s"}, extra...)
+	args := append([]string{"mcp", "--key", keyFile, "--relays", relayURL, "--timeout", testkit.ScaleFlag(5 * time.Second)}, extra...)
 	cmd := exec.Command(binPath, args...)
 	cmd.Stderr = a.stderr
 	client := mcp.NewClient(&mcp.Implementation{Name: "vesper-test-" + name, Version: "1"}, &mcp.ClientOptions{
@@ -117,7 +117,7 @@ func startAgent(t *testing.T, relayURL, name string, extra ...string) *agent {
 			}
 		},
 	})
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Scale(30*time.Second))
 	defer cancel()
 	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, nil)
 	if err != nil {
@@ -170,7 +170,7 @@ func (a *agent) call(name string, args any, progressToken any) *mcp.CallToolResu
 // structured content must validate against the tool's output schema as
 // tools/list gave it.
 func (a *agent) try(name string, args any, progressToken any) (*mcp.CallToolResult, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Scale(90*time.Second))
 	defer cancel()
 	p := &mcp.CallToolParams{Name: name, Arguments: args}
 	if progressToken != nil {
@@ -264,7 +264,7 @@ func (a *agent) countMessages(sub string) int {
 // waitFor polls cond until it holds, failing the test after a deadline.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.After(30 * time.Second)
+	deadline := time.After(testkit.Scale(30 * time.Second))
 	tick := time.NewTicker(10 * time.Millisecond)
 	defer tick.Stop()
 	for !cond() {

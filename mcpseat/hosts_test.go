@@ -228,7 +228,7 @@ func TestWaitTurnTimeouts(t *testing.T) {
 		}
 	case err := <-done:
 		t.Fatalf("wait_turn returned before any progress: %v", err)
-	case <-time.After(45 * time.Second):
+	case <-time.After(testkit.Scale(45 * time.Second)):
 		t.Fatal("no progress notification for a call with a progressToken")
 	}
 	cancel()

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"vesper/internal/testkit"
 	"vesper/seat"
 )
 
@@ -32,7 +33,7 @@ func startDemo(t *testing.T) (url, house string) {
 		go func() { _ = cmd.Wait(); close(done) }()
 		select {
 		case <-done:
-		case <-time.After(10 * time.Second):
+		case <-time.After(testkit.Scale(10 * time.Second)):
 			_ = cmd.Process.Kill()
 			<-done
 		}
@@ -54,7 +55,7 @@ func startDemo(t *testing.T) (url, house string) {
 			t.Fatalf("vesper demo --serve ended before serving (stderr: %s)", stderr.String())
 		}
 		return m[0], m[1]
-	case <-time.After(90 * time.Second):
+	case <-time.After(testkit.Scale(90 * time.Second)):
 		t.Fatalf("vesper demo --serve did not start serving (stderr: %s)", stderr.String())
 	}
 	return "", ""

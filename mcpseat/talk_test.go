@@ -7,6 +7,7 @@ import (
 
 	gn "github.com/nbd-wtf/go-nostr"
 
+	"vesper/internal/testkit"
 	"vesper/match"
 	"vesper/nostr"
 	"vesper/nostr/relay"
@@ -55,11 +56,11 @@ func TestTableTalkAndReasoning(t *testing.T) {
 		t.Fatalf("a's wait_turn %+v", woke)
 	}
 
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Scale(30*time.Second))
 	defer cancel()
 	filters := append(relay.MatchFilters(id), gn.Filter{Kinds: []int{nostr.KindReveal}, Tags: gn.TagMap{nostr.MatchTag: {id}}},
 		gn.Filter{IDs: []string{prof.Event}})
-	got, err := relay.Fetch(ctx, []string{r.URL()}, filters, 30*time.Second)
+	got, err := relay.Fetch(ctx, []string{r.URL()}, filters, testkit.Scale(30*time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -57,7 +57,7 @@ func benchOverhead(b *testing.B, games int) {
 	defer rl.Close()
 	url := rl.URL()
 	me, opp := testkit.Key("bench runner"), testkit.Key("bench opponent")
-	r, err := play.New(play.Config{Seat: &seat.Seat{Relays: []string{url}, Key: me, Timeout: 10 * time.Second},
+	r, err := play.New(play.Config{Seat: &seat.Seat{Relays: []string{url}, Key: me, Timeout: testkit.Scale(10 * time.Second)},
 		Dir: benchDir(b), Policy: play.Policy{Invitations: true, MaxGames: games},
 		NewMover: func(string) play.Mover { return &instant{r: rand.New(rand.NewPCG(1, 2))} }})
 	if err != nil {
@@ -77,7 +77,7 @@ func benchOverhead(b *testing.B, games int) {
 	}
 	select {
 	case <-o.done:
-	case <-time.After(30 * time.Minute):
+	case <-time.After(testkit.Scale(30 * time.Minute)):
 		b.Fatal("too slow")
 	}
 	b.StopTimer()
@@ -169,7 +169,7 @@ func (o *opponent) receive(rcv relay.Received) {
 		// runner's reply (stamped one second later) is not ahead of it.
 		time.Sleep(time.Until(time.Unix(stamp+1, 0)))
 		m := testkit.Sign(o.key, nostr.NewMove(id, ply, mv, stamp))
-		res := relay.Publish(context.Background(), []string{o.url}, m, 10*time.Second)
+		res := relay.Publish(context.Background(), []string{o.url}, m, testkit.Scale(10*time.Second))
 		if len(relay.Accepted(res)) == 0 {
 			return
 		}
@@ -186,7 +186,7 @@ func (o *opponent) challenge() {
 	// A nonce, or challenges posted in one second would be one match.
 	ch.Content = fmt.Sprintf(`{"game":"gomoku","nonce":"%d"}`, rand.Uint64())
 	testkit.Sign(o.key, ch)
-	relay.Publish(context.Background(), []string{o.url}, ch, 10*time.Second)
+	relay.Publish(context.Background(), []string{o.url}, ch, testkit.Scale(10*time.Second))
 }
 
 // benchDir is VESPER_BENCH_DIR when set (to read the runner's records

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"vesper/internal/testkit"
 	"vesper/seat"
 )
 
@@ -160,7 +161,7 @@ func script(t *testing.T, body string) string {
 // limit (it and what it started), and the attempt is a time-out.
 func TestCommandHangs(t *testing.T) {
 	pidFile := filepath.Join(t.TempDir(), "pid")
-	c := &Command{Argv: []string{script(t, "echo $$ > "+pidFile+"\nexec sleep 600\n")}, Timeout: 300 * time.Millisecond}
+	c := &Command{Argv: []string{script(t, "echo $$ > "+pidFile+"\nexec sleep 600\n")}, Timeout: testkit.Scale(300 * time.Millisecond)}
 	_, kind, why := c.Ask(context.Background(), Request{Game: "chess"})
 	if kind != KindTimeout {
 		t.Fatalf("kind %q (%s), want %q", kind, why, KindTimeout)
@@ -178,11 +179,11 @@ func TestCommandHangs(t *testing.T) {
 // TestCommandAnswers: the request reaches stdin as one JSON object, the
 // answer comes back; a failing command is reported as such.
 func TestCommandAnswers(t *testing.T) {
-	c := &Command{Argv: []string{script(t, `read line; case "$line" in *'"attempt":2'*) echo '{"move":"d2d4"}';; *) echo '{"move":"e2e4"}';; esac`)}, Timeout: 10 * time.Second}
+	c := &Command{Argv: []string{script(t, `read line; case "$line" in *'"attempt":2'*) echo '{"move":"d2d4"}';; *) echo '{"move":"e2e4"}';; esac`)}, Timeout: testkit.Scale(10 * time.Second)}
 	if a, kind, why := c.Ask(context.Background(), Request{Attempt: 2}); kind != "" || a.Move != "d2d4" {
 		t.Fatalf("got %+v %q %s", a, kind, why)
 	}
-	bad := &Command{Argv: []string{script(t, "echo oops >&2; exit 3")}, Timeout: 10 * time.Second}
+	bad := &Command{Argv: []string{script(t, "echo oops >&2; exit 3")}, Timeout: testkit.Scale(10 * time.Second)}
 	if _, kind, why := bad.Ask(context.Background(), Request{}); kind != KindFailed || !strings.Contains(why, "oops") {
 		t.Fatalf("got %q %s", kind, why)
 	}

@@ -32,7 +32,7 @@ func startRelay(t *testing.T) string {
 func publish(t *testing.T, url string, evs ...*nostr.Event) {
 	t.Helper()
 	for _, ev := range evs {
-		if len(relay.Accepted(relay.Publish(context.Background(), []string{url}, ev, 10*time.Second))) == 0 {
+		if len(relay.Accepted(relay.Publish(context.Background(), []string{url}, ev, testkit.Scale(10*time.Second)))) == 0 {
 			t.Fatalf("relay refused %s", ev.ID)
 		}
 	}
@@ -40,7 +40,7 @@ func publish(t *testing.T, url string, evs ...*nostr.Event) {
 
 func fold(t *testing.T, url, id string) *match.State {
 	t.Helper()
-	got, err := relay.Fetch(context.Background(), []string{url}, relay.MatchFilters(id), 10*time.Second)
+	got, err := relay.Fetch(context.Background(), []string{url}, relay.MatchFilters(id), testkit.Scale(10*time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func fold(t *testing.T, url, id string) *match.State {
 // is generous, never a budget.
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(2 * time.Minute)
+	deadline := time.Now().Add(testkit.Scale(2 * time.Minute))
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)
@@ -72,7 +72,7 @@ func eventually(t *testing.T, what string, cond func() bool) {
 func runner(t *testing.T, url string, key nostr.SecretKey) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &seat.Seat{Relays: []string{url}, Key: key, Timeout: 10 * time.Second}
+	s := &seat.Seat{Relays: []string{url}, Key: key, Timeout: testkit.Scale(10 * time.Second)}
 	r, err := play.New(play.Config{Seat: s, Dir: t.TempDir(), Policy: play.Policy{MaxGames: 5},
 		NewMover: func(string) play.Mover { return &play.Builtin{Limits: play.Limits{Nodes: 500}} }})
 	if err != nil {
@@ -142,7 +142,7 @@ func TestRunnerTakesAWaitingInvitation(t *testing.T) {
 	me, a, b := testkit.Key("runner"), testkit.Key("first challenger"), testkit.Key("second challenger")
 	ctx, cancel := context.WithCancel(context.Background())
 	lines := make(chan play.Line, 100)
-	r, err := play.New(play.Config{Seat: &seat.Seat{Relays: []string{url}, Key: me, Timeout: 10 * time.Second}, Dir: t.TempDir(),
+	r, err := play.New(play.Config{Seat: &seat.Seat{Relays: []string{url}, Key: me, Timeout: testkit.Scale(10 * time.Second)}, Dir: t.TempDir(),
 		Policy:   play.Policy{MaxGames: 1, Invitations: true},
 		NewMover: func(string) play.Mover { return &play.Builtin{Limits: play.Limits{Nodes: 500}} },
 		Out: func(l play.Line) {
@@ -202,9 +202,9 @@ func TestRunnerAgentTakesADrawOffer(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	r, err := play.New(play.Config{Seat: &seat.Seat{Relays: []string{url}, Key: me, Timeout: 10 * time.Second}, Dir: dir,
+	r, err := play.New(play.Config{Seat: &seat.Seat{Relays: []string{url}, Key: me, Timeout: testkit.Scale(10 * time.Second)}, Dir: dir,
 		NewMover: func(string) play.Mover {
-			return &play.Agent{Cmd: play.Command{Argv: []string{agent}, Timeout: time.Minute}}
+			return &play.Agent{Cmd: play.Command{Argv: []string{agent}, Timeout: testkit.Scale(time.Minute)}}
 		}})
 	if err != nil {
 		t.Fatal(err)
@@ -250,7 +250,7 @@ func TestRunnerReplaysTheJournaledMove(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	r, err := play.New(play.Config{Seat: &seat.Seat{Relays: []string{url}, Key: me, Timeout: 10 * time.Second}, Dir: dir,
+	r, err := play.New(play.Config{Seat: &seat.Seat{Relays: []string{url}, Key: me, Timeout: testkit.Scale(10 * time.Second)}, Dir: dir,
 		NewMover: func(string) play.Mover { return fixed("o15") }})
 	if err != nil {
 		t.Fatal(err)
@@ -269,7 +269,7 @@ func invitations(t *testing.T, url, author, invitee string) int {
 	t.Helper()
 	got, err := relay.FetchWith(context.Background(), []string{url},
 		[]gn.Filter{{Kinds: []int{nostr.KindChallenge}, Authors: []string{author}, Tags: gn.TagMap{"p": {invitee}}}},
-		relay.FetchOptions{Timeout: 10 * time.Second})
+		relay.FetchOptions{Timeout: testkit.Scale(10 * time.Second)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -284,7 +284,7 @@ func TestRunnerChallengesAListOnce(t *testing.T) {
 	dir := t.TempDir()
 	run := func(list ...string) context.CancelFunc {
 		ctx, cancel := context.WithCancel(context.Background())
-		r, err := play.New(play.Config{Seat: &seat.Seat{Relays: []string{url}, Key: me, Timeout: 10 * time.Second}, Dir: dir,
+		r, err := play.New(play.Config{Seat: &seat.Seat{Relays: []string{url}, Key: me, Timeout: testkit.Scale(10 * time.Second)}, Dir: dir,
 			Challenge: list, OpenGame: "gomoku", NewMover: func(string) play.Mover { return fixed("h8") }})
 		if err != nil {
 			t.Fatal(err)
@@ -315,7 +315,7 @@ func TestRunnerTakesAnOpenChallenge(t *testing.T) {
 	gomoku := testkit.Sign(a, nostr.NewChallenge("gomoku", "", now))
 	publish(t, url, chess, gomoku)
 	ctx, cancel := context.WithCancel(context.Background())
-	r, err := play.New(play.Config{Seat: &seat.Seat{Relays: []string{url}, Key: me, Timeout: 10 * time.Second}, Dir: t.TempDir(),
+	r, err := play.New(play.Config{Seat: &seat.Seat{Relays: []string{url}, Key: me, Timeout: testkit.Scale(10 * time.Second)}, Dir: t.TempDir(),
 		Policy:   play.Policy{Open: true, Games: []string{"gomoku"}, MaxGames: 2},
 		NewMover: func(string) play.Mover { return &play.Builtin{Limits: play.Limits{Nodes: 500}} }})
 	if err != nil {
@@ -358,7 +358,7 @@ func TestRunnerPublishesTalkAndReveals(t *testing.T) {
 	m.Accept(now - 9)
 	publish(t, url, m.Events...)
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &seat.Seat{Relays: []string{url}, Key: me, Timeout: 10 * time.Second, JournalDir: filepath.Join(t.TempDir(), "journal")}
+	s := &seat.Seat{Relays: []string{url}, Key: me, Timeout: testkit.Scale(10 * time.Second), JournalDir: filepath.Join(t.TempDir(), "journal")}
 	r, err := play.New(play.Config{Seat: s, Dir: t.TempDir(), Retries: 2, NewMover: func(string) play.Mover { return talker{} }})
 	if err != nil {
 		t.Fatal(err)

@@ -16,6 +16,7 @@ import (
 	"github.com/btcsuite/btcd/btcec/v2/schnorr"
 	gn "github.com/nbd-wtf/go-nostr"
 
+	"vesper/internal/testkit"
 	"vesper/nostr"
 )
 
@@ -218,7 +219,7 @@ func TestNIP40(t *testing.T) {
 func TestAuthChallengeOnConnect(t *testing.T) {
 	t.Run("required", func(t *testing.T) {
 		rc := dial(t, startRelay(t, Options{RequireAuth: true}).URL())
-		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+		ctx, cancel := context.WithTimeout(t.Context(), testkit.Scale(10*time.Second))
 		defer cancel()
 		_, b, err := rc.c.Read(ctx)
 		if err != nil {

@@ -11,6 +11,7 @@ import (
 	ws "github.com/coder/websocket"
 	gn "github.com/nbd-wtf/go-nostr"
 
+	"vesper/internal/testkit"
 	"vesper/nostr"
 )
 
@@ -50,7 +51,7 @@ func TestLimitsPerConnection(t *testing.T) {
 		t.Fatalf("a second connection has its own budget: %s", reason)
 	}
 	waitFor(t, "two connections", func() bool { return r.Connections() == 2 })
-	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), testkit.Scale(10*time.Second))
 	defer cancel()
 	if c3, _, err := ws.Dial(ctx, r.URL(), nil); err == nil {
 		c3.CloseNow()
@@ -123,7 +124,7 @@ func TestNIP11Limitations(t *testing.T) {
 	}
 	rc.mustQuery(gn.Filter{Kinds: []int{nostr.KindMove}})
 
-	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), testkit.Scale(5*time.Second))
 	defer cancel()
 	if err := rc.send(ctx, "REQ", "two", gn.Filter{Kinds: []int{nostr.KindMove}}, gn.Filter{Kinds: []int{nostr.KindChallenge}}); err != nil {
 		t.Fatal(err)

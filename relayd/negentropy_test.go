@@ -15,6 +15,7 @@ import (
 	"github.com/nbd-wtf/go-nostr/nip77/negentropy"
 	"github.com/nbd-wtf/go-nostr/nip77/negentropy/storage/empty"
 
+	"vesper/internal/testkit"
 	"vesper/nostr"
 )
 
@@ -62,7 +63,7 @@ func TestNegentropy(t *testing.T) {
 // races under -race.)
 func negIDs(t *testing.T, url string, f gn.Filter) []string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), testkit.Scale(10*time.Second))
 	defer cancel()
 	c, _, err := ws.Dial(ctx, url, nil)
 	if err != nil {

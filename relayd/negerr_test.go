@@ -15,6 +15,7 @@ import (
 	"github.com/nbd-wtf/go-nostr/nip77/negentropy"
 	"github.com/nbd-wtf/go-nostr/nip77/negentropy/storage/empty"
 
+	"vesper/internal/testkit"
 	"vesper/nostr"
 )
 
@@ -23,7 +24,7 @@ import (
 // error answer.
 func negError(t *testing.T, rc *rawClient, f gn.Filter, msgOnly bool) (label, reason string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), testkit.Scale(10*time.Second))
 	defer cancel()
 	start := negentropy.New(empty.Empty{}, 1<<20).Start()
 	var env []byte

@@ -11,6 +11,7 @@ import (
 	gn "github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip42"
 
+	"vesper/internal/testkit"
 	"vesper/nostr"
 )
 
@@ -25,7 +26,7 @@ type rawClient struct {
 
 func dial(t *testing.T, url string) *rawClient {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), testkit.Scale(5*time.Second))
 	defer cancel()
 	c, _, err := ws.Dial(ctx, url, nil)
 	if err != nil {
@@ -67,7 +68,7 @@ func (rc *rawClient) next(ctx context.Context) ([]json.RawMessage, string, error
 
 // query sends a REQ and returns its stored events, or the CLOSED reason.
 func (rc *rawClient) query(f gn.Filter) (evs []*gn.Event, closed string, err error) {
-	ctx, cancel := context.WithTimeout(rc.t.Context(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(rc.t.Context(), testkit.Scale(5*time.Second))
 	defer cancel()
 	if err := rc.send(ctx, "REQ", "q", f); err != nil {
 		return nil, "", err
@@ -104,7 +105,7 @@ func (rc *rawClient) mustQuery(f gn.Filter) []*gn.Event {
 
 // okFor sends env and waits for the OK about id.
 func (rc *rawClient) okFor(id string, env ...any) (bool, string, error) {
-	ctx, cancel := context.WithTimeout(rc.t.Context(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(rc.t.Context(), testkit.Scale(5*time.Second))
 	defer cancel()
 	if err := rc.send(ctx, env...); err != nil {
 		return false, "", err

@@ -14,6 +14,7 @@ import (
 	gn "github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip11"
 
+	"vesper/internal/testkit"
 	"vesper/nostr"
 )
 
@@ -39,7 +40,7 @@ func signed(t *testing.T, key nostr.SecretKey, kind int, createdAt int64, conten
 // waitFor polls cond until it holds or the deadline passes.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(testkit.Scale(30 * time.Second))
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)
@@ -162,7 +163,7 @@ func TestDropConnections(t *testing.T) {
 	if n := r.DropConnections(); n < 1 {
 		t.Fatalf("DropConnections closed %d connections", n)
 	}
-	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), testkit.Scale(5*time.Second))
 	defer cancel()
 	if _, _, err := rc.c.Read(ctx); err == nil || ctx.Err() != nil {
 		t.Fatalf("read after drop: %v, want a closed connection", err)
@@ -180,7 +181,7 @@ func TestStopRestart(t *testing.T) {
 	}
 	url := r.URL()
 	r.Stop()
-	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), testkit.Scale(2*time.Second))
 	defer cancel()
 	if c, _, err := ws.Dial(ctx, url, nil); err == nil {
 		c.CloseNow()
@@ -271,7 +272,7 @@ func TestRequireAuth(t *testing.T) {
 func TestInjectServesForgedEvents(t *testing.T) {
 	r := startRelay(t, Options{})
 	rc := dial(t, r.URL())
-	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), testkit.Scale(5*time.Second))
 	defer cancel()
 	if err := rc.send(ctx, "REQ", "live", gn.Filter{Kinds: []int{nostr.KindMove}, LimitZero: true}); err != nil {
 		t.Fatal(err)
@@ -340,7 +341,7 @@ func TestContextEndsRelay(t *testing.T) {
 	dial(t, r.URL())
 	cancel()
 	waitFor(t, "the relay to close", func() bool {
-		dctx, dcancel := context.WithTimeout(t.Context(), time.Second)
+		dctx, dcancel := context.WithTimeout(t.Context(), testkit.Scale(time.Second))
 		defer dcancel()
 		c, _, err := ws.Dial(dctx, r.URL(), nil)
 		if err == nil {

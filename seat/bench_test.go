@@ -28,7 +28,7 @@ func BenchmarkWaitLatency(b *testing.B) {
 	}
 	defer r.Close()
 	ka, kb := testkit.Key("bench-a"), testkit.Key("bench-b")
-	a := &Seat{Relays: []string{r.URL()}, Key: ka, Timeout: 5 * time.Second}
+	a := &Seat{Relays: []string{r.URL()}, Key: ka, Timeout: testkit.Scale(5 * time.Second)}
 	var lat []time.Duration
 	for i := 0; b.Loop(); i++ {
 		b.StopTimer()
@@ -46,7 +46,7 @@ func BenchmarkWaitLatency(b *testing.B) {
 		live := make(chan struct{})
 		var once sync.Once
 		go func() {
-			w, err := a.Wait(ctx, m.ID, WaitOptions{Timeout: 30 * time.Second, Progress: func(p Progress) {
+			w, err := a.Wait(ctx, m.ID, WaitOptions{Timeout: testkit.Scale(30 * time.Second), Progress: func(p Progress) {
 				if p.Connected > 0 {
 					once.Do(func() { close(live) })
 				}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"vesper/internal/testkit"
 	"vesper/match"
 	"vesper/nostr"
 	"vesper/reveal"
@@ -119,7 +120,7 @@ func TestReasoningCommittedJournalledRevealed(t *testing.T) {
 	// The restarted b waits, wakes final, and reveals what its journal
 	// holds.
 	b2 := restart(b)
-	woke, err := b2.Wait(ctx, id, WaitOptions{Timeout: 10 * time.Second})
+	woke, err := b2.Wait(ctx, id, WaitOptions{Timeout: testkit.Scale(10 * time.Second)})
 	if err != nil || woke.Reason != WakeFinal || len(woke.Revealed) != 1 {
 		t.Fatalf("restarted b's wait: %v %+v", err, woke)
 	}

@@ -124,9 +124,9 @@ func TestTrapRefusalDoesNotWait(t *testing.T) {
 func TestTrapAcceptGoesToTheHints(t *testing.T) {
 	ctx := context.Background()
 	ra, rb := startRelay(t), startRelay(t)
-	alice := &Seat{Relays: []string{ra.URL()}, Key: testkit.Key("trap4-alice"), Timeout: 5 * time.Second}
-	bob := &Seat{Relays: []string{rb.URL()}, Key: testkit.Key("trap4-bob"), Timeout: 5 * time.Second}
-	carol := &Seat{Relays: []string{ra.URL()}, Key: testkit.Key("trap4-carol"), Timeout: 5 * time.Second}
+	alice := &Seat{Relays: []string{ra.URL()}, Key: testkit.Key("trap4-alice"), Timeout: testkit.Scale(5 * time.Second)}
+	bob := &Seat{Relays: []string{rb.URL()}, Key: testkit.Key("trap4-bob"), Timeout: testkit.Scale(5 * time.Second)}
+	carol := &Seat{Relays: []string{ra.URL()}, Key: testkit.Key("trap4-carol"), Timeout: testkit.Scale(5 * time.Second)}
 	ch, err := alice.Challenge(ctx, "chess", "")
 	if err != nil {
 		t.Fatal(err)
@@ -231,11 +231,11 @@ func TestTrapWaitWakesForWhatCanBeDone(t *testing.T) {
 	r := startRelay(t)
 	a, b := testkit.Key("trap5-a"), testkit.Key("trap5-b")
 	seat := func(k nostr.SecretKey, clock func() time.Time) *Seat {
-		return &Seat{Relays: []string{r.URL()}, Key: k, Timeout: 5 * time.Second, Now: clock, LockDir: t.TempDir()}
+		return &Seat{Relays: []string{r.URL()}, Key: k, Timeout: testkit.Scale(5 * time.Second), Now: clock, LockDir: t.TempDir()}
 	}
 	wait := func(s *Seat, id string) *Woke {
 		t.Helper()
-		woke, err := s.Wait(ctx, id, WaitOptions{Timeout: time.Minute})
+		woke, err := s.Wait(ctx, id, WaitOptions{Timeout: testkit.Scale(time.Minute)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -327,14 +327,14 @@ func TestTrapStaleOffer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := b.Wait(ctx, id, WaitOptions{Timeout: time.Minute})
+	w, err := b.Wait(ctx, id, WaitOptions{Timeout: testkit.Scale(time.Minute)})
 	if err != nil || w.Reason != WakeOffer || w.Status.Offer == nil || w.Status.Offer.Event != offer.Event {
 		t.Fatalf("offer: %v %+v", err, w)
 	}
 	if _, err := a.Move(ctx, id, "e4"); err != nil {
 		t.Fatal(err)
 	}
-	w, err = b.Wait(ctx, id, WaitOptions{Timeout: time.Minute})
+	w, err = b.Wait(ctx, id, WaitOptions{Timeout: testkit.Scale(time.Minute)})
 	if err != nil || w.Reason != WakeMyTurn || w.Status.Offer != nil {
 		t.Fatalf("after the move: %v, woke %s with offer %+v", err, w.Reason, w.Status.Offer)
 	}
@@ -377,7 +377,7 @@ func TestTrapOfferWakesOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := b.Wait(ctx, id, WaitOptions{Timeout: time.Minute})
+	w, err := b.Wait(ctx, id, WaitOptions{Timeout: testkit.Scale(time.Minute)})
 	if err != nil || w.Reason != WakeOffer || w.Status.Offer.Event != win.Event {
 		t.Fatalf("first wait: %v %+v", err, w)
 	}
@@ -393,7 +393,7 @@ func TestTrapOfferWakesOnce(t *testing.T) {
 	var once sync.Once
 	woke := make(chan *Woke, 1)
 	go func() {
-		w, err := again.Wait(ctx, id, WaitOptions{Timeout: time.Minute, ProgressEvery: 50 * time.Millisecond,
+		w, err := again.Wait(ctx, id, WaitOptions{Timeout: testkit.Scale(time.Minute), ProgressEvery: 50 * time.Millisecond,
 			Progress: func(p Progress) {
 				if p.Events > 0 {
 					once.Do(func() { close(read) })

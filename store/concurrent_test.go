@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"vesper/internal/testkit"
 	"vesper/nostr"
 )
 
@@ -37,7 +38,7 @@ func TestReadersWhileWriting(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), testkit.Scale(20*time.Second))
 	defer cancel()
 	done := make(chan struct{})
 	var wg sync.WaitGroup

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"vesper/internal/testkit"
 	"vesper/nostr"
 )
 
@@ -37,7 +38,7 @@ func crashChild() int {
 	// so a line is in the pipe whole, or not at all, when the kill comes.
 	out := os.Stdout
 	// A safety net: if the parent never kills us, stop on our own.
-	deadline := time.Now().Add(60 * time.Second)
+	deadline := time.Now().Add(testkit.Scale(60 * time.Second))
 	base := time.Now().Unix()
 	for i := 0; time.Now().Before(deadline); i++ {
 		at := base + int64(i)

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"vesper/internal/testkit"
 	"vesper/nostr"
 )
 
@@ -352,7 +353,7 @@ func TestCheckpointsRunInTheBackground(t *testing.T) {
 	if _, err := s.PutEvents(ctx, []Incoming{{Event: ev, SeenAt: 990}}); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(20 * checkpointEvery)
+	deadline := time.Now().Add(testkit.Scale(20 * checkpointEvery))
 	for s.checkpoints.Load() == 0 {
 		if time.Now().After(deadline) {
 			t.Fatal("no background checkpoint copied the write")

@@ -28,7 +28,7 @@ func writeKey(t *testing.T, k nostr.SecretKey) string {
 // authored lists the events of kind by author on url.
 func authored(t *testing.T, url string, kind int, author string) []*nostr.Event {
 	t.Helper()
-	got, err := relay.Fetch(context.Background(), []string{url}, []gn.Filter{{Kinds: []int{kind}, Authors: []string{author}}}, 10*time.Second)
+	got, err := relay.Fetch(context.Background(), []string{url}, []gn.Filter{{Kinds: []int{kind}, Authors: []string{author}}}, testkit.Scale(10*time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,8 +15,6 @@ import (
 	"testing"
 	"time"
 
-	gn "github.com/nbd-wtf/go-nostr"
-
 	"vesper/internal/benchfx"
 	"vesper/internal/sim"
 	"vesper/internal/testkit"
@@ -222,22 +220,13 @@ func benchDaemonStart(b *testing.B, fx benchfx.Fixture, base string) {
 // and waits for each OK.
 func publishIndependentB(b *testing.B, url string, evs ...*nostr.Event) {
 	b.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
-	defer cancel()
-	r, err := gn.RelayConnect(ctx, url)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer r.Close()
-	for _, ev := range evs {
-		if err := r.Publish(ctx, *ev); err != nil {
-			b.Fatalf("publish %s: %v", ev.ID, err)
-		}
-	}
+	publishWithin(b, url, 30*time.Minute, evs...)
 }
 
+// pollB polls cond until it holds or d (scaled by $VESPER_TEST_SCALE)
+// passes.
 func pollB(d time.Duration, cond func() bool) bool {
-	deadline := time.Now().Add(d)
+	deadline := time.Now().Add(testkit.Scale(d))
 	for !cond() {
 		if time.Now().After(deadline) {
 			return false

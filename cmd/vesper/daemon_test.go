@@ -51,9 +51,17 @@ func urls(rs []*relayd.Relay) string {
 // publishIndependent posts with go-nostr's own websocket connection and
 // envelopes: a Nostr client that is not this project's code. (Not go-nostr's
 // Relay, whose Close races with its own writer goroutine under -race.)
-func publishIndependent(t *testing.T, url string, evs ...*nostr.Event) {
+func publishIndependent(t testing.TB, url string, evs ...*nostr.Event) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	publishWithin(t, url, 10*time.Second, evs...)
+}
+
+// publishWithin is publishIndependent with a deadline of its own (scaled).
+// It uses go-nostr's bare Connection, not its Relay, whose Close races with
+// its own writer goroutine under -race (see internal/sim's fetchRelay).
+func publishWithin(t testing.TB, url string, d time.Duration, evs ...*nostr.Event) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Scale(d))
 	defer cancel()
 	conn, err := gn.NewConnection(ctx, url, nil, nil)
 	if err != nil {
@@ -122,7 +130,7 @@ func (p *daemonProc) stop(t *testing.T) {
 		if err != nil {
 			t.Fatalf("daemon exit after SIGTERM: %v", err)
 		}
-	case <-time.After(20 * time.Second):
+	case <-time.After(testkit.Scale(20 * time.Second)):
 		t.Fatal("daemon did not stop on SIGTERM")
 	}
 }
@@ -161,9 +169,11 @@ func expected(t *testing.T, m *testkit.Match, now int64) string {
 }
 
 // waitFor polls until cond holds or the deadline passes.
+// d is scaled by $VESPER_TEST_SCALE here, so callers give the deadline an
+// unloaded machine needs, with a margin.
 func waitFor(t *testing.T, what string, d time.Duration, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(d)
+	deadline := time.Now().Add(testkit.Scale(d))
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)

@@ -124,6 +124,11 @@ func runDemo(sig context.Context, o demoOptions) error {
 		return err
 	}
 	say("analysed: %s", note)
+	// The ladder of models reads the profiles, which the daemon stores on
+	// their own path: under load they could land after the site's build.
+	if err := waitProfiles(ctx, st, d.alice.PublicKey(), d.bob.PublicKey()); err != nil {
+		return err
+	}
 	if !o.serve {
 		stopDaemon()
 		if err := <-daemonDone; err != nil {
@@ -364,6 +369,25 @@ func waitAnalysis(ctx context.Context, st *store.Store, id string) error {
 		case <-t.C:
 		}
 	}
+}
+
+// waitProfiles polls the store until it holds every pubkey's profile.
+func waitProfiles(ctx context.Context, st *store.Store, pubkeys ...string) error {
+	t := time.NewTicker(20 * time.Millisecond)
+	defer t.Stop()
+	for _, pk := range pubkeys {
+		for {
+			if _, ok, err := st.Profile(ctx, pk); err == nil && ok {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				return fail(exitFailure, "timed out waiting for the profile of %s", pk)
+			case <-t.C:
+			}
+		}
+	}
+	return nil
 }
 
 // waitState polls the daemon's state of a match until cond holds.

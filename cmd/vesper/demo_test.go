@@ -14,6 +14,7 @@ import (
 	gn "github.com/nbd-wtf/go-nostr"
 
 	"vesper/analysis"
+	"vesper/internal/testkit"
 	"vesper/nostr"
 	"vesper/nostr/relay"
 )
@@ -101,7 +102,7 @@ func TestDemoServeHouseAcceptsInvitation(t *testing.T) {
 			if err != nil {
 				t.Errorf("demo --serve after SIGINT: %v", err)
 			}
-		case <-time.After(20 * time.Second):
+		case <-time.After(testkit.Scale(20 * time.Second)):
 			_ = cmd.Process.Kill()
 			t.Error("demo --serve did not stop within 20 s of SIGINT")
 		}
@@ -115,7 +116,7 @@ func TestDemoServeHouseAcceptsInvitation(t *testing.T) {
 		close(lines)
 	}()
 	var url, house string
-	deadline := time.After(2 * time.Minute)
+	deadline := time.After(testkit.Scale(2 * time.Minute))
 	for url == "" {
 		select {
 		case l, ok := <-lines:
@@ -139,13 +140,13 @@ func TestDemoServeHouseAcceptsInvitation(t *testing.T) {
 	if err := agent.Sign(ch); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Scale(time.Minute))
 	defer cancel()
-	if ok := relay.Accepted(relay.Publish(ctx, []string{url}, ch, 10*time.Second)); len(ok) == 0 {
+	if ok := relay.Accepted(relay.Publish(ctx, []string{url}, ch, testkit.Scale(10*time.Second))); len(ok) == 0 {
 		t.Fatal("the demo's relay refused the challenge")
 	}
 	for {
-		got, err := relay.Fetch(ctx, []string{url}, []gn.Filter{{Kinds: []int{nostr.KindAccept}, Tags: gn.TagMap{"g": {ch.ID}}}}, 5*time.Second)
+		got, err := relay.Fetch(ctx, []string{url}, []gn.Filter{{Kinds: []int{nostr.KindAccept}, Tags: gn.TagMap{"g": {ch.ID}}}}, testkit.Scale(5*time.Second))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -157,7 +158,7 @@ func TestDemoServeHouseAcceptsInvitation(t *testing.T) {
 		select {
 		case <-ctx.Done():
 			t.Fatal("the house did not accept a challenge addressed to it within a minute")
-		case <-time.After(200 * time.Millisecond):
+		case <-time.After(200 * time.Millisecond): // the polling cadence
 		}
 	}
 }

@@ -15,7 +15,7 @@ import (
 
 func fetchFold(t *testing.T, url, id string) *match.State {
 	t.Helper()
-	got, err := relay.Fetch(context.Background(), []string{url}, relay.MatchFilters(id), 10*time.Second)
+	got, err := relay.Fetch(context.Background(), []string{url}, relay.MatchFilters(id), testkit.Scale(10*time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +33,7 @@ func fetchFold(t *testing.T, url, id string) *match.State {
 func post(t *testing.T, url string, k nostr.SecretKey, ev *nostr.Event) {
 	t.Helper()
 	testkit.Sign(k, ev)
-	if ok := relay.Accepted(relay.Publish(context.Background(), []string{url}, ev, 10*time.Second)); len(ok) == 0 {
+	if ok := relay.Accepted(relay.Publish(context.Background(), []string{url}, ev, testkit.Scale(10*time.Second))); len(ok) == 0 {
 		t.Fatalf("relay refused %s", ev.ID)
 	}
 }

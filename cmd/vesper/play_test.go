@@ -33,7 +33,7 @@ func startRunner(t *testing.T, dir, relays, key string, extra ...string) *runner
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	args := append([]string{"play", "--json", "--relays", relays, "--key", key, "--dir", dir, "--timeout", "5s"}, extra...)
+	args := append([]string{"play", "--json", "--relays", relays, "--key", key, "--dir", dir, "--timeout", testkit.ScaleFlag(5 * time.Second)}, extra...)
 	cmd := exec.Command(binPath, args...)
 	p := &runnerProc{cmd: cmd, out: filepath.Join(dir, "out.jsonl"), done: make(chan error, 1)}
 	f, err := os.OpenFile(p.out, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
@@ -62,6 +62,7 @@ func (p *runnerProc) kill() {
 // wait waits for the runner to leave by itself (a series over).
 func (p *runnerProc) wait(t *testing.T, d time.Duration) {
 	t.Helper()
+	d = testkit.Scale(d)
 	select {
 	case err := <-p.done:
 		p.done <- nil
@@ -444,7 +445,7 @@ func TestEventsStream(t *testing.T) {
 				if m["type"] == want {
 					return m
 				}
-			case <-time.After(2 * time.Minute):
+			case <-time.After(testkit.Scale(2 * time.Minute)):
 				t.Fatalf("no %s line", want)
 			}
 		}

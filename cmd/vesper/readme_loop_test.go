@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"vesper/internal/testkit"
 	"vesper/match"
 	"vesper/seat"
 )
@@ -49,8 +50,8 @@ func TestReadmeLoopNeverGivesAGameAway(t *testing.T) {
 	e := newAgentEnv(t)
 	ctx := context.Background()
 	relays := []string{e.relay.URL()}
-	alice := &seat.Seat{Relays: relays, Key: e.a, Timeout: 5 * time.Second, LockDir: t.TempDir()}
-	bob := &seat.Seat{Relays: relays, Key: e.b, Timeout: 5 * time.Second, LockDir: t.TempDir()}
+	alice := &seat.Seat{Relays: relays, Key: e.a, Timeout: testkit.Scale(5 * time.Second), LockDir: t.TempDir()}
+	bob := &seat.Seat{Relays: relays, Key: e.b, Timeout: testkit.Scale(5 * time.Second), LockDir: t.TempDir()}
 	ch, err := alice.Challenge(ctx, "chess", "")
 	if err != nil {
 		t.Fatal(err)
@@ -86,7 +87,7 @@ func TestReadmeLoopNeverGivesAGameAway(t *testing.T) {
 	go func() { exited <- cmd.Wait() }()
 
 	// Alice's loop moves; on his turn bob offers himself the win.
-	if w, err := bob.Wait(ctx, ch.Match, seat.WaitOptions{Timeout: time.Minute}); err != nil || w.Reason != seat.WakeMyTurn {
+	if w, err := bob.Wait(ctx, ch.Match, seat.WaitOptions{Timeout: testkit.Scale(time.Minute)}); err != nil || w.Reason != seat.WakeMyTurn {
 		t.Fatalf("bob's wait: %v %+v (loop output %s)", err, w, out.String())
 	}
 	if _, err := bob.Agree(ctx, ch.Match, match.Second); err != nil {
@@ -103,7 +104,7 @@ func TestReadmeLoopNeverGivesAGameAway(t *testing.T) {
 		select {
 		case err := <-exited:
 			t.Fatalf("the loop ended before answering the offer: %v\n%s", err, out.String())
-		case <-time.After(50 * time.Millisecond):
+		case <-time.After(50 * time.Millisecond): // the polling cadence
 		}
 	}
 	// Bob resigns (refused if the loop gave him the game) and signs.
@@ -114,7 +115,7 @@ func TestReadmeLoopNeverGivesAGameAway(t *testing.T) {
 		if err != nil {
 			t.Fatalf("the loop: %v\n%s", err, out.String())
 		}
-	case <-time.After(2 * time.Minute):
+	case <-time.After(testkit.Scale(2 * time.Minute)):
 		t.Fatalf("the loop did not stop at the final result\n%s", out.String())
 	}
 	snap, err := alice.Read(ctx, ch.Match)
@@ -168,7 +169,7 @@ func TestTimeoutZero(t *testing.T) {
 	// It is alice's move: bob has nothing to do yet, and says so at once.
 	// The default wait is five minutes; the deadline only stops a broken
 	// build from hanging the suite.
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Scale(2*time.Minute))
 	defer cancel()
 	cmd := exec.CommandContext(ctx, binPath, "wait", "--json", "--relays", e.relay.URL(), "--key", e.bKey, "--timeout", "0", id)
 	got, err := cmd.Output()

@@ -14,6 +14,7 @@ import (
 	ws "github.com/coder/websocket"
 	"github.com/urfave/cli/v2"
 
+	"vesper/internal/testkit"
 	"vesper/nostr"
 	"vesper/relayd"
 )
@@ -22,7 +23,7 @@ import (
 // challenge as soon as a client connects, and refuses a REQ with CLOSED
 // "auth-required:" until the client authenticates.
 func TestRelayAuth(t *testing.T) {
-	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), testkit.Scale(time.Minute))
 	defer cancel()
 	cmd := exec.CommandContext(ctx, binPath, "relay", "--auth", "--listen", "127.0.0.1:0")
 	stdout, err := cmd.StdoutPipe()

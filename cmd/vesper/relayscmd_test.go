@@ -6,7 +6,9 @@ import (
 	"net"
 	"strings"
 	"testing"
+	"time"
 
+	"vesper/internal/testkit"
 	"vesper/relayd"
 )
 
@@ -38,7 +40,7 @@ func TestRelaysCommand(t *testing.T) {
 	lim := startRelayWith(t, relayd.Options{Name: "limited", MaxLimit: 50, MaxFilters: 2, RestrictedWrites: true, CreatedAtUpperLimit: 60})
 	plain := startRelayWith(t, relayd.Options{NoNegentropy: true})
 	dead := closedPort(t)
-	r := vesper(t, nil, nil, "relays", "--json", "--timeout", "3s", "--relays", strings.Join([]string{lim.URL(), plain.URL(), dead}, ","))
+	r := vesper(t, nil, nil, "relays", "--json", "--timeout", testkit.ScaleFlag(3*time.Second), "--relays", strings.Join([]string{lim.URL(), plain.URL(), dead}, ","))
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
@@ -86,7 +88,7 @@ func TestRelaysCommand(t *testing.T) {
 		}
 	}
 
-	r = vesper(t, nil, nil, "relays", "--json", "--timeout", "2s", "--relays", dead)
+	r = vesper(t, nil, nil, "relays", "--json", "--timeout", testkit.ScaleFlag(2*time.Second), "--relays", dead)
 	if r.code != exitRelays || strings.Count(r.stdout, "\n") != 1 || !strings.Contains(r.stdout, `"relays"`) {
 		t.Errorf("only a dead relay: exit %d, stdout %q", r.code, r.stdout)
 	}

@@ -13,6 +13,7 @@ import (
 
 	gn "github.com/nbd-wtf/go-nostr"
 
+	"vesper/internal/testkit"
 	"vesper/match"
 	"vesper/nostr"
 	"vesper/nostr/relay"
@@ -132,10 +133,10 @@ func killAfterPublish(t *testing.T, args ...string) {
 // independent verifier would, and checks them.
 func checkReveals(t *testing.T, url, id string) reveal.Report {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Scale(30*time.Second))
 	defer cancel()
 	filters := append(relay.MatchFilters(id), gn.Filter{Kinds: []int{nostr.KindReveal}, Tags: gn.TagMap{nostr.MatchTag: {id}}})
-	got, err := relay.Fetch(ctx, []string{url}, filters, 30*time.Second)
+	got, err := relay.Fetch(ctx, []string{url}, filters, testkit.Scale(30*time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,9 +157,9 @@ func TestProfileAgent(t *testing.T) {
 	t.Parallel()
 	e := newAgentEnv(t)
 	out := e.ok(t, "profile", "--key", e.aKey, "--name", "A", "--model", "demo-model-a", "--provider", "acme", "--harness", "vesper play", "--version", "2")
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Scale(30*time.Second))
 	defer cancel()
-	got, err := relay.Fetch(ctx, []string{e.relay.URL()}, []gn.Filter{{IDs: []string{out["event"].(string)}}}, 30*time.Second)
+	got, err := relay.Fetch(ctx, []string{e.relay.URL()}, []gn.Filter{{IDs: []string{out["event"].(string)}}}, testkit.Scale(30*time.Second))
 	if err != nil || len(got) != 1 {
 		t.Fatalf("fetch profile: %v %d", err, len(got))
 	}

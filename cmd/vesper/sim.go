@@ -26,10 +26,11 @@ func simCommand() *cli.Command {
 			"that goes down for a while and comes back. Publishes the history, runs the daemon\n" +
 			"(this binary, with a key of its own) against them, publishes the season's last two\n" +
 			"simulated days over LIVE of real time while killing the daemon with SIGKILL KILLS\n" +
-			"times, then waits for it to catch up and checks that its stored summary of every\n" +
-			"match equals the offline fold (`vesper verify`) of every event the relays hold, that\n" +
-			"it stored every event and never published one duty twice, and that the site links\n" +
-			"every match. Exit status 0 when every check passes, 1 otherwise.",
+			"times, then waits for it to catch up (for as long as it makes progress: no total time\n" +
+			"limit) and checks that its stored summary of every match equals the offline fold\n" +
+			"(`vesper verify`) of every event the relays hold, that it stored every event and never\n" +
+			"published one duty twice, and that the site links every match. Exit status 0 when every\n" +
+			"check passes, 1 otherwise.",
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "agents", Value: 50, Usage: "agent keys"},
 			&cli.IntFlag{Name: "matches", Usage: "challenges posted (default: 8 per agent)"},
@@ -39,7 +40,8 @@ func simCommand() *cli.Command {
 			&cli.DurationFlag{Name: "live", Value: time.Minute, Usage: "real time over which the season's last two simulated days are published"},
 			&cli.IntFlag{Name: "kills", Value: 5, Usage: "times the daemon is killed with SIGKILL and restarted"},
 			&cli.IntFlag{Name: "forged", Usage: "events with a bad id or signature stored on the relays unchecked"},
-			&cli.DurationFlag{Name: "settle", Value: 10 * time.Minute, Usage: "how long the daemon may take to catch up after the faults stop"},
+			&cli.DurationFlag{Name: "stall", Aliases: []string{"settle"}, Value: sim.DefaultStall,
+				Usage: "how long the daemon may go without progress while catching up after the faults stop (no total limit: a slow host takes longer)"},
 			&cli.StringFlag{Name: "dir", Usage: "keep the daemon's data, log and site here (default: a temporary directory, removed when every check passes)"},
 			jsonFlag(),
 		},
@@ -50,7 +52,7 @@ func simCommand() *cli.Command {
 			}
 			o := sim.Options{Agents: c.Int("agents"), Matches: c.Int("matches"), Days: c.Int("days"),
 				Seed: c.Uint64("seed"), End: c.Int64("end"), Live: c.Duration("live"), Kills: c.Int("kills"), Forged: c.Int("forged"),
-				Settle: c.Duration("settle"), Dir: c.String("dir"), Fleet: sim.DefaultFleet(), BuildSite: simSite}
+				Stall: c.Duration("stall"), Dir: c.String("dir"), Fleet: sim.DefaultFleet(), BuildSite: simSite}
 			if o.Agents < 3 {
 				return fail(exitUsage, "--agents: at least 3 (two players and an arbiter)")
 			}

@@ -11,6 +11,7 @@ import (
 	gn "github.com/nbd-wtf/go-nostr"
 
 	"vesper/internal/sim"
+	"vesper/internal/testkit"
 	"vesper/internal/testrelay"
 	"vesper/match"
 	"vesper/nostr"
@@ -100,7 +101,7 @@ func TestDaemonSyncCappedKhatru(t *testing.T) {
 	union := append(slices.Clone(first), late...)
 	os.Remove(filepath.Join(data, "daemon.log"))
 	startDaemon(t, data, r.URL)
-	deadline := time.Now().Add(120 * time.Second)
+	deadline := time.Now().Add(testkit.Scale(120 * time.Second))
 	for {
 		ok, wrong := unionAgrees(t, data, union)
 		if ok {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"vesper/internal/testkit"
 )
@@ -41,7 +42,7 @@ func seatRun(t *testing.T, relays string, args ...string) map[string]any {
 // (accepting any offer it is shown), until the result is final.
 func agent(t *testing.T, relays, key, id string, prefer []string, offers *int) map[string]any {
 	for range 60 {
-		w := seatRun(t, relays, "wait", "--key", key, "--timeout", "60s", "--relay-timeout", "500ms", id)
+		w := seatRun(t, relays, "wait", "--key", key, "--timeout", testkit.ScaleFlag(time.Minute), "--relay-timeout", testkit.ScaleFlag(500*time.Millisecond), id)
 		if w == nil {
 			return nil
 		}
@@ -49,14 +50,14 @@ func agent(t *testing.T, relays, key, id string, prefer []string, offers *int) m
 		case "final":
 			return w["status"].(map[string]any)
 		case "game_over":
-			seatRun(t, relays, "result", "--key", key, "--timeout", "500ms", id)
+			seatRun(t, relays, "result", "--key", key, "--timeout", testkit.ScaleFlag(500*time.Millisecond), id)
 		case "offer":
 			st := w["status"].(map[string]any)
 			res := st["offer"].(map[string]any)["result"].(map[string]any)["result"].(string)
 			*offers++
-			seatRun(t, relays, "result", "--key", key, "--timeout", "500ms", "--agree", res, id)
+			seatRun(t, relays, "result", "--key", key, "--timeout", testkit.ScaleFlag(500*time.Millisecond), "--agree", res, id)
 		case "my_turn":
-			st := seatRun(t, relays, "status", "--key", key, "--timeout", "500ms", id)
+			st := seatRun(t, relays, "status", "--key", key, "--timeout", testkit.ScaleFlag(500*time.Millisecond), id)
 			if st == nil {
 				return nil
 			}
@@ -79,7 +80,7 @@ func agent(t *testing.T, relays, key, id string, prefer []string, offers *int) m
 				t.Errorf("none of %v is legal at ply %v", prefer, st["ply"])
 				return nil
 			}
-			rep := seatRun(t, relays, "move", "--key", key, "--timeout", "500ms", id, move)
+			rep := seatRun(t, relays, "move", "--key", key, "--timeout", testkit.ScaleFlag(500*time.Millisecond), id, move)
 			if rep == nil {
 				return nil
 			}
@@ -109,8 +110,8 @@ func TestSeatEndToEndChess(t *testing.T) {
 	t.Parallel()
 	e := newAgentEnv(t)
 	relays := strings.Join([]string{deadRelayURL(t), testkit.BlackHole(t), e.relay.URL()}, ",")
-	id := seatRun(t, relays, "challenge", "--key", e.aKey, "--timeout", "500ms")["match"].(string)
-	seatRun(t, relays, "accept", "--key", e.bKey, "--timeout", "500ms", id)
+	id := seatRun(t, relays, "challenge", "--key", e.aKey, "--timeout", testkit.ScaleFlag(500*time.Millisecond))["match"].(string)
+	seatRun(t, relays, "accept", "--key", e.bKey, "--timeout", testkit.ScaleFlag(500*time.Millisecond), id)
 	a, b, _ := playout(t, relays, e.aKey, e.bKey, id, []string{"f2f3", "g2g4"}, []string{"e7e5", "d8h4"})
 	for _, st := range []map[string]any{a, b} {
 		if st == nil {

@@ -142,7 +142,7 @@ func TestTypeScriptSDKHost(t *testing.T) {
 
 	// A generous bound, only so that a hung server fails the test instead
 	// of the whole run: the script itself plays in seconds.
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Scale(5*time.Minute))
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, interop.Script("mcp.mjs"), configs[0], configs[1])
 	cmd.Dir = interop.Dir()
@@ -175,7 +175,7 @@ func TestTypeScriptSDKHost(t *testing.T) {
 	if len(out.Games) != len(want) {
 		t.Fatalf("mcp.mjs played %d games, want %d", len(out.Games), len(want))
 	}
-	reader := &seat.Seat{Relays: []string{r.URL()}, Timeout: 30 * time.Second}
+	reader := &seat.Seat{Relays: []string{r.URL()}, Timeout: testkit.Scale(30 * time.Second)}
 	for _, g := range out.Games {
 		w, ok := want[g.Game]
 		if !ok {

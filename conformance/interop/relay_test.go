@@ -13,6 +13,7 @@ import (
 	gn "github.com/nbd-wtf/go-nostr"
 
 	"vesper/conformance/interop"
+	"vesper/internal/testkit"
 	"vesper/nostr"
 	"vesper/relayd"
 )
@@ -47,7 +48,7 @@ func runNegentropy(t *testing.T, url string, f gn.Filter, events []*gn.Event, qu
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), testkit.Scale(2*time.Minute))
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, interop.Script("negentropy.mjs"))
 	cmd.Dir = interop.Dir()

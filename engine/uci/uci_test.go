@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"vesper/engine/board"
+	"vesper/internal/testkit"
 )
 
 // driver runs Run on a pair of pipes, the way a GUI talks to an engine.
@@ -39,7 +40,7 @@ func start(t *testing.T) *driver {
 		inW.Close()
 		select {
 		case <-d.done:
-		case <-time.After(10 * time.Second):
+		case <-time.After(testkit.Scale(10 * time.Second)):
 			t.Error("Run did not return after its input closed")
 		}
 	})
@@ -60,7 +61,7 @@ func (d *driver) send(cmds ...string) {
 func (d *driver) expect(prefix string) (string, []string) {
 	d.t.Helper()
 	var before []string
-	deadline := time.After(20 * time.Second)
+	deadline := time.After(testkit.Scale(20 * time.Second))
 	for {
 		select {
 		case line, ok := <-d.lines:
@@ -164,7 +165,7 @@ func TestClock(t *testing.T) {
 	d.send("position startpos moves e2e4", "go wtime 300 btime 300 winc 0 binc 0")
 	began := time.Now()
 	legalIn(t, board.StartFEN, []string{"e2e4"}, d.bestmove())
-	if took := time.Since(began); took > 3*time.Second {
+	if took := time.Since(began); took > testkit.Scale(3*time.Second) {
 		t.Errorf("300 ms on the clock took %v", took)
 	}
 	d.send("position startpos", "go movetime 50")

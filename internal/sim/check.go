@@ -32,13 +32,18 @@ type storeCheck struct {
 	// not a failed check (an ignored event changes nothing), but a duty
 	// done on a state that later changed.
 	daemonIgnored []string
+	// What keeps the store from agreeing, counted for progressed: duties
+	// unpublished, matches whose summary differs, events not stored; and
+	// the events the relays hold.
+	pending, mismatched, missing, onRelays int
 }
 
 // checkStore compares the store with the offline fold of every event the
 // relays hold. seen_at is when the simulation first stored each event on
 // a relay, a lower bound of the daemon's: the two only differ for events
-// stamped in the future, which are ignored either way.
-func checkStore(ctx context.Context, data string, f *Fleet, daemon string) *storeCheck {
+// stamped in the future, which are ignored either way. fetch bounds each
+// relay's reading.
+func checkStore(ctx context.Context, data string, f *Fleet, daemon string, fetch time.Duration) *storeCheck {
 	c := &storeCheck{statuses: map[string]int{}, finalBy: map[string]int{}, daemonKinds: map[string]int{}}
 	st, err := store.OpenReadOnly(filepath.Join(data, "vesper.db"))
 	if err != nil {
@@ -51,19 +56,47 @@ func checkStore(ctx context.Context, data string, f *Fleet, daemon string) *stor
 		c.err = err
 		return c
 	}
-	if len(pending) > 0 {
+	if c.pending = len(pending); c.pending > 0 {
 		c.problems = append(c.problems, fmt.Sprintf("%d duties still unpublished in the daemon's outbox", len(pending)))
 	}
-	events, err := FetchAll(ctx, f.DirectURLs(), time.Minute)
+	events, err := FetchAll(ctx, f.DirectURLs(), fetch)
 	if err != nil {
 		c.err = err
 		return c
 	}
+	c.onRelays = len(events)
 	c.ref = Reference(events, f.SeenAt())
+	if c.err = c.compareSummaries(ctx, st, daemon); c.err != nil {
+		return c
+	}
+	c.err = c.compareEvents(ctx, st, events, daemon)
+	return c
+}
+
+// progressed tells whether the daemon got further than in the check
+// before (nil: the first check): fewer differences from the fold, or more
+// events of its own on the relays. A check that failed is no progress.
+func (c *storeCheck) progressed(before *storeCheck) bool {
+	if c.err != nil {
+		return false
+	}
+	if before == nil || before.err != nil {
+		return true
+	}
+	return c.differences() < before.differences() || c.onRelays > before.onRelays
+}
+
+// differences counts what keeps the store from agreeing with the relays.
+func (c *storeCheck) differences() int {
+	return c.pending + c.mismatched + c.missing
+}
+
+// compareSummaries compares each match's stored summary with the fold's,
+// and gathers the season's figures.
+func (c *storeCheck) compareSummaries(ctx context.Context, st *store.Store, daemon string) error {
 	sums, err := st.Summaries(ctx)
 	if err != nil {
-		c.err = err
-		return c
+		return err
 	}
 	stored := map[string]store.Summary{}
 	for _, s := range sums {
@@ -83,17 +116,7 @@ func checkStore(ctx context.Context, data string, f *Fleet, daemon string) *stor
 			mismatched = append(mismatched, fmt.Sprintf("match %s: %s\n  store: %s\n  fold:  %s",
 				id, eventDiff(ctx, st, s), bytes.TrimSpace(got.JSON), want))
 		}
-		sum := s.Summary(time.Now().Unix())
-		c.statuses[string(sum.Status)]++
-		c.finalBy[string(s.FinalBy)]++
-		c.ignored += len(s.Ignored)
-		for _, ig := range s.Ignored {
-			for _, ev := range s.Events {
-				if ev.ID == ig.ID && ev.PubKey == daemon {
-					c.daemonIgnored = append(c.daemonIgnored, fmt.Sprintf("%s %s of match %s: %s", kindName(ev.Kind), ev.ID, id, ig.Reason()))
-				}
-			}
-		}
+		c.count(id, s, daemon)
 	}
 	for id := range stored {
 		if _, ok := c.ref[id]; !ok {
@@ -101,21 +124,40 @@ func checkStore(ctx context.Context, data string, f *Fleet, daemon string) *stor
 		}
 	}
 	sort.Strings(mismatched)
-	if len(mismatched) > 0 {
+	if c.mismatched = len(mismatched); c.mismatched > 0 {
 		c.problems = append(c.problems, fmt.Sprintf("%d of %d matches differ from the offline fold", len(mismatched), len(c.ref)))
 		c.problems = append(c.problems, mismatched[:min(len(mismatched), 5)]...)
 	}
-	missing := 0
+	return nil
+}
+
+// count adds one match to the season's figures.
+func (c *storeCheck) count(id string, s *match.State, daemon string) {
+	sum := s.Summary(time.Now().Unix())
+	c.statuses[string(sum.Status)]++
+	c.finalBy[string(s.FinalBy)]++
+	c.ignored += len(s.Ignored)
+	for _, ig := range s.Ignored {
+		for _, ev := range s.Events {
+			if ev.ID == ig.ID && ev.PubKey == daemon {
+				c.daemonIgnored = append(c.daemonIgnored, fmt.Sprintf("%s %s of match %s: %s", kindName(ev.Kind), ev.ID, id, ig.Reason()))
+			}
+		}
+	}
+}
+
+// compareEvents checks that the store holds every event of the relays,
+// and that the daemon published no duty twice.
+func (c *storeCheck) compareEvents(ctx context.Context, st *store.Store, events []*nostr.Event, daemon string) error {
 	var example string
 	duties := map[string][]string{}
 	for _, ev := range events {
 		has, err := st.HasEvent(ctx, ev.ID)
 		if err != nil {
-			c.err = err
-			return c
+			return err
 		}
 		if !has {
-			missing++
+			c.missing++
 			example = ev.ID
 		}
 		if ev.PubKey == daemon {
@@ -124,8 +166,8 @@ func checkStore(ctx context.Context, data string, f *Fleet, daemon string) *stor
 			duties[k] = append(duties[k], ev.ID)
 		}
 	}
-	if missing > 0 {
-		c.problems = append(c.problems, fmt.Sprintf("%d events on the relays are not in the store (e.g. %s)", missing, example))
+	if c.missing > 0 {
+		c.problems = append(c.problems, fmt.Sprintf("%d events on the relays are not in the store (e.g. %s)", c.missing, example))
 	}
 	for k, ids := range duties {
 		if len(ids) > 1 {
@@ -133,7 +175,7 @@ func checkStore(ctx context.Context, data string, f *Fleet, daemon string) *stor
 		}
 	}
 	sort.Strings(c.repeated)
-	return c
+	return nil
 }
 
 // eventDiff says which events of a match only the relays or only the
@@ -225,12 +267,35 @@ func checkSite(ctx context.Context, o Options, rep *Report, data, dir, daemon st
 	if _, err := os.Stat(filepath.Join(dir, "index.html")); err != nil {
 		return "skipped: this build's site builder wrote no index.html (vesper site build is not wired in yet)"
 	}
+	linked, err := siteLinks(dir, ref)
+	if err != nil {
+		rep.fail("site: %v", err)
+		return "failed"
+	}
+	bad := 0
+	for id, s := range ref {
+		if problem := matchPageProblem(dir, id, s, linked[id], now); problem != "" {
+			bad++
+			if bad <= 5 {
+				rep.fail("site: match %s: %s", id, problem)
+			}
+		}
+	}
+	if bad > 0 {
+		rep.fail("site: %d of %d matches have a problem", bad, len(ref))
+		return "failed"
+	}
+	return fmt.Sprintf("ok: %d match pages, each linked, each match.json verifies, each final chess game graded", len(ref))
+}
+
+// siteLinks returns the matches some page of the site in dir links, other
+// than the match's own page, or that matches.json lists.
+func siteLinks(dir string, ref map[string]*match.State) (map[string]bool, error) {
 	// The site's directory is a symlink to the current build, and WalkDir
 	// does not follow a symlink even at its root.
 	root, err := filepath.EvalSymlinks(dir)
 	if err != nil {
-		rep.fail("site: %v", err)
-		return "failed"
+		return nil, err
 	}
 	linked := map[string]bool{}
 	err = filepath.WalkDir(root, func(path string, e os.DirEntry, err error) error {
@@ -260,42 +325,34 @@ func checkSite(ctx context.Context, o Options, rep *Report, data, dir, daemon st
 		}
 		return nil
 	})
+	return linked, err
+}
+
+// matchPageProblem says what is wrong with match id's files in the site
+// ("" when nothing): linked, a page, a match.json that verifies to the
+// fold's summary s, and for a final chess game its analysis.
+func matchPageProblem(dir, id string, s *match.State, linked bool, now int64) string {
+	if !linked {
+		return "no page links it"
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "m", id+".json"))
 	if err != nil {
-		rep.fail("site: %v", err)
-		return "failed"
+		return err.Error()
 	}
-	bad := 0
-	for id, s := range ref {
-		problem := ""
-		raw, err := os.ReadFile(filepath.Join(dir, "m", id+".json"))
-		switch {
-		case !linked[id]:
-			problem = "no page links it"
-		case err != nil:
-			problem = err.Error()
-		default:
-			if _, err := os.Stat(filepath.Join(dir, "m", id+".html")); err != nil {
-				problem = err.Error()
-			} else if got, err := verifyMatchJSON(raw, now); err != nil {
-				problem = "match.json: " + err.Error()
-			} else if want := bytes.TrimSpace(match.MarshalLine(s.Summary(now))); !bytes.Equal(got, want) {
-				problem = fmt.Sprintf("match.json verifies to\n  %s\nnot\n  %s", got, want)
-			} else if s.Final && s.Kind == nostr.GameChess && len(s.Moves) > 0 {
-				problem = analysedPage(dir, id)
-			}
-		}
-		if problem != "" {
-			bad++
-			if bad <= 5 {
-				rep.fail("site: match %s: %s", id, problem)
-			}
-		}
+	if _, err := os.Stat(filepath.Join(dir, "m", id+".html")); err != nil {
+		return err.Error()
 	}
-	if bad > 0 {
-		rep.fail("site: %d of %d matches have a problem", bad, len(ref))
-		return "failed"
+	got, err := verifyMatchJSON(raw, now)
+	if err != nil {
+		return "match.json: " + err.Error()
 	}
-	return fmt.Sprintf("ok: %d match pages, each linked, each match.json verifies, each final chess game graded", len(ref))
+	if want := bytes.TrimSpace(match.MarshalLine(s.Summary(now))); !bytes.Equal(got, want) {
+		return fmt.Sprintf("match.json verifies to\n  %s\nnot\n  %s", got, want)
+	}
+	if s.Final && s.Kind == nostr.GameChess && len(s.Moves) > 0 {
+		return analysedPage(dir, id)
+	}
+	return ""
 }
 
 // analysedPage says what a final chess game's page lacks of its analysis

@@ -206,6 +206,36 @@ func (f *Fleet) setDown(m *Member, down bool) error {
 	return errors.Join(errs...)
 }
 
+// AwaitFaults waits until every fault cycle has come round at least once
+// (each relay that goes down has been down, each dropping proxy has
+// dropped a connection), or until patience passes; it reports whether
+// they all did. A live tail cut short by a slow host (its events all
+// overdue, published in a burst) still meets every fault it claims to.
+func (f *Fleet) AwaitFaults(ctx context.Context, patience time.Duration) bool {
+	deadline := time.Now().Add(patience)
+	for !f.faultsMet() {
+		if time.Now().After(deadline) || !sleepCtx(ctx, 100*time.Millisecond) {
+			return false
+		}
+	}
+	return true
+}
+
+func (f *Fleet) faultsMet() bool {
+	for _, m := range f.Members {
+		m.mu.Lock()
+		downs := m.downs
+		m.mu.Unlock()
+		if m.Spec.DownEvery > 0 && m.Spec.DownFor > 0 && downs == 0 {
+			return false
+		}
+		if m.Proxy != nil && m.Spec.Fault.Drop > 0 && m.Proxy.Stats().Drops == 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // Settle ends the faults that stop a verifier from catching up: the
 // down-and-up cycles (every relay is brought up and its queue stored) and
 // the random drops. Delays, duplicates and garbage go on: they are how

@@ -243,6 +243,27 @@ func (g *gen) open() {
 
 // game is an accepted match played to one of several endings.
 func (g *gen) game() {
+	g.acceptedChallenge()
+	ending := pickEnding(g.r.Float64())
+	g.play(g.plyLimit(ending))
+	if g.err != nil {
+		return
+	}
+	s := g.fold()
+	if s == nil {
+		return
+	}
+	if s.Plies() != g.board.Plies() {
+		g.fail(fmt.Errorf("the fold counted %d plies, the generator played %d (ignored: %v)", s.Plies(), g.board.Plies(), s.Ignored))
+		return
+	}
+	g.end(s, ending)
+}
+
+// acceptedChallenge posts the challenge and its accept, with the noise
+// around them: an accept by someone who may not, a first move held until
+// the accept.
+func (g *gen) acceptedChallenge() {
 	invitee := ""
 	if g.chance(0.3) {
 		invitee = g.pubs[g.b]
@@ -265,59 +286,55 @@ func (g *gen) game() {
 	}
 	// Accepted within 30 minutes: the daemon only takes older open ones.
 	g.accept(g.b, g.logGap(10, 1200))
+}
 
-	ending := pickEnding(g.r.Float64())
-	limit := 225
+// plyLimit is how many plies the game may run to before its ending.
+func (g *gen) plyLimit(ending string) int {
 	switch {
 	case ending != "resign" && g.m.Game == nostr.GameGomoku:
-		limit = 4 + g.r.IntN(16)
+		return 4 + g.r.IntN(16)
 	case ending != "resign" && g.cfg.Long:
-		limit = 20 + g.r.IntN(200)
+		return 20 + g.r.IntN(200)
 	case ending != "resign":
-		limit = 4 + g.r.IntN(90)
+		return 4 + g.r.IntN(90)
 	case g.m.Game == nostr.GameChess && g.cfg.Long:
-		limit = 80 + g.r.IntN(260)
+		return 80 + g.r.IntN(260)
 	case g.m.Game == nostr.GameChess:
-		limit = 16 + g.r.IntN(170)
+		return 16 + g.r.IntN(170)
 	}
-	g.play(limit)
-	if g.err != nil {
-		return
-	}
-	s := g.fold()
-	if s == nil {
-		return
-	}
-	if s.Plies() != g.board.Plies() {
-		g.fail(fmt.Errorf("the fold counted %d plies, the generator played %d (ignored: %v)", s.Plies(), g.board.Plies(), s.Ignored))
-		return
-	}
-	if !s.Over {
-		switch ending {
-		case "agreement":
-			g.agree(s)
-			return
-		case "timeout":
-			g.timeout(s)
-			g.future()
-			return
-		case "abandoned":
-			g.m.Plan = "abandoned"
-			g.future()
-			return
-		case "dispute":
-			g.dispute(s)
-			return
-		}
-		g.m.Plan = "resign"
-		who := g.a
-		if g.chance(0.5) {
-			who = g.b
-		}
-		g.move(who, s.Plies()+1, "resign", g.moveGap())
-	} else {
+	return 225
+}
+
+// end ends a game still running after play (s is its fold) the way
+// ending says, or records one that ended by rule, then posts the results.
+func (g *gen) end(s *match.State, ending string) {
+	if s.Over {
 		g.m.Plan = "rule"
+		g.results()
+		return
 	}
+	switch ending {
+	case "agreement":
+		g.agree(s)
+		return
+	case "timeout":
+		g.timeout(s)
+		g.future()
+		return
+	case "abandoned":
+		g.m.Plan = "abandoned"
+		g.future()
+		return
+	case "dispute":
+		g.dispute(s)
+		return
+	}
+	g.m.Plan = "resign"
+	who := g.a
+	if g.chance(0.5) {
+		who = g.b
+	}
+	g.move(who, s.Plies()+1, "resign", g.moveGap())
 	g.results()
 }
 

@@ -22,7 +22,7 @@ import (
 // end).
 func TestRelayClientPagesPastForgedEvents(t *testing.T) {
 	f, n := forgedRelay(t, 350)
-	got, err := relay.Fetch(context.Background(), f.DirectURLs(), GameFilters(), time.Minute)
+	got, err := relay.Fetch(context.Background(), f.DirectURLs(), GameFilters(), testkit.Scale(time.Minute))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,7 +39,7 @@ func seeded(t *testing.T, f Fault, n int) (*Fleet, []string) {
 func fetchIDs(t *testing.T, url string, opts relay.FetchOptions) []string {
 	t.Helper()
 	if opts.Timeout == 0 {
-		opts.Timeout = 30 * time.Second
+		opts.Timeout = testkit.Scale(30 * time.Second)
 	}
 	got, err := relay.FetchWith(context.Background(), []string{url}, GameFilters(), opts)
 	if err != nil {
@@ -97,7 +97,7 @@ func TestProxyDelays(t *testing.T) {
 	}
 	// Writes go through too.
 	ev := testkit.Sign(testkit.Key("late"), nostr.NewMove(fmt.Sprintf("%064x", 8), 1, "d2d4", time.Now().Unix()))
-	if ok := relay.Accepted(relay.Publish(context.Background(), []string{url}, ev, 10*time.Second)); len(ok) != 1 {
+	if ok := relay.Accepted(relay.Publish(context.Background(), []string{url}, ev, testkit.Scale(10*time.Second))); len(ok) != 1 {
 		t.Fatal("publishing through the delaying proxy failed")
 	}
 	if !fleet.Members[0].Relay.Has(ev.ID) {
@@ -109,7 +109,7 @@ func TestProxyDelays(t *testing.T) {
 // few hundred milliseconds still gets every event published meanwhile.
 func TestProxyDrops(t *testing.T) {
 	fleet, _ := seeded(t, Fault{Drop: 300 * time.Millisecond}, 0)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Scale(30*time.Second))
 	defer cancel()
 	c := relay.New(relay.Config{Relays: []string{fleet.Members[0].Proxy.URL()},
 		MinBackoff: 20 * time.Millisecond, MaxBackoff: 100 * time.Millisecond})
@@ -123,7 +123,7 @@ func TestProxyDrops(t *testing.T) {
 			if err := fleet.Publish(ctx, 0, ev); err != nil {
 				t.Error(err)
 			}
-			time.Sleep(50 * time.Millisecond) // spread over several connections
+			time.Sleep(50 * time.Millisecond) // pacing, not synchronisation: spread over several connections
 		}
 	}()
 	got := map[string]bool{}

@@ -42,7 +42,7 @@ func forgedRelay(t *testing.T, n int) (*Fleet, int) {
 
 func TestFetchAllPagesPastForgedEvents(t *testing.T) {
 	f, n := forgedRelay(t, 350)
-	got, err := FetchAll(context.Background(), f.DirectURLs(), time.Minute)
+	got, err := FetchAll(context.Background(), f.DirectURLs(), testkit.Scale(time.Minute))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,9 +24,16 @@ type Options struct {
 	Live                  time.Duration
 	Kills                 int
 	Forged                int // events with a bad id or signature put on the relays
-	Settle                time.Duration
-	Dir                   string // kept when set; else a temporary directory, removed when every check passes
-	Fleet                 []RelaySpec
+	// Stall is how long the daemon may go without progress while it
+	// catches up after the faults end, before the run stops waiting and
+	// reports what still differs [DefaultStall]. Progress, not a total
+	// budget: a loaded host slows the daemon down without failing the run.
+	Stall time.Duration
+	// StopWait is how long the daemon may take to exit on SIGTERM
+	// [DefaultStopWait].
+	StopWait time.Duration
+	Dir      string // kept when set; else a temporary directory, removed when every check passes
+	Fleet    []RelaySpec
 	// BuildSite builds the static site of the store st into dir, as the
 	// daemon does (house is the daemon's pubkey, listing every account):
 	// the site is vesper's, the simulation only checks what it links.
@@ -117,159 +124,257 @@ func fmtCounts(m map[string]int) string {
 // Run runs one simulation; bin is the vesper binary the daemon runs
 // from, and progress lines go to logw. An error means the run could not
 // be carried out; failed checks are in the report.
+//
+// Run has no wall-clock budget of its own: the live tail takes o.Live, and
+// the catching up after it ends when the daemon agrees with the relays or
+// makes no progress for o.Stall, however slow the host.
 func Run(ctx context.Context, o Options, bin string, logw io.Writer) (*Report, error) {
-	began := time.Now()
-	say := func(format string, a ...any) {
-		fmt.Fprintf(logw, "sim: %5.1fs "+format+"\n", append([]any{time.Since(began).Seconds()}, a...)...)
+	r := &run{o: o, bin: bin, logw: logw, began: time.Now(),
+		rep: &Report{Seed: o.Seed, Agents: o.Agents, Timings: map[string]string{}}}
+	if err := r.prepare(); err != nil {
+		return nil, err
 	}
-	rep := &Report{Seed: o.Seed, Agents: o.Agents, Timings: map[string]string{}}
-	keepDir := o.Dir != ""
-	if o.Dir == "" {
+	season, err := r.generate()
+	if err != nil {
+		return nil, err
+	}
+	r.fleet, err = StartFleet(ctx, o.Fleet, o.Seed)
+	if err != nil {
+		return nil, err
+	}
+	defer r.fleet.Close()
+	live, err := r.publishHistory(ctx, season)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.startDaemon(); err != nil {
+		return nil, err
+	}
+	defer r.d.kill()
+	r.fleet.RunFaults(ctx)
+	r.say("daemon started; faults on")
+	if err := r.liveTail(ctx, live); err != nil {
+		return nil, err
+	}
+	last, err := r.catchUp(ctx)
+	if err != nil {
+		return nil, err
+	}
+	r.finish(ctx, last)
+	return r.rep, nil
+}
+
+// run is one simulation's state as it goes through its phases.
+type run struct {
+	o     Options
+	bin   string
+	logw  io.Writer
+	began time.Time
+	rep   *Report
+	data  string // the daemon's data directory
+	keep  bool   // o.Dir was given: never removed
+	fleet *Fleet
+	rng   *rand.Rand // forgeries and kills, in that order
+	house nostr.SecretKey
+	d     *daemonProc
+}
+
+func (r *run) say(format string, a ...any) {
+	fmt.Fprintf(r.logw, "sim: %5.1fs "+format+"\n", append([]any{time.Since(r.began).Seconds()}, a...)...)
+}
+
+// prepare makes the run's directory and fills in the defaults.
+func (r *run) prepare() error {
+	r.keep = r.o.Dir != ""
+	if r.o.Dir == "" {
 		d, err := os.MkdirTemp("", "vesper-sim-")
 		if err != nil {
-			return nil, err
+			return err
 		}
-		o.Dir = d
+		r.o.Dir = d
 	}
-	rep.Dir = o.Dir
-	data := filepath.Join(o.Dir, "data")
-	if err := os.MkdirAll(data, 0o755); err != nil {
-		return nil, err
+	r.rep.Dir = r.o.Dir
+	r.data = filepath.Join(r.o.Dir, "data")
+	if r.o.End == 0 {
+		r.o.End = time.Now().Unix()
 	}
+	if r.o.Stall <= 0 {
+		r.o.Stall = DefaultStall
+	}
+	if r.o.StopWait <= 0 {
+		r.o.StopWait = DefaultStopWait
+	}
+	r.rng = rand.New(rand.NewPCG(r.o.Seed, 0xdead))
+	r.house = AgentKey(r.o.Seed, 1<<20)
+	return os.MkdirAll(r.data, 0o755)
+}
 
+// The defaults of Options.Stall and Options.StopWait.
+const (
+	DefaultStall    = 5 * time.Minute
+	DefaultStopWait = 20 * time.Second
+)
+
+func (r *run) generate() (*Season, error) {
 	t0 := time.Now()
-	if o.End == 0 {
-		o.End = time.Now().Unix()
-	}
-	season, err := Generate(Config{Seed: o.Seed, Agents: o.Agents, Matches: o.Matches, Days: o.Days,
-		End: o.End, Live: o.Live})
+	season, err := Generate(Config{Seed: r.o.Seed, Agents: r.o.Agents, Matches: r.o.Matches, Days: r.o.Days,
+		End: r.o.End, Live: r.o.Live})
 	if err != nil {
 		return nil, err
 	}
-	rep.Matches, rep.Events, rep.Plans = len(season.Matches), season.Count(), season.Plans()
-	rep.Timings["generate"] = time.Since(t0).Round(time.Millisecond).String()
-	say("generated %d matches, %d signed events", rep.Matches, rep.Events)
+	r.rep.Matches, r.rep.Events, r.rep.Plans = len(season.Matches), season.Count(), season.Plans()
+	r.rep.Timings["generate"] = time.Since(t0).Round(time.Millisecond).String()
+	r.say("generated %d matches, %d signed events", r.rep.Matches, r.rep.Events)
+	return season, nil
+}
 
-	fleet, err := StartFleet(ctx, o.Fleet, o.Seed)
-	if err != nil {
-		return nil, err
-	}
-	defer fleet.Close()
-	plan := Plan(season, len(fleet.Members), o.Seed)
+// publishHistory stores the season's past and the forgeries on the relays
+// before the daemon starts, and returns the live deliveries.
+func (r *run) publishHistory(ctx context.Context, season *Season) ([]Delivery, error) {
 	var history, live []Delivery
-	for _, d := range plan {
+	for _, d := range Plan(season, len(r.fleet.Members), r.o.Seed) {
 		if d.At == 0 {
 			history = append(history, d)
 		} else {
 			live = append(live, d)
 		}
 	}
-	rep.History, rep.Live = len(history), len(live)
+	r.rep.History, r.rep.Live = len(history), len(live)
 	for _, d := range history {
-		if err := deliver(ctx, fleet, d); err != nil {
+		if err := deliver(ctx, r.fleet, d); err != nil {
 			return nil, err
 		}
 	}
-	rng := rand.New(rand.NewPCG(o.Seed, 0xdead))
-	if rep.Forged, err = injectForged(ctx, fleet, season, o.Forged, rng); err != nil {
+	var err error
+	if r.rep.Forged, err = injectForged(ctx, r.fleet, season, r.o.Forged, r.rng); err != nil {
 		return nil, err
 	}
-	say("published the history: %d deliveries over %d relays", len(history), len(fleet.Members))
+	r.say("published the history: %d deliveries over %d relays", len(history), len(r.fleet.Members))
+	return live, nil
+}
 
-	house := AgentKey(o.Seed, 1<<20)
-	keyFile := filepath.Join(o.Dir, "house.key")
-	if err := os.WriteFile(keyFile, []byte(house.Hex()+"\n"), 0o600); err != nil {
-		return nil, err
+func (r *run) startDaemon() error {
+	keyFile := filepath.Join(r.o.Dir, "house.key")
+	if err := os.WriteFile(keyFile, []byte(r.house.Hex()+"\n"), 0o600); err != nil {
+		return err
 	}
-	d := &daemonProc{bin: bin, log: filepath.Join(o.Dir, "daemon.log"), args: []string{"daemon",
-		"--data", data, "--relays", strings.Join(fleet.DaemonURLs(), ","), "--key", keyFile,
+	r.d = &daemonProc{bin: r.bin, log: filepath.Join(r.o.Dir, "daemon.log"), args: []string{"daemon",
+		"--data", r.data, "--relays", strings.Join(r.fleet.DaemonURLs(), ","), "--key", keyFile,
 		"--tick", "1s", "--think", "50ms", "--max-games", "2",
-		"--site-dir", filepath.Join(o.Dir, "site-daemon"), "--site-every", "10s"}}
-	if err := d.start(); err != nil {
-		return nil, err
-	}
-	defer d.kill()
-	fleet.RunFaults(ctx)
-	say("daemon started; faults on")
+		"--site-dir", filepath.Join(r.o.Dir, "site-daemon"), "--site-every", "10s"}}
+	return r.d.start()
+}
 
-	// The kills: the first during the first backfill, the others spread
-	// over the live tail.
+// killTimes are when, after the daemon's start, it is killed: the first
+// during the first backfill, the others spread over the live tail.
+func (r *run) killTimes(live []Delivery) []time.Duration {
 	span := time.Second
 	if len(live) > 0 {
 		span = max(span, time.Until(time.Unix(live[len(live)-1].At, 0)))
 	}
 	var killAt []time.Duration
-	for i := range o.Kills {
+	for i := range r.o.Kills {
 		if i == 0 {
-			killAt = append(killAt, 1500*time.Millisecond+time.Duration(rng.Int64N(int64(time.Second))))
+			killAt = append(killAt, 1500*time.Millisecond+time.Duration(r.rng.Int64N(int64(time.Second))))
 			continue
 		}
-		killAt = append(killAt, time.Duration(rng.Int64N(int64(span))))
+		killAt = append(killAt, time.Duration(r.rng.Int64N(int64(span))))
 	}
 	slices.Sort(killAt)
+	return killAt
+}
+
+// killer kills the daemon at each of killAt and starts it again after a
+// pause; it returns when done or when ctx ends.
+func (r *run) killer(ctx context.Context, killAt []time.Duration, pause time.Duration) {
+	start := time.Now()
+	for _, at := range killAt {
+		if !sleepUntil(ctx, start.Add(at)) {
+			return
+		}
+		r.d.kill()
+		r.rep.Kills++
+		sleepUntil(ctx, time.Now().Add(pause))
+		if err := r.d.start(); err != nil {
+			r.say("restart failed: %v", err)
+			return
+		}
+	}
+}
+
+// liveTail publishes the live deliveries at their times while the daemon
+// is killed and restarted, then ends the faults.
+func (r *run) liveTail(ctx context.Context, live []Delivery) error {
+	killAt := r.killTimes(live)
+	pause := time.Duration(r.rng.Int64N(int64(2 * time.Second)))
 	var killer sync.WaitGroup
 	killCtx, stopKilling := context.WithCancel(ctx)
 	defer stopKilling()
-	pause := time.Duration(rng.Int64N(int64(2 * time.Second)))
-	killer.Go(func() {
-		start := time.Now()
-		for _, at := range killAt {
-			if !sleepUntil(killCtx, start.Add(at)) {
-				return
-			}
-			d.kill()
-			rep.Kills++
-			sleepUntil(killCtx, time.Now().Add(pause))
-			if err := d.start(); err != nil {
-				say("restart failed: %v", err)
-				return
-			}
-		}
-	})
-
-	t0 = time.Now()
+	killer.Go(func() { r.killer(killCtx, killAt, pause) })
+	t0 := time.Now()
 	for _, dl := range live {
 		if !sleepUntil(ctx, time.Unix(dl.At, 0)) {
-			return nil, ctx.Err()
+			return ctx.Err()
 		}
-		if err := deliver(ctx, fleet, dl); err != nil {
-			return nil, err
+		if err := deliver(ctx, r.fleet, dl); err != nil {
+			return err
 		}
 	}
-	say("published the live tail: %d deliveries", len(live))
+	r.say("published the live tail: %d deliveries", len(live))
 	killer.Wait()
-	if err := fleet.Settle(); err != nil {
-		return nil, err
+	if !r.fleet.AwaitFaults(ctx, r.o.Stall) {
+		r.say("not every fault came round within %s", r.o.Stall)
 	}
-	if !d.running() {
-		if err := d.start(); err != nil {
-			return nil, err
+	if err := r.fleet.Settle(); err != nil {
+		return err
+	}
+	if !r.d.running() {
+		if err := r.d.start(); err != nil {
+			return err
 		}
 	}
-	rep.Timings["live"] = time.Since(t0).Round(time.Millisecond).String()
-	say("faults off after %d kills; waiting for the daemon to catch up", rep.Kills)
+	r.rep.Timings["live"] = time.Since(t0).Round(time.Millisecond).String()
+	r.say("faults off after %d kills; waiting for the daemon to catch up", r.rep.Kills)
+	return nil
+}
 
-	t0 = time.Now()
+// catchUp compares the daemon's store with the relays until they agree,
+// or until the daemon has made no progress (see storeCheck.progressed) for
+// o.Stall: a slow host makes the run longer, not failed.
+func (r *run) catchUp(ctx context.Context) (*storeCheck, error) {
+	t0 := time.Now()
 	var last *storeCheck
+	lastProgress := t0
 	for {
-		if exited := d.exitedOnItsOwn(); exited != "" {
-			rep.fail("the daemon exited on its own: %s (see %s)", exited, d.log)
-			if err := d.start(); err != nil {
+		if exited := r.d.exitedOnItsOwn(); exited != "" {
+			r.rep.fail("the daemon exited on its own: %s (see %s)", exited, r.d.log)
+			if err := r.d.start(); err != nil {
 				return nil, err
 			}
 		}
-		last = checkStore(ctx, data, fleet, house.PublicKey())
+		c := checkStore(ctx, r.data, r.fleet, r.house.PublicKey(), r.o.Stall)
+		if c.progressed(last) {
+			lastProgress = time.Now()
+		}
+		last = c
 		if last.err == nil && len(last.problems) == 0 {
 			break
 		}
-		if time.Since(t0) > o.Settle {
+		if time.Since(lastProgress) > r.o.Stall {
+			r.say("no progress for %s: giving up", r.o.Stall)
 			break
 		}
 		if !sleepUntil(ctx, time.Now().Add(2*time.Second)) {
 			return nil, ctx.Err()
 		}
 	}
-	rep.Timings["settle"] = time.Since(t0).Round(time.Millisecond).String()
+	r.rep.Timings["settle"] = time.Since(t0).Round(time.Millisecond).String()
+	return last, nil
+}
+
+// finish records the last check, stops the daemon and checks the site.
+func (r *run) finish(ctx context.Context, last *storeCheck) {
+	rep := r.rep
 	if last.err != nil {
 		rep.fail("check: %v", last.err)
 	}
@@ -283,21 +388,19 @@ func Run(ctx context.Context, o Options, bin string, logw io.Writer) (*Report, e
 	for _, p := range last.repeated {
 		rep.fail("the daemon published one duty twice: %s", p)
 	}
-	say("checked %d matches: %d problem(s)", last.checked, len(last.problems))
-
-	if err := d.term(20 * time.Second); err != nil {
+	r.say("checked %d matches: %d problem(s)", last.checked, len(last.problems))
+	if err := r.d.term(r.o.StopWait); err != nil {
 		rep.fail("%v", err)
 	}
-	rep.Starts = d.starts
-	rep.Relays = fleet.Stats()
-	rep.Site = checkSite(ctx, o, rep, data, filepath.Join(o.Dir, "site"), house.PublicKey(), last.ref)
-	rep.Timings["total"] = time.Since(began).Round(time.Millisecond).String()
+	rep.Starts = r.d.starts
+	rep.Relays = r.fleet.Stats()
+	rep.Site = checkSite(ctx, r.o, rep, r.data, filepath.Join(r.o.Dir, "site"), r.house.PublicKey(), last.ref)
+	rep.Timings["total"] = time.Since(r.began).Round(time.Millisecond).String()
 	rep.OK = len(rep.Failures) == 0
-	if rep.OK && !keepDir {
-		os.RemoveAll(o.Dir)
+	if rep.OK && !r.keep {
+		os.RemoveAll(r.o.Dir)
 		rep.Dir = ""
 	}
-	return rep, nil
 }
 
 // deliver publishes one delivery to its relays.

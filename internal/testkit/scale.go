@@ -25,3 +25,9 @@ func scaleFactor() float64 {
 	}
 	return f
 }
+
+// ScaleFlag is Scale(d) spelled as a command-line duration ("1.5s"), for
+// the timeouts a test passes to vesper's commands.
+func ScaleFlag(d time.Duration) string {
+	return Scale(d).String()
+}

@@ -20,6 +20,7 @@ import (
 	"github.com/nbd-wtf/go-nostr/nip77/negentropy"
 	"github.com/nbd-wtf/go-nostr/nip77/negentropy/storage/vector"
 
+	"vesper/internal/testkit"
 	"vesper/nostr"
 )
 
@@ -118,10 +119,14 @@ func Strfry(t testing.TB, opts StrfryOptions) string {
 	for _, ev := range opts.Seed {
 		r.store(ev)
 	}
-	srv := httptest.NewServer(r)
-	r.host = strings.TrimPrefix(srv.URL, "http://")
+	// Every field is set before the server starts: its first client may
+	// be another process, and the race detector sees no order through a
+	// socket to one (go test -race flagged r.ctx and r.host).
+	srv := httptest.NewUnstartedServer(r)
+	r.host = srv.Listener.Addr().String()
 	ctx, cancel := context.WithCancel(context.Background())
 	r.ctx = ctx
+	srv.Start()
 	t.Cleanup(func() {
 		cancel()
 		srv.CloseClientConnections()
@@ -267,7 +272,7 @@ func (c *strfryConn) send(v ...any) {
 	}
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
-	ctx, cancel := context.WithTimeout(c.r.ctx, 10*time.Second)
+	ctx, cancel := context.WithTimeout(c.r.ctx, testkit.Scale(10*time.Second))
 	defer cancel()
 	c.ws.Write(ctx, ws.MessageText, msg)
 }

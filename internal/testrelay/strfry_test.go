@@ -14,6 +14,7 @@ import (
 	"github.com/nbd-wtf/go-nostr/nip77/negentropy"
 	"github.com/nbd-wtf/go-nostr/nip77/negentropy/storage/vector"
 
+	"vesper/internal/testkit"
 	"vesper/nostr"
 )
 
@@ -26,7 +27,7 @@ type wire struct {
 
 func dialWire(t *testing.T, url string) *wire {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), testkit.Scale(30*time.Second))
 	t.Cleanup(cancel)
 	c, _, err := ws.Dial(ctx, url, nil)
 	if err != nil {
