@@ -88,9 +88,9 @@ func (n *Daemon) refollow(client *relay.Client) {
 	}
 	l.mu.Unlock()
 	// A stranger's list must not point the daemon at services behind its
-	// firewall, unless the daemon itself reads such a relay (a test, a
-	// relay on the same host).
-	local := slices.ContainsFunc(n.relays, nostr.IsLocalRelay)
+	// firewall, unless the operator said so (--allow-private-relays): a
+	// local configured relay is no such permission (issue 30).
+	local := n.allowPrivate
 	slots := max(1, cmp.Or(n.maxRelays, relay.DefaultMaxRelays)-len(n.relays))
 	want := follow.OutboxRelays(lists, follow.OutboxOptions{Exclude: n.relays, AllowLocal: local,
 		Max: slots, Priority: n.playing(), Rotate: int(turn) * slots})

@@ -19,7 +19,7 @@ func TestFollowsPlayersWriteRelays(t *testing.T) {
 	rs := startRelays(t, 2, relayd.Options{})
 	home, own := rs[0], rs[1]
 	st := openStore(t)
-	d := running(t, Config{Store: st, Relays: []string{home.URL()}, Log: discardLog(),
+	d := running(t, Config{Store: st, Relays: []string{home.URL()}, Log: discardLog(), AllowPrivateRelays: true,
 		Run: Options{Tick: 50 * time.Millisecond, FirstSyncWait: time.Second}})
 	ctx := context.Background()
 	publish := func(url string, evs ...*nostr.Event) {

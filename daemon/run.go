@@ -63,7 +63,7 @@ func (n *Daemon) newLoop(o Options) *loop {
 	// A relay that (re)connected is reconciled (syncWorker): its backfill
 	// asks only for created_at after the cursor.
 	l.client = relay.New(relay.Config{Relays: n.relays, Cursors: n.st, MarkCursors: true, Key: n.key, Logger: n.log,
-		RelayLists: true, MaxRelays: n.maxRelays,
+		RelayLists: true, MaxRelays: n.maxRelays, AllowPrivate: n.allowPrivate,
 		OnReject: func(_, reason string) { n.met.rejected(reason) },
 		OnConnected: func(url string) {
 			select {

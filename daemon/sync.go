@@ -40,6 +40,9 @@ func (n *Daemon) syncOptions(ctx context.Context, fullEvery time.Duration, full 
 		Relays: append(slices.Clone(n.relays), n.lists.followed()...),
 		// Named by strangers: a much smaller NIP-77 budget (issue 30).
 		Strangers: n.lists.followed(),
+		// Dialed through internal/netguard unless the operator allowed
+		// private addresses (--allow-private-relays).
+		AllowPrivate: n.allowPrivate,
 		Local: func(ctx context.Context, kinds []int) ([]reconcile.Item, error) {
 			stamps, err := n.st.Stamps(ctx, kinds)
 			if err != nil {

@@ -36,7 +36,7 @@ func (s *Seat) inbox(ctx context.Context, pubkey string, hints []string) []strin
 			lists = append(lists, r.Event)
 		}
 	}
-	read := follow.InboxRelays(lists, pubkey, MaxInbox+len(s.Relays), s.hasLocalRelay())
+	read := follow.InboxRelays(lists, pubkey, MaxInbox+len(s.Relays), s.AllowPrivateRelays)
 	if len(lists) == 0 {
 		read = hints
 	}
@@ -51,15 +51,4 @@ func (s *Seat) inbox(ctx context.Context, pubkey string, hints []string) []strin
 		}
 	}
 	return out
-}
-
-// hasLocalRelay reports whether the seat publishes to a relay on this
-// machine or a private network itself.
-func (s *Seat) hasLocalRelay() bool {
-	for _, u := range s.Relays {
-		if n := gn.NormalizeURL(u); n != "" && nostr.IsLocalRelay(n) {
-			return true
-		}
-	}
-	return false
 }

@@ -27,6 +27,8 @@ func TestSeatInvitationReachesInboxRelay(t *testing.T) {
 	home, inbox := startRelay(t), startRelay(t)
 	a, b := fastSeats(nil, 5*time.Second)
 	a.Relays, b.Relays = []string{home.URL()}, []string{inbox.URL()}
+	// Loopback relays: the operator's explicit permission (issue 30).
+	a.AllowPrivateRelays, b.AllowPrivateRelays = true, true
 
 	// b's list, on home where a looks it up: b reads and writes inbox.
 	listB := *b
@@ -83,7 +85,7 @@ func TestSeatInvitationReachesInboxRelay(t *testing.T) {
 func TestSeatNeventHints(t *testing.T) {
 	ctx := context.Background()
 	there, here := startRelay(t), startRelay(t)
-	a := &Seat{Relays: []string{there.URL()}, Key: testkit.Key("seat-a"), Timeout: testkit.Scale(5 * time.Second)}
+	a := &Seat{Relays: []string{there.URL()}, Key: testkit.Key("seat-a"), Timeout: testkit.Scale(5 * time.Second), AllowPrivateRelays: true}
 	ch, err := a.Challenge(ctx, "chess", "")
 	if err != nil {
 		t.Fatal(err)
@@ -91,7 +93,7 @@ func TestSeatNeventHints(t *testing.T) {
 	if hints := neventRelays(t, ch.Nevent); !slices.Equal(hints, []string{norm(there.URL())}) {
 		t.Errorf("challenge nevent hints %v, want the relay that took it", hints)
 	}
-	b := &Seat{Relays: []string{here.URL()}, Timeout: testkit.Scale(5 * time.Second)}
+	b := &Seat{Relays: []string{here.URL()}, Timeout: testkit.Scale(5 * time.Second), AllowPrivateRelays: true}
 	_, err = b.Read(ctx, ch.Match)
 	var nf *NotFoundError
 	if !errors.As(err, &nf) || !strings.Contains(err.Error(), "not found on "+norm(here.URL())) {
@@ -110,7 +112,7 @@ func TestSeatNeventHints(t *testing.T) {
 	}
 	wctx, cancel := context.WithTimeout(ctx, testkit.Scale(10*time.Second))
 	defer cancel()
-	bk := &Seat{Relays: b.Relays, Key: testkit.Key("seat-b"), Timeout: testkit.Scale(5 * time.Second)}
+	bk := &Seat{Relays: b.Relays, Key: testkit.Key("seat-b"), Timeout: testkit.Scale(5 * time.Second), AllowPrivateRelays: true}
 	woke, err := bk.Wait(wctx, ch.Nevent, WaitOptions{Timeout: testkit.Scale(time.Second)})
 	if err != nil || woke.Status.Match != ch.Match {
 		t.Fatalf("wait with the nevent's hint: %+v %v", woke, err)
@@ -126,7 +128,7 @@ func TestSeatNeventHints(t *testing.T) {
 func TestSeatNprofileHints(t *testing.T) {
 	ctx := context.Background()
 	home, theirs := startRelay(t), startRelay(t)
-	a := &Seat{Relays: []string{home.URL()}, Key: testkit.Key("seat-a"), Timeout: testkit.Scale(5 * time.Second)}
+	a := &Seat{Relays: []string{home.URL()}, Key: testkit.Key("seat-a"), Timeout: testkit.Scale(5 * time.Second), AllowPrivateRelays: true}
 	invitee := testkit.Key("seat-b").PublicKey()
 	np, err := nip19.EncodeProfile(invitee, []string{theirs.URL(), "https://not-a-relay.example"})
 	if err != nil {
@@ -170,7 +172,7 @@ func TestSeatInboxBounded(t *testing.T) {
 	if err := home.Publish(ctx, testkit.Sign(b, ev)); err != nil {
 		t.Fatal(err)
 	}
-	a := &Seat{Relays: []string{home.URL()}, Key: testkit.Key("seat-a"), Timeout: testkit.Scale(2 * time.Second)}
+	a := &Seat{Relays: []string{home.URL()}, Key: testkit.Key("seat-a"), Timeout: testkit.Scale(2 * time.Second), AllowPrivateRelays: true}
 	got := a.inbox(ctx, b.PublicKey(), nil)
 	if want := []string{"ws://127.0.0.1:1", "ws://127.0.0.1:2", "ws://127.0.0.1:3"}; !slices.Equal(got, want) {
 		t.Errorf("inbox %v, want %v", got, want)

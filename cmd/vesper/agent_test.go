@@ -407,7 +407,9 @@ func TestAgentOutbox(t *testing.T) {
 	home, inbox, other := e.relay, startRelayWith(t, relayd.Options{}), startRelayWith(t, relayd.Options{})
 	runJSON := func(relays string, args ...string) (map[string]any, result) {
 		t.Helper()
-		full := append([]string{args[0], "--json", "--relays", relays}, args[1:]...)
+		// Loopback relays named by others (the relay list, the nevent
+		// hints) need the operator's explicit permission (issue 30).
+		full := append([]string{args[0], "--json", "--allow-private-relays", "--relays", relays}, args[1:]...)
 		r := vesper(t, nil, nil, full...)
 		var out map[string]any
 		if err := json.Unmarshal([]byte(strings.TrimSpace(r.stdout)), &out); err != nil {
@@ -454,7 +456,7 @@ func TestAgentOutbox(t *testing.T) {
 	if !strings.Contains(text.stdout, "nevent  nevent1") {
 		t.Errorf("status text lacks the nevent:\n%s", text.stdout)
 	}
-	text = vesper(t, nil, nil, "challenge", "--relays", home.URL(), "--key", e.aKey, "--invite", e.b.PublicKey())
+	text = vesper(t, nil, nil, "challenge", "--allow-private-relays", "--relays", home.URL(), "--key", e.aKey, "--invite", e.b.PublicKey())
 	if !strings.Contains(text.stdout, "also sent to the read relays of the player it tags: "+gn.NormalizeURL(inbox.URL())) {
 		t.Errorf("challenge text does not name the inbox:\n%s", text.stdout)
 	}

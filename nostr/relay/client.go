@@ -11,6 +11,7 @@ import (
 
 	gn "github.com/nbd-wtf/go-nostr"
 
+	"vesper/internal/netguard"
 	"vesper/nostr"
 	"vesper/nostr/relay/internal/wire"
 	"vesper/nostr/relay/limits"
@@ -86,6 +87,12 @@ type Config struct {
 	// added by Follow together [DefaultMaxRelays]. Relays are always
 	// followed; Follow adds none past the cap.
 	MaxRelays int
+	// AllowPrivate lets relays added by Follow (named by someone else:
+	// players' relay lists) be private, loopback or link-local addresses.
+	// Without it they are dialed through internal/netguard, which refuses
+	// such addresses after resolution; Relays are always dialed as
+	// written. Only the operator sets it (--allow-private-relays).
+	AllowPrivate bool
 	// AsideAfter is how many failed sessions in a row put a relay added by
 	// Follow aside [3]: it is then retried only after AsideBackoff, doubling
 	// up to AsideMaxBackoff [10m, 6h], until a session succeeds. (The
@@ -442,7 +449,8 @@ func logDown(log *slog.Logger, err error, wait time.Duration, failed int, putAsi
 func (c *Client) session(ctx context.Context, url string, out chan<- Received, fb *first) (healthy bool, err error) {
 	s := &clientSession{c: c, url: url, out: out, log: c.cfg.Logger.With("relay", url)}
 	c.live.set(url, nil, true)
-	info := limits.Get(ctx, url, c.cfg.DialTimeout)
+	s.guard = c.guardOf(url)
+	info := limits.GetVia(ctx, url, c.cfg.DialTimeout, s.guard)
 	s.lim = limits.Of(info)
 	cn, err := s.dial(ctx)
 	if err != nil {
@@ -499,6 +507,19 @@ type clientSession struct {
 	profiles *profileSubs
 	authors  []string // the watched authors whose profiles are subscribed
 	cursor   int64
+	guard    *netguard.Policy // nil for a configured relay: dialed as written
+}
+
+// guardOf is url's dial policy: relays added by Follow were named by
+// someone else (players' relay lists) and go through netguard; the
+// configured ones are dialed as the operator wrote them.
+func (c *Client) guardOf(url string) *netguard.Policy {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.extra[url] {
+		return nil
+	}
+	return &netguard.Policy{AllowPrivate: c.cfg.AllowPrivate}
 }
 
 func (s *clientSession) dial(ctx context.Context) (*wire.Conn, error) {
@@ -509,7 +530,7 @@ func (s *clientSession) dial(ctx context.Context) (*wire.Conn, error) {
 		if c.cfg.OnReject != nil {
 			c.cfg.OnReject(s.url, reason)
 		}
-	}, wire.Limits{MaxMessage: c.cfg.MaxMessageSize, MaxFrame: c.cfg.MaxFrameSize, QueueBytes: c.cfg.QueueBytes})
+	}, wire.Limits{MaxMessage: c.cfg.MaxMessageSize, MaxFrame: c.cfg.MaxFrameSize, QueueBytes: c.cfg.QueueBytes, Guard: s.guard})
 	s.cn = cn
 	return cn, err
 }

@@ -29,6 +29,9 @@ type FetchOptions struct {
 	// OnReject counts events not delivered, as Config.OnReject.
 	OnReject func(relay, reason string)
 	Logger   *slog.Logger
+	// Guard names the relays someone else named (a nevent's hints): they
+	// are dialed through netguard.
+	Guard Guard
 }
 
 // Fetch queries every relay in parallel until each has sent all it holds
@@ -108,14 +111,15 @@ func FetchWith(ctx context.Context, relays []string, filters []gn.Filter, opts F
 }
 
 func fetchOne(ctx context.Context, url string, filters []gn.Filter, opts FetchOptions, deliver func(*gn.Event)) error {
-	info := limits.Get(ctx, url, opts.Timeout)
+	guard := opts.Guard.policy(url)
+	info := limits.GetVia(ctx, url, opts.Timeout, guard)
 	p := &wire.Pager{Key: opts.Key, Timeout: opts.Timeout}
 	p.Limit, p.CapKnown = info.PageLimit(opts.PageLimit)
 	cn, err := wire.Dial(ctx, url, opts.Logger, func(reason string) {
 		if opts.OnReject != nil {
 			opts.OnReject(url, reason)
 		}
-	})
+	}, wire.Limits{Guard: guard})
 	if err != nil {
 		return err
 	}

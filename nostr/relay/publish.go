@@ -54,6 +54,9 @@ type PublishOptions struct {
 	// [time.Now].
 	Now    func() time.Time
 	Logger *slog.Logger
+	// Guard names the relays someone else named (the read relays of a
+	// tagged player, a nevent's hints): they are dialed through netguard.
+	Guard Guard
 }
 
 // Publish sends ev to every relay in parallel, each within timeout, and
@@ -105,7 +108,8 @@ func publishOne(ctx context.Context, rawURL string, ev *nostr.Event, opts Publis
 		res.Relay, res.Err = rawURL, fmt.Errorf("relay: bad relay URL %q", rawURL)
 		return res
 	}
-	info := limits.Get(ctx, url, opts.Timeout)
+	guard := opts.Guard.policy(url)
+	info := limits.GetVia(ctx, url, opts.Timeout, guard)
 	if !opts.IgnoreNIP11 {
 		now := time.Now
 		if opts.Now != nil {
@@ -115,7 +119,7 @@ func publishOne(ctx context.Context, rawURL string, ev *nostr.Event, opts Publis
 			return skipped(res, why)
 		}
 	}
-	cn, err := wire.Dial(ctx, url, opts.Logger, nil)
+	cn, err := wire.Dial(ctx, url, opts.Logger, nil, wire.Limits{Guard: guard})
 	if err != nil {
 		res.Err = err
 		return res

@@ -27,6 +27,9 @@ type WatchOptions struct {
 	// connection or an attempt failed (up false, err set). It may be called
 	// from several goroutines at once.
 	OnStatus func(relay string, up bool, err error)
+	// Guard names the relays someone else named (a nevent's hints): they
+	// are dialed through netguard.
+	Guard Guard
 	// Key answers NIP-42 AUTH, before the subscription on a relay whose
 	// NIP-11 document says auth_required, and when the subscription is
 	// refused "auth-required:" (zero: no AUTH).
@@ -101,9 +104,10 @@ func Watch(ctx context.Context, relays []string, filters []gn.Filter, opts Watch
 // subscription went live, which resets the backoff.
 func watchOnce(ctx context.Context, url string, filters []gn.Filter, opts WatchOptions,
 	deliver func(Received), status func(string, bool, error)) (healthy bool, err error) {
-	info := limits.Get(ctx, url, opts.Timeout)
+	guard := opts.Guard.policy(url)
+	info := limits.GetVia(ctx, url, opts.Timeout, guard)
 	dctx, cancel := context.WithTimeout(ctx, opts.Timeout)
-	cn, err := wire.Dial(dctx, url, opts.Logger, func(string) {})
+	cn, err := wire.Dial(dctx, url, opts.Logger, func(string) {}, wire.Limits{Guard: guard})
 	cancel()
 	if err != nil {
 		return false, err

@@ -12,6 +12,9 @@ import (
 
 	gn "github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip11"
+
+	"vesper/internal/netguard"
+	"vesper/nostr/relay/internal/wire"
 )
 
 // MaxInfoSize bounds a relay's NIP-11 document. Real documents are a few
@@ -69,9 +72,15 @@ var infos = &infoCache{m: make(map[string]*infoEntry)}
 
 // get returns url's document, fetching it if the cached one is missing or
 // stale. A caller whose ctx ends while another fetches gets no document.
-func (ic *infoCache) get(ctx context.Context, url string, timeout time.Duration) Info {
+func (ic *infoCache) get(ctx context.Context, url string, timeout time.Duration, guard *netguard.Policy) Info {
+	key := url
+	if guard != nil {
+		// Asked for a relay someone else named: its answer (or refusal)
+		// is not the one for the same URL configured by the operator.
+		key = fmt.Sprintf("guard %v %s", guard.AllowPrivate, url)
+	}
 	ic.mu.Lock()
-	e := ic.m[url]
+	e := ic.m[key]
 	if e != nil {
 		select {
 		case <-e.done:
@@ -83,11 +92,11 @@ func (ic *infoCache) get(ctx context.Context, url string, timeout time.Duration)
 	}
 	if e == nil {
 		e = &infoEntry{done: make(chan struct{})}
-		ic.m[url] = e
+		ic.m[key] = e
 		ic.mu.Unlock()
 		// Fetched on its own context so that one caller giving up does
 		// not fail the others waiting for it; timeout bounds it.
-		info, err := Read(context.WithoutCancel(ctx), url, timeout)
+		info, err := read(context.WithoutCancel(ctx), url, timeout, wire.HTTPClient(guard))
 		e.info = info
 		e.expires = time.Now().Add(infoTTL)
 		if err != nil {
@@ -113,14 +122,21 @@ func (ic *infoCache) get(ctx context.Context, url string, timeout time.Duration)
 func (ic *infoCache) forget(url string) {
 	ic.mu.Lock()
 	defer ic.mu.Unlock()
-	delete(ic.m, url)
-	delete(ic.m, gn.NormalizeURL(url))
+	for _, u := range []string{url, gn.NormalizeURL(url)} {
+		delete(ic.m, u)
+		delete(ic.m, "guard false "+u)
+		delete(ic.m, "guard true "+u)
+	}
 }
 
 // Read fetches and decodes url's NIP-11 document, reading at most
 // MaxInfoSize bytes of it (after any transfer decompression, which Go's
 // transport does as it reads, so a compressed bomb costs no more).
 func Read(ctx context.Context, url string, timeout time.Duration) (Info, error) {
+	return read(ctx, url, timeout, http.DefaultClient)
+}
+
+func read(ctx context.Context, url string, timeout time.Duration, client *http.Client) (Info, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	u := gn.NormalizeURL(url)
@@ -132,7 +148,7 @@ func Read(ctx context.Context, url string, timeout time.Duration) (Info, error) 
 		return Info{}, err
 	}
 	req.Header.Set("Accept", "application/nostr+json")
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
 		return Info{}, err
 	}
@@ -263,7 +279,13 @@ func ProfileREQs(kinds []int, authors []string, l REQ, maxREQs int) (reqs [][]gn
 // Get returns url's NIP-11 document from the process's cache, fetching it
 // within timeout if the cached one is missing or stale.
 func Get(ctx context.Context, url string, timeout time.Duration) Info {
-	return infos.get(ctx, url, timeout)
+	return infos.get(ctx, url, timeout, nil)
+}
+
+// GetVia is Get for a relay dialed under guard (nil: as Get), one named
+// by someone other than the operator: the request passes the policy.
+func GetVia(ctx context.Context, url string, timeout time.Duration, guard *netguard.Policy) Info {
+	return infos.get(ctx, url, timeout, guard)
 }
 
 // Forget drops what the cache holds for url (see infoCache.forget).

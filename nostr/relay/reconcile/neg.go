@@ -18,6 +18,7 @@ import (
 	"github.com/nbd-wtf/go-nostr/nip77/negentropy"
 	"github.com/nbd-wtf/go-nostr/nip77/negentropy/storage/vector"
 
+	"vesper/internal/netguard"
 	"vesper/nostr"
 	"vesper/nostr/relay/internal/wire"
 	"vesper/nostr/relay/limits"
@@ -71,6 +72,9 @@ type negOptions struct {
 	key nostr.SecretKey
 	// budget is what is left of the relay's Budget (nil: unbounded).
 	budget *relayBudget
+	// guard is the dial policy of a relay someone else named (nil: as
+	// written).
+	guard *netguard.Policy
 }
 
 // negResult is what a reconciliation learnt.
@@ -126,12 +130,12 @@ func negReconcile(ctx context.Context, url string, f gn.Filter, local []Item, o 
 // first where the relay's NIP-11 document asks, as sync's REQ connection
 // does.
 func negDial(ctx context.Context, url string, o negOptions) (negConn, error) {
-	info := limits.Get(ctx, url, o.dial)
+	info := limits.GetVia(ctx, url, o.dial, o.guard)
 	dctx, cancel := context.WithTimeout(ctx, o.dial)
 	// A read limit: the relay's frames are then bounded on the wire
 	// (khatru's own answers stay under 2 MB of hex); the dial never
 	// negotiates compression.
-	cn, err := wire.Dial(dctx, url, slog.New(slog.DiscardHandler), nil, wire.Limits{MaxMessage: negReadLimit, MaxFrame: negReadLimit})
+	cn, err := wire.Dial(dctx, url, slog.New(slog.DiscardHandler), nil, wire.Limits{MaxMessage: negReadLimit, MaxFrame: negReadLimit, Guard: o.guard})
 	cancel()
 	if err != nil {
 		return negConn{}, err

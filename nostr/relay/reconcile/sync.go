@@ -13,6 +13,7 @@ import (
 	gn "github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip11"
 
+	"vesper/internal/netguard"
 	"vesper/nostr"
 	"vesper/nostr/relay/internal/wire"
 	"vesper/nostr/relay/limits"
@@ -99,6 +100,11 @@ type Options struct {
 	// [DefaultTotalIDs], and MaxSessions the NIP-77 sessions open at once
 	// [DefaultMaxSessions].
 	TotalIDs, MaxSessions int
+	// Strangers are dialed through internal/netguard, which refuses
+	// private, loopback, link-local and other internal addresses after
+	// resolution, unless AllowPrivate (the operator's
+	// --allow-private-relays); the others are dialed as written.
+	AllowPrivate bool
 }
 
 // Window is a created_at range [Since, Until], both inclusive; zero
@@ -273,6 +279,15 @@ type syncer struct {
 	sessions chan struct{}           // a slot per NIP-77 session open (Options.MaxSessions)
 }
 
+// guardOf is url's dial policy: netguard's for a relay in Strangers, nil
+// (as written) for the others.
+func (s *syncer) guardOf(url string) *netguard.Policy {
+	if !slices.Contains(wire.NormalizeURLs(s.opts.Strangers), url) {
+		return nil
+	}
+	return &netguard.Policy{AllowPrivate: s.opts.AllowPrivate}
+}
+
 // budgetFor is url's budget for this Sync, the same for its NIP-77
 // sessions, its fetches and its fallback.
 func (s *syncer) budgetFor(url string) *relayBudget {
@@ -357,7 +372,8 @@ func (s *syncer) open(ctx context.Context, st *Stats) (*relaySession, error) {
 	rs := &relaySession{s: s, st: st, url: st.Relay, log: s.opts.Logger.With("relay", st.Relay), sent: map[string]bool{}}
 	rs.budget = s.budgetFor(st.Relay)
 	rs.pages = int(max(0, rs.budget.pages.Load()))
-	info := limits.Get(ctx, st.Relay, s.opts.DialTimeout)
+	guard := s.guardOf(st.Relay)
+	info := limits.GetVia(ctx, st.Relay, s.opts.DialTimeout, guard)
 	p := &wire.Pager{Key: s.opts.Key, Timeout: s.opts.QueryTimeout, Budget: &rs.pages}
 	p.Limit, p.CapKnown = info.PageLimit(s.opts.PageLimit)
 	dctx, cancel := context.WithTimeout(ctx, s.opts.DialTimeout)
@@ -366,7 +382,7 @@ func (s *syncer) open(ctx context.Context, st *Stats) (*relaySession, error) {
 		if s.opts.OnReject != nil {
 			s.opts.OnReject(st.Relay, reason)
 		}
-	}, wire.Limits{})
+	}, wire.Limits{Guard: guard})
 	cancel()
 	if err != nil {
 		return nil, err
@@ -502,10 +518,10 @@ func (s *syncer) nip77(ctx context.Context, st *Stats) bool {
 	ctx, cancel := context.WithTimeout(ctx, s.opts.RelayTimeout)
 	defer cancel()
 	log := s.opts.Logger.With("relay", st.Relay)
-	info := syncInfo(ctx, st.Relay, s.opts.DialTimeout)
+	info := limits.GetVia(ctx, st.Relay, s.opts.DialTimeout, s.guardOf(st.Relay)).Doc
 	o := negOptions{maxRounds: s.opts.MaxRounds, first: s.opts.QueryTimeout, silence: s.opts.QueryTimeout, dial: s.opts.DialTimeout}
 	o.key = s.opts.Key // NIP-77 sessions authenticate as the REQs do
-	o.budget = s.budgetFor(st.Relay)
+	o.budget, o.guard = s.budgetFor(st.Relay), s.guardOf(st.Relay)
 	// What the relay claimed is dropped when this returns: fetched, or
 	// forgotten with a failure.
 	defer o.budget.release()
@@ -814,12 +830,6 @@ func matchRefs(ev *gn.Event) []string {
 		}
 	}
 	return out
-}
-
-// syncInfo is the relay's NIP-11 document through the client's fetchInfo
-// (one place reads NIP-11).
-func syncInfo(ctx context.Context, url string, timeout time.Duration) *nip11.RelayInformationDocument {
-	return limits.Document(ctx, url, timeout)
 }
 
 // windows returns the windows of a reconciliation for kinds: one, open at

@@ -18,6 +18,7 @@ import (
 	gn "github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip42"
 
+	"vesper/internal/netguard"
 	"vesper/nostr"
 	"vesper/nostr/batch"
 )
@@ -123,6 +124,9 @@ type Limits struct {
 	MaxMessage int64 // largest websocket message kept; a larger one is read through and dropped
 	MaxFrame   int64 // largest read through; a larger one ends the connection
 	QueueBytes int   // frames read and not yet handled, in bytes
+	// Guard, when set, is the address policy of the dial: the relay was
+	// named by someone other than the operator (internal/netguard).
+	Guard *netguard.Policy
 }
 
 // Defaults of relay.Config.MaxMessageSize and relay.Config.QueueBytes.
@@ -169,7 +173,7 @@ func Dial(ctx context.Context, url string, log *slog.Logger, reject func(string)
 	// No permessage-deflate: a compressed frame can inflate a thousandfold,
 	// so the bytes on the wire would no longer bound what we allocate.
 	// Game events are small; compression saves little.
-	wsc, resp, err := ws.Dial(ctx, url, &ws.DialOptions{CompressionMode: ws.CompressionDisabled})
+	wsc, resp, err := ws.Dial(ctx, url, &ws.DialOptions{CompressionMode: ws.CompressionDisabled, HTTPClient: HTTPClient(lim.Guard)})
 	if resp != nil && resp.Body != nil {
 		resp.Body.Close()
 	}

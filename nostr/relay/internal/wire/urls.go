@@ -17,3 +17,7 @@ func NormalizeURLs(urls []string) []string {
 	}
 	return out
 }
+
+// NormalizeURL is one relay URL as NormalizeURLs names it ("" when it
+// does not parse).
+func NormalizeURL(u string) string { return gn.NormalizeURL(u) }
