@@ -232,7 +232,7 @@ type analyseOutcome struct {
 }
 
 // all analyses every final match without an analysis (with --force: every
-// final chess and gomoku match), oldest first.
+// final chess and gomoku match), in the store's queue order.
 func (r *analyseRun) all() error {
 	ids, err := r.batchIDs()
 	if err != nil {
