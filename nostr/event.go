@@ -21,6 +21,22 @@ type Tags = gn.Tags
 // Timestamp is go-nostr's unix-seconds type.
 type Timestamp = gn.Timestamp
 
+// MaxCreatedAt is the largest created_at section 1 accepts: 2^53-1,
+// JavaScript's Number.MAX_SAFE_INTEGER, the last integer every JSON reader
+// reads as written (RFC 8259 section 6). Above it a verifier in JavaScript
+// (nostr-tools) reads another number than the one signed: it rejects the
+// id of some events Go reads exactly (9007199254740993), accepts others
+// with a value that differs from the literal (9223372036854775000 reads as
+// ...4784) and accepts literals no int64 holds (9223372036854776000), so
+// no arithmetic on int64, saturating or not, could agree with it there.
+// Below it every reader agrees on the value, and no sum of the protocol's
+// durations overflows an int64.
+const MaxCreatedAt = 1<<53 - 1
+
+// CreatedAtInRange reports whether t is a created_at section 1 accepts:
+// 0 to MaxCreatedAt.
+func CreatedAtInRange(t Timestamp) bool { return t >= 0 && t <= MaxCreatedAt }
+
 // ParseEvent decodes one event strictly (PROTOCOL.md section 1). It checks
 // form only; Verify checks id and signature. Repeated keys keep the last
 // value, as Go's and JavaScript's parsers do.
@@ -48,6 +64,9 @@ func ParseEvent(raw []byte) (*Event, error) {
 		return nil, err
 	}
 	ev.CreatedAt = Timestamp(ca)
+	if !CreatedAtInRange(ev.CreatedAt) {
+		return nil, &ParseError{Field: "created_at", Reason: "above 2^53-1 (9007199254740991), beyond the integers every JSON reader reads exactly"}
+	}
 	k, err := intField(obj, "kind", true)
 	if err != nil {
 		return nil, err

@@ -41,6 +41,11 @@ func TestSection1Malformed(t *testing.T) {
 		{"created_at exponent", `"created_at":1750000000`, `"created_at":1.75e9`, "created_at"},
 		{"created_at negative", `"created_at":1750000000`, `"created_at":-1`, "created_at"},
 		{"created_at string", `"created_at":1750000000`, `"created_at":"1750000000"`, "created_at"},
+		// Issue 30, item 11: past 2^53-1 JavaScript verifiers read another
+		// number (MaxCreatedAt); past int64 Go cannot hold it.
+		{"created_at 2^53", `"created_at":1750000000`, `"created_at":9007199254740992`, "created_at"},
+		{"created_at int64 max", `"created_at":1750000000`, `"created_at":9223372036854775807`, "created_at"},
+		{"created_at past int64", `"created_at":1750000000`, `"created_at":9223372036854776000`, "created_at"},
 		{"kind fraction", `"kind":4422`, `"kind":4422.5`, "kind"},
 		{"uppercase id", `"id":"` + ev.ID, `"id":"` + strings.ToUpper(ev.ID), "id"},
 		{"short sig", `"sig":"` + ev.Sig, `"sig":"` + ev.Sig[:126], "sig"},
@@ -62,6 +67,22 @@ func TestSection1Malformed(t *testing.T) {
 				t.Fatalf("got %v, want a ParseError on %s", err, c.field)
 			}
 		})
+	}
+}
+
+// TestSection1CreatedAtBound: 2^53-1 itself is in range and verifies, and
+// the fast store decoder draws the line where ParseEvent does.
+func TestSection1CreatedAtBound(t *testing.T) {
+	for _, at := range []int64{0, nostr.MaxCreatedAt, nostr.MaxCreatedAt + 1} {
+		ev := testkit.Sign(testkit.Key("alice"), nostr.NewMove(strings.Repeat("a", 64), 3, "e2e4", at))
+		raw := nostr.MarshalEvent(ev)
+		_, err := nostr.ParseAndVerify(raw)
+		if ok := at <= nostr.MaxCreatedAt; (err == nil) != ok {
+			t.Errorf("created_at %d: got %v, want accepted %v", at, err, ok)
+		}
+		if _, serr := nostr.ParseStored(raw); (serr == nil) != (err == nil) {
+			t.Errorf("created_at %d: ParseStored %v, ParseEvent %v", at, serr, err)
+		}
 	}
 }
 

@@ -22,7 +22,7 @@ import (
 func ParseStored(raw []byte) (*Event, error) {
 	ev := &Event{}
 	if utf8.Valid(raw) && ev.UnmarshalJSON(raw) == nil && IsLowerHex(ev.ID, 64) && IsLowerHex(ev.PubKey, 64) &&
-		IsLowerHex(ev.Sig, 128) && bytes.Equal(MarshalEvent(ev), raw) {
+		IsLowerHex(ev.Sig, 128) && CreatedAtInRange(ev.CreatedAt) && bytes.Equal(MarshalEvent(ev), raw) {
 		// ParseEvent's tags are never nil, outer or inner.
 		if ev.Tags == nil {
 			ev.Tags = Tags{}

@@ -133,11 +133,11 @@ func checkIncoming(in Incoming) (incomingRow, error) {
 
 // readsBack says why nostr.MarshalEvent(ev) would not parse back to ev, if
 // it would not, for an event that passed checkIDs: nostr.ParseEvent takes
-// created_at without a sign, and reads invalid UTF-8 as U+FFFD. Every
+// created_at without a sign and at most nostr.MaxCreatedAt, and reads invalid UTF-8 as U+FFFD. Every
 // event nostr.ParseEvent returns passes.
 func readsBack(ev *nostr.Event) error {
-	if ev.CreatedAt < 0 {
-		return fmt.Errorf("store: event %s: negative created_at %d", ev.ID, ev.CreatedAt)
+	if !nostr.CreatedAtInRange(ev.CreatedAt) {
+		return fmt.Errorf("store: event %s: created_at %d outside 0..%d", ev.ID, ev.CreatedAt, nostr.MaxCreatedAt)
 	}
 	if !utf8.ValidString(ev.Content) {
 		return fmt.Errorf("store: event %s: content is not UTF-8", ev.ID)

@@ -121,6 +121,7 @@ func TestPutEventRejectsBadInput(t *testing.T) {
 	latin1 := signed(t, k, &nostr.Event{Kind: nostr.KindMove, CreatedAt: 10, Content: "caf\xe9"})
 	latin1Tag := signed(t, k, &nostr.Event{Kind: nostr.KindMove, CreatedAt: 10, Tags: nostr.Tags{{"g", "\xff"}}})
 	beforeEpoch := signed(t, k, &nostr.Event{Kind: nostr.KindMove, CreatedAt: -1})
+	pastSafe := signed(t, k, &nostr.Event{Kind: nostr.KindMove, CreatedAt: nostr.MaxCreatedAt + 1})
 
 	tests := []struct {
 		name   string
@@ -137,7 +138,9 @@ func TestPutEventRejectsBadInput(t *testing.T) {
 		{"negative seen_at", good, nil, -1, "negative seen_at"},
 		{"content not UTF-8", latin1, nil, 0, "content is not UTF-8"},
 		{"tag not UTF-8", latin1Tag, nil, 0, "tag 0 is not UTF-8"},
-		{"negative created_at", beforeEpoch, nil, 0, "negative created_at"},
+		{"negative created_at", beforeEpoch, nil, 0, "created_at -1 outside"},
+		{"created_at past 2^53-1 (issue 30, item 11)", pastSafe, nil, 0, "created_at 9007199254740992 outside"},
+		{"created_at past 2^53-1, raw its marshaling", pastSafe, nostr.MarshalEvent(pastSafe), 0, "created_at: above 2^53-1"},
 		{"content not UTF-8, raw its marshaling", latin1, nostr.MarshalEvent(latin1), 0, "another event"},
 	}
 	for _, tt := range tests {
