@@ -17,6 +17,11 @@ const IgnNotOfMatch = "not_of_match"
 // LastUsed (PROTOCOL.md section 7) and never meets it.
 const IgnOutOfOrder = "out_of_order"
 
+// IgnBadCreatedAt is Check's token for an event whose created_at section 1
+// refuses (above 2^53-1, nostr.MaxCreatedAt, or negative): the fold drops
+// it before any match sees it, so it is never listed as ignored either.
+const IgnBadCreatedAt = "bad_created_at"
+
 // Check answers the question every signer asks before it signs: would the
 // fold count ev if this verifier received it now, at seenAt? It returns nil
 // when the event would be used (a held ply-1 move counts as used), and
@@ -39,6 +44,10 @@ func (s *State) Try(ev *nostr.Event, seenAt int64) (*State, *Ignored) {
 	}
 	if ev.ID == s.Match || !nostr.IsMatchKind(ev.Kind) || !nostr.HasMatchTag(ev, s.Match) {
 		return nil, &Ignored{ID: ev.ID, Token: IgnNotOfMatch, Detail: fmt.Sprintf("kind %d event with no g tag naming match %s", ev.Kind, s.Match)}
+	}
+	if !nostr.CreatedAtInRange(ev.CreatedAt) {
+		return nil, &Ignored{ID: ev.ID, Token: IgnBadCreatedAt,
+			Detail: fmt.Sprintf("created_at %d is outside 0..%d, so every verifier drops the event", ev.CreatedAt, nostr.MaxCreatedAt)}
 	}
 	if int64(ev.CreatedAt) <= s.LastUsed {
 		return nil, &Ignored{ID: ev.ID, Token: IgnOutOfOrder,

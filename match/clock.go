@@ -1,5 +1,7 @@
 package match
 
+import "math"
+
 // Clock is what the time rules of PROTOCOL.md section 2 read of a match:
 // enough to say, at any time, its status, when the pending ply's clock
 // started, its deadline and whether that clock has run out. The fold asks
@@ -39,7 +41,7 @@ func (c Clock) ToMove() string {
 // Expires is the challenge's last second: an accept stamped later does not
 // count, and an unaccepted challenge is expired once now is past it
 // (section 2, Challenge and Accept).
-func (c Clock) Expires() int64 { return c.CreatedAt + ChallengeExpiry }
+func (c Clock) Expires() int64 { return later(c.CreatedAt, ChallengeExpiry) }
 
 // Status depends on now only for an unaccepted challenge (section 6).
 func (c Clock) Status(now int64) Status {
@@ -68,9 +70,20 @@ func (c Clock) Start() int64 {
 // hours (section 2, Arbitration).
 func (c Clock) Deadline() int64 {
 	if c.Over {
-		return c.EndedAt + MoveClock
+		return later(c.EndedAt, MoveClock)
 	}
-	return c.Start() + MoveClock
+	return later(c.Start(), MoveClock)
+}
+
+// later is t + d for a duration d >= 0, held at the largest int64 rather
+// than wrapping. The fold's times are at most nostr.MaxCreatedAt, where no
+// sum overflows, but a reader builds a Clock from its own fields; a
+// deadline wrapped into the past would let a timeout claim win at once.
+func later(t, d int64) int64 {
+	if t > math.MaxInt64-d {
+		return math.MaxInt64
+	}
+	return t + d
 }
 
 // RanOut reports whether the pending ply's clock has run out at t:

@@ -38,6 +38,9 @@ func (s *State) Extend(ev *nostr.Event, seenAt int64) bool {
 	if ev.ID == s.Match || !nostr.IsMatchKind(ev.Kind) || !nostr.HasMatchTag(ev, s.Match) {
 		return false
 	}
+	if !nostr.CreatedAtInRange(ev.CreatedAt) {
+		return true // dropped by section 1: the fold never sees it
+	}
 	if _, done := s.game.(*frozen); done {
 		return false // compacted: the caller re-folds
 	}
@@ -132,6 +135,9 @@ func (f *frozen) Clone() Game                     { return f }
 func (s *State) Insert(ev *nostr.Event, seenAt int64) bool {
 	if ev.ID == s.Match || !nostr.IsMatchKind(ev.Kind) || !nostr.HasMatchTag(ev, s.Match) {
 		return false
+	}
+	if !nostr.CreatedAtInRange(ev.CreatedAt) {
+		return true // dropped by section 1: the fold never sees it
 	}
 	if s.held != nil || s.tailID == "" || !Less(ev, &nostr.Event{CreatedAt: nostr.Timestamp(s.tailAt), ID: s.tailID}) {
 		return false // a held move's list entry has no time to place by; Extend handles the tail

@@ -34,6 +34,9 @@ func Fold(match string, events []*nostr.Event, seenAt map[string]int64) (*State,
 			challenge = ev
 			continue
 		}
+		if !nostr.CreatedAtInRange(ev.CreatedAt) {
+			continue // dropped by section 1, even from a caller that never parsed it
+		}
 		if nostr.IsMatchKind(ev.Kind) && nostr.HasMatchTag(ev, match) {
 			byID[ev.ID] = ev
 		}
@@ -97,6 +100,9 @@ func FindChallenge(events []*nostr.Event) (string, error) {
 }
 
 func newState(ch *nostr.Event) (*State, error) {
+	if !nostr.CreatedAtInRange(ch.CreatedAt) {
+		return nil, &NoMatchError{Why: fmt.Sprintf("challenge created_at %d is outside 0..%d (section 1)", ch.CreatedAt, nostr.MaxCreatedAt)}
+	}
 	if IsStub(ch) || nostr.TooLarge(ch) {
 		return nil, &NoMatchError{Why: fmt.Sprintf("challenge exceeds %d bytes", nostr.MaxEventSize)}
 	}

@@ -33,7 +33,9 @@ func (s *State) applyMove(ev *nostr.Event, seenAt int64) {
 		s.ignore(ev, IgnWrongPlayer, "ply %d belongs to the %s player", ply, role)
 		return
 	}
-	if int64(ev.CreatedAt) > seenAt+FutureSlack {
+	// No sum on seenAt: a match.json may give any int64, and seenAt+300
+	// would wrap. created_at is in 0..2^53-1 here, so this cannot.
+	if int64(ev.CreatedAt)-FutureSlack > seenAt {
 		s.ignore(ev, IgnFuture, "created_at > seen_at + %d", FutureSlack)
 		return
 	}
@@ -71,7 +73,7 @@ func (s *State) applyEarlyMove(ev *nostr.Event, ply int, seenAt int64) {
 		s.ignore(ev, IgnNotAccepted, "match not accepted yet (resign is not a board move)")
 	case int64(ev.CreatedAt) < s.CreatedAt:
 		s.ignore(ev, IgnNotAccepted, "move stamped before the challenge")
-	case int64(ev.CreatedAt) > seenAt+FutureSlack:
+	case int64(ev.CreatedAt)-FutureSlack > seenAt:
 		s.ignore(ev, IgnFuture, "created_at > seen_at + %d", FutureSlack)
 	default:
 		if _, err := s.game.Clone().Play(ev.Content); err != nil {
