@@ -129,7 +129,9 @@ func ruling(s *match.State, cfg Config, now int64) (Intent, bool) {
 	}
 	due := false
 	for _, r := range s.Requests {
-		if now >= r.CreatedAt+cfg.RulingAfter {
+		// Differences, not sums: a duration set huge to mean "never" must
+		// not wrap a due time into the past (issue 30, item 11).
+		if now-r.CreatedAt >= cfg.RulingAfter {
 			due = true
 		}
 	}
@@ -157,12 +159,12 @@ func accepts(states []*match.State, self string, cfg Config, now int64) []Intent
 	}
 	var cands []*match.State
 	for _, s := range states {
-		if s.Accepted || s.First == self || s.Status(now) != match.StatusOpen || s.CreatedAt > now+cfg.maxSkew() {
+		if s.Accepted || s.First == self || s.Status(now) != match.StatusOpen || s.CreatedAt-now > cfg.maxSkew() {
 			continue
 		}
 		switch {
 		case s.Invitee == self:
-		case s.Invitee == "" && now >= s.CreatedAt+cfg.AcceptAfter:
+		case s.Invitee == "" && now-s.CreatedAt >= cfg.AcceptAfter:
 		default:
 			continue
 		}

@@ -1,6 +1,7 @@
 package arbiter
 
 import (
+	"math"
 	"testing"
 
 	"vesper/internal/testkit"
@@ -199,5 +200,30 @@ func TestFutureChallengesDeferred(t *testing.T) {
 	later := Decide(states[:1], house.PublicKey(), cfg, now+30*86400)
 	if len(later) != 1 || later[0].Kind != Accept {
 		t.Fatalf("once its time has come: got %v, want an accept", kinds(later))
+	}
+}
+
+// Issue 30, item 11: the house's waits are compared as differences, so a
+// wait set to the largest int64 (never) does not wrap its due time into
+// the past, and neither does a challenge stamped at 2^53-1, the largest
+// created_at the fold takes.
+func TestDutiesNeverDueWithLargestWaits(t *testing.T) {
+	m := testkit.NewMatch(alice, bob, "gomoku", "", t0)
+	m.Accept(t0 + 10)
+	m.Move(alice, 1, "h8", t0+20)
+	req := m.Request(alice, t0+20+match.MoveClock+5)
+	st := state(t, m)
+	open := state(t, testkit.NewMatch(alice, nil0(), "chess", "", t0))
+	late := state(t, testkit.NewMatch(bob, nil0(), "chess", "", nostr.MaxCreatedAt))
+	cfg := DefaultConfig()
+	cfg.RulingAfter, cfg.AcceptAfter, cfg.MaxSkew = math.MaxInt64, math.MaxInt64, math.MaxInt64
+	if got := Decide([]*match.State{st, open, late}, house.PublicKey(), cfg, int64(req.CreatedAt)+7200); len(got) != 0 {
+		t.Fatalf("waits set to the largest int64: got %v, want nothing", kinds(got))
+	}
+	cfg = DefaultConfig()
+	cfg.MaxSkew = math.MaxInt64 // no skew check: the challenge stamped at 2^53-1 is open and waits
+	got := Decide([]*match.State{late}, house.PublicKey(), cfg, nostr.MaxCreatedAt+cfg.AcceptAfter)
+	if in := only(t, got, Accept); in.Match != late.Match {
+		t.Fatalf("accept of the challenge at 2^53-1: %+v", in)
 	}
 }

@@ -93,6 +93,9 @@ func TestPolicy(t *testing.T) {
 		{"full", p, inv("chess", "alice"), 2, 1000, false},
 		{"open too young", p, open, 0, 1059, false},
 		{"open old enough", p, open, 0, 1060, true},
+		// Issue 30, item 11: a wait of the largest int64 never comes due
+		// (a sum would wrap it into the past).
+		{"open, wait never over", Policy{MaxGames: 1, Open: true, OpenAfter: math.MaxInt64}, open, 0, 1 << 53, false},
 		{"no invitations", Policy{MaxGames: 1, Open: true}, inv("chess", "alice"), 0, 1000, false},
 		{"no open", Policy{MaxGames: 1, Invitations: true}, open, 0, 5000, false},
 		{"not a challenge", p, seat.StreamEvent{Type: seat.EventMyTurn, Game: "chess", From: "alice"}, 0, 1000, false},

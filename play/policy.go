@@ -36,7 +36,7 @@ func (p Policy) Accepts(c seat.StreamEvent, active int, now int64) (ok bool, why
 		return false, "game " + c.Game + " is not played"
 	case len(p.From) > 0 && !slices.Contains(p.From, c.From):
 		return false, "challenger not in the accept list"
-	case c.Type == seat.EventOpen && st != nil && now < st.CreatedAt+p.OpenAfter:
+	case c.Type == seat.EventOpen && st != nil && now-st.CreatedAt < p.OpenAfter:
 		return false, "open challenge too young"
 	case active >= p.MaxGames:
 		return false, "playing the most games at once"
