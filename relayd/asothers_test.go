@@ -136,7 +136,8 @@ func TestMalformedRefused(t *testing.T) {
 	upperSig := signed(t, key, nostr.KindMove, 1_700_000_001, "d2d4")
 	upperSig.Sig = strings.ToUpper(upperSig.Sig)
 	negative := signed(t, key, nostr.KindMove, -1, "c2c4")
-	for _, ev := range []*gn.Event{upperPubkey, upperSig, negative} {
+	pastSafe := signed(t, key, nostr.KindMove, nostr.MaxCreatedAt+1, "b2b4") // issue 30, item 11
+	for _, ev := range []*gn.Event{upperPubkey, upperSig, negative, pastSafe} {
 		if !ev.CheckID() {
 			t.Fatal("test data: id does not hash")
 		}
@@ -152,7 +153,8 @@ func TestMalformedRefused(t *testing.T) {
 				name  string
 				ev    *gn.Event
 				field string
-			}{{"upper-case pubkey", upperPubkey, "pubkey"}, {"upper-case sig", upperSig, "sig"}, {"negative created_at", negative, "created_at"}} {
+			}{{"upper-case pubkey", upperPubkey, "pubkey"}, {"upper-case sig", upperSig, "sig"}, {"negative created_at", negative, "created_at"},
+				{"created_at past 2^53-1", pastSafe, "created_at"}} {
 				ok, reason := rc.publish(tt.ev)
 				if ok || !strings.HasPrefix(reason, "invalid:") || !strings.Contains(reason, tt.field) {
 					t.Errorf("%s: got %v %q, want OK false \"invalid: ...%s...\"", tt.name, ok, reason, tt.field)
@@ -162,6 +164,7 @@ func TestMalformedRefused(t *testing.T) {
 				}
 			}
 			rc.mustPublish(signed(t, key, nostr.KindMove, 0, "a well-formed event at 0"))
+			rc.mustPublish(signed(t, key, nostr.KindMove, nostr.MaxCreatedAt, "and one at 2^53-1"))
 		})
 	}
 }
