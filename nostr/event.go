@@ -40,7 +40,11 @@ func CreatedAtInRange(t Timestamp) bool { return t >= 0 && t <= MaxCreatedAt }
 // ParseEvent decodes one event strictly (PROTOCOL.md section 1). It checks
 // form only; Verify checks id and signature. Repeated keys keep the last
 // value, as Go's and JavaScript's parsers do.
-func ParseEvent(raw []byte) (*Event, error) {
+func ParseEvent(raw []byte) (*Event, error) { return parseEvent(raw, true) }
+
+// parseEvent is ParseEvent, with the created_at bound only when bounded:
+// ParseStored reads bytes stored before the bound was drawn.
+func parseEvent(raw []byte, bounded bool) (*Event, error) {
 	if !json.Valid(raw) {
 		return nil, &ParseError{Reason: "not a JSON object"}
 	}
@@ -64,7 +68,7 @@ func ParseEvent(raw []byte) (*Event, error) {
 		return nil, err
 	}
 	ev.CreatedAt = Timestamp(ca)
-	if !CreatedAtInRange(ev.CreatedAt) {
+	if bounded && !CreatedAtInRange(ev.CreatedAt) {
 		return nil, &ParseError{Field: "created_at", Reason: "above 2^53-1 (9007199254740991), beyond the integers every JSON reader reads exactly"}
 	}
 	k, err := intField(obj, "kind", true)

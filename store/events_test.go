@@ -356,3 +356,37 @@ func TestPutEventRawKept(t *testing.T) {
 		})
 	}
 }
+
+// TestReadsEventPastCreatedAtBound (issue 30, item 11): a store written
+// before section 1 bounded created_at by 2^53-1 may hold an event past it.
+// Reading its match still works (the fold, not the store, drops the
+// event), so a stranger's one event cannot make a match unreadable.
+func TestReadsEventPastCreatedAtBound(t *testing.T) {
+	s := openTemp(t)
+	ctx := t.Context()
+	k := nostr.GenerateKey()
+	ch := signed(t, k, nostr.NewChallenge(nostr.GameChess, "", 1000))
+	ok := signed(t, k, nostr.NewMove(ch.ID, 1, "e2e4", 1001))
+	past := signed(t, k, nostr.NewMove(ch.ID, 1, "d2d4", nostr.MaxCreatedAt+1))
+	for _, ev := range []*nostr.Event{ch, ok} {
+		if _, err := s.PutEvent(ctx, ev, nil, "wss://r", 2000); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.PutEvent(ctx, past, nil, "wss://r", 2000); err == nil {
+		t.Fatal("a new event past the bound was stored")
+	}
+	// What an older store held: the row of ok rewritten as past.
+	if _, err := s.w.ExecContext(ctx, `UPDATE events SET id = ?, created_at = ?, raw = ? WHERE id = ?`,
+		past.ID, int64(past.CreatedAt), nostr.MarshalEvent(past), ok.ID); err != nil {
+		t.Fatal(err)
+	}
+	evs, seen, err := s.MatchEventsSeen(ctx, ch.ID)
+	if err != nil || len(evs) != 2 || evs[1].ID != past.ID || seen[past.ID] != 2000 {
+		t.Fatalf("MatchEventsSeen: %v, %d events", err, len(evs))
+	}
+	stored, err := s.MatchEvents(ctx, ch.ID)
+	if err != nil || len(stored) != 2 {
+		t.Fatalf("MatchEvents: %v, %d events", err, len(stored))
+	}
+}

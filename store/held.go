@@ -124,7 +124,7 @@ func (s *Store) queryHeld(ctx context.Context, where string, args ...any) ([]Hel
 		if err := rows.Scan(&h.Relay, &h.HeldAt, &raw); err != nil {
 			return nil, fmt.Errorf("store: held challenges: %w", err)
 		}
-		if h.Event, err = nostr.ParseEvent(raw); err != nil {
+		if h.Event, err = nostr.ParseStored(raw); err != nil {
 			return nil, fmt.Errorf("store: held challenge: %w", err)
 		}
 		out = append(out, h)
