@@ -67,21 +67,18 @@ const maxSafeInteger = 1<<53 - 1
 
 var createdAtLiteral = regexp.MustCompile(`"created_at":([^,}]*)`)
 
-// TestNostrToolsCreatedAtBound (issue 30, item 11): section 1 keeps an
-// event exactly when nostr-tools 2.25.2 verifies it and reads its
-// created_at as a safe integer, and then both read the number signed. Past
-// 2^53-1 no int64 rule could agree with it, which is why the bound is
-// there: it accepts events it reads as another number, or as one no int64
-// holds, and rejects events Go reads exactly.
-func TestNostrToolsCreatedAtBound(t *testing.T) {
-	key := testkit.Key("alice")
+// createdAtCase is one event of TestNostrToolsCreatedAtBound and what
+// nostr-tools does with it.
+type createdAtCase struct {
+	by       string // who signs: "go" or "js"
+	at       string // created_at: the literal Go signs, or the number nostr-tools signs
+	verified bool   // nostr-tools' verifyEvent
+	asSigned bool   // JSON.parse reads the literal signed
+}
+
+func createdAtCases() []createdAtCase {
 	const safe = maxSafeInteger
-	cases := []struct {
-		by       string // who signs: "go" or "js"
-		at       string // created_at: the literal Go signs, or the number nostr-tools signs
-		verified bool   // nostr-tools' verifyEvent
-		asSigned bool   // JSON.parse reads the literal signed
-	}{
+	return []createdAtCase{
 		{"go", "0", true, true},
 		{"go", "1750000000", true, true},
 		{"go", strconv.Itoa(safe - 1), true, true},
@@ -98,6 +95,17 @@ func TestNostrToolsCreatedAtBound(t *testing.T) {
 		{"js", "9223372036854775807", true, false}, // signed as 9223372036854776000: past int64
 		{"js", "1e20", true, true},                 // signed as 100000000000000000000
 	}
+}
+
+// TestNostrToolsCreatedAtBound (issue 30, item 11): section 1 keeps an
+// event exactly when nostr-tools 2.25.2 verifies it and reads its
+// created_at as a safe integer, and then both read the number signed. Past
+// 2^53-1 no int64 rule could agree with it, which is why the bound is
+// there: it accepts events it reads as another number, or as one no int64
+// holds, and rejects events Go reads exactly.
+func TestNostrToolsCreatedAtBound(t *testing.T) {
+	key := testkit.Key("alice")
+	cases := createdAtCases()
 	// The texts come back Go's first, then those nostr-tools signed.
 	var raw, signAt []string
 	var goCases, jsCases []int
