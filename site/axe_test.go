@@ -31,6 +31,12 @@ func axeSource(t *testing.T) string {
 	return ""
 }
 
+// smallTargets lists the links outside lines of text (the site's nav, the
+// skip link, the replay's step links) shown and smaller than 24 by 24 px.
+const smallTargets = `[...document.querySelectorAll("header nav a, .skip, .stepnav a")]
+  .map(a => [a, a.getBoundingClientRect()]).filter(([a, r]) => a.getClientRects().length > 0 && (r.width < 24 || r.height < 24))
+  .map(([a, r]) => a.textContent.trim() + " " + r.width.toFixed(0) + "×" + r.height.toFixed(0))`
+
 // axeViolation is what the test reads of one of axe's violations.
 type axeViolation struct {
 	ID, Impact, Help string
@@ -70,7 +76,8 @@ func runAxe(t *testing.T, br *browser, axe string) []axeViolation {
 // TestAxe runs axe-core in headless Chromium over the index, a chess and
 // a gomoku game, a player page and both leaderboards of the showcase
 // season, at 1280 and 390 px, in the light and the dark colour scheme:
-// no serious or critical violation (issue 26). Lesser ones are logged.
+// no serious or critical violation (issue 26), and the links outside text
+// at least 24 px each way. Lesser violations are logged.
 func TestAxe(t *testing.T) {
 	bin := chromium(t)
 	axe := axeSource(t)
@@ -96,6 +103,11 @@ func TestAxe(t *testing.T) {
 		for _, width := range []int{1280, 390} {
 			for _, p := range pages {
 				br.open(t, srv.URL+"/"+p.rel, width)
+				var small []string
+				br.eval(t, smallTargets, &small)
+				for _, s := range small {
+					t.Errorf("%s (%d px): target under 24 px: %s", p.name, width, s)
+				}
 				for _, v := range runAxe(t, br, axe) {
 					var where []string
 					for _, n := range v.Nodes {

@@ -388,13 +388,15 @@ type ratingsPage struct {
 	Now                           int64
 	ProvisionalRD, MinGames       int
 	ActiveDays, TrendDays         int
+	Start                         int // the rating every player starts from
 }
 
 func (b *builder) ratingsPage(kind string) *ratingsPage {
 	rows := b.ratingRows(kind)
 	v := &ratingsPage{Root: "../", Title: gameName(kind) + " ratings", Kind: kind, Game: gameName(kind),
 		Unlisted: len(b.tables[kind]) - len(rows), ListAll: b.in.ListAll, Now: b.in.Now,
-		ProvisionalRD: ratings.ProvisionalRD, MinGames: minRankedGames, ActiveDays: activeDays, TrendDays: trendDays}
+		ProvisionalRD: ratings.ProvisionalRD, MinGames: minRankedGames, ActiveDays: activeDays, TrendDays: trendDays,
+		Start: round(b.params.Rating)}
 	for _, r := range rows {
 		switch r.group() {
 		case 0:
