@@ -34,28 +34,52 @@ func history(points ...[3]float64) []ratings.Point {
 // counts the same groups as the ratings page.
 func TestLeaderboardActivityAndTrend(t *testing.T) {
 	f := newFixture(t)
-	var table []ratings.Player
 	key := func(name string) string {
 		pk := testkit.Key(name).PublicKey()
 		f.in.Profiles[pk] = Profile{Name: name, Bot: true}
 		return pk
 	}
+	idle, newcomer := key("idle"), key("newcomer")
+	f.in.Ratings = map[string][]ratings.Player{"chess": activityTable(key, idle, newcomer)}
+	out, _ := buildFixture(t, f.in)
+	checkLeaderboardGroups(t, readPage(t, out, "ratings/chess.html"), key, idle, newcomer)
+	checkRatingsJSONRanks(t, readPage(t, out, "ratings.json"), idle, key("r11"))
+
+	index := readPage(t, out, "index.html")
+	top, _, _ := strings.Cut(index[strings.Index(index, `<h2 id="ratings">`):], "</ol>")
+	if n := strings.Count(top, "<li>"); n != 10 {
+		t.Errorf("the index's chess top has %d players, want 10", n)
+	}
+	if !strings.Contains(top, "p/"+key("r09")+".html") || strings.Contains(top, "p/"+key("r10")+".html") || strings.Contains(top, "p/"+idle+".html") {
+		t.Error("the index's top ten is not the ten best ranked players")
+	}
+	if want := "(14 listed: 12 ranked, 1 inactive, 1 provisional)"; !strings.Contains(index, want) {
+		t.Errorf("the index does not count the leaderboard's groups as %q", want)
+	}
+	if !strings.Contains(index, "a rated game in the last 30 days") {
+		t.Error("the index does not state the ranking's rules")
+	}
+}
+
+// activityTable is twelve ranked players (r00 1900 down to r11 1790), an
+// established one idle for longer than activeDays, and a provisional
+// newcomer whose every game is within trendDays.
+func activityTable(key func(string) string, idle, newcomer string) []ratings.Player {
+	var table []ratings.Player
 	for i := range 12 { // ranked, 1900 down to 1790
 		r := 1900 - 10*float64(i)
 		table = append(table, ratings.Player{Pubkey: key(fmt.Sprintf("r%02d", i)), Rating: r, RD: 60, Games: 20,
 			LastGame: now - 86400, History: history([3]float64{20, r - 40, 70}, [3]float64{1, r, 60})})
 	}
-	idle := key("idle")
-	newcomer := key("newcomer")
-	table = append(table,
+	return append(table,
 		ratings.Player{Pubkey: idle, Rating: 2500, RD: 50, Games: 40, LastGame: now - (activeDays+1)*86400,
 			History: history([3]float64{activeDays + 1, 2500, 50})},
 		ratings.Player{Pubkey: newcomer, Rating: 1620, RD: 200, Games: 3, LastGame: now - 3600,
 			History: history([3]float64{2, 1580, 250}, [3]float64{1.0 / 24, 1620, 200})})
-	f.in.Ratings = map[string][]ratings.Player{"chess": table}
-	out, _ := buildFixture(t, f.in)
+}
 
-	page := readPage(t, out, "ratings/chess.html")
+func checkLeaderboardGroups(t *testing.T, page string, key func(string) string, idle, newcomer string) {
+	t.Helper()
 	ranked, rest, _ := strings.Cut(page, `<h2 id="inactive">`)
 	inactive, prov, _ := strings.Cut(rest, `<h2 id="provisional">`)
 	row := func(s, pk string) string {
@@ -85,7 +109,12 @@ func TestLeaderboardActivityAndTrend(t *testing.T) {
 			t.Errorf("the ratings page does not state %q", rule)
 		}
 	}
+}
 
+// checkRatingsJSONRanks: the inactive player has no rank in ratings.json
+// and says so; the last ranked one keeps its rank.
+func checkRatingsJSONRanks(t *testing.T, data, idle, last string) {
+	t.Helper()
 	var feed struct {
 		Pools map[string][]struct {
 			Pubkey   string `json:"pubkey"`
@@ -93,31 +122,16 @@ func TestLeaderboardActivityAndTrend(t *testing.T) {
 			Inactive bool   `json:"inactive"`
 		} `json:"pools"`
 	}
-	if err := json.Unmarshal([]byte(readPage(t, out, "ratings.json")), &feed); err != nil {
+	if err := json.Unmarshal([]byte(data), &feed); err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range feed.Pools["chess"] {
 		if p.Pubkey == idle && (p.Rank != 0 || !p.Inactive) {
 			t.Errorf("ratings.json: idle has rank %d, inactive %v", p.Rank, p.Inactive)
 		}
-		if p.Pubkey == key("r11") && (p.Rank != 12 || p.Inactive) {
+		if p.Pubkey == last && (p.Rank != 12 || p.Inactive) {
 			t.Errorf("ratings.json: r11 has rank %d, inactive %v", p.Rank, p.Inactive)
 		}
-	}
-
-	index := readPage(t, out, "index.html")
-	top, _, _ := strings.Cut(index[strings.Index(index, `<h2 id="ratings">`):], "</ol>")
-	if n := strings.Count(top, "<li>"); n != 10 {
-		t.Errorf("the index's chess top has %d players, want 10", n)
-	}
-	if !strings.Contains(top, "p/"+key("r09")+".html") || strings.Contains(top, "p/"+key("r10")+".html") || strings.Contains(top, "p/"+idle+".html") {
-		t.Error("the index's top ten is not the ten best ranked players")
-	}
-	if want := "(14 listed: 12 ranked, 1 inactive, 1 provisional)"; !strings.Contains(index, want) {
-		t.Errorf("the index does not count the leaderboard's groups as %q", want)
-	}
-	if !strings.Contains(index, "a rated game in the last 30 days") {
-		t.Error("the index does not state the ranking's rules")
 	}
 }
 
@@ -168,6 +182,50 @@ func TestPlayerRatingFigures(t *testing.T) {
 func TestPlayerBestWinsAndStreaks(t *testing.T) {
 	f := showcase(t)
 	out, _ := buildFixture(t, f.in)
+	me := f.games["opera"].A.PublicKey()
+	best, worst, longest := expectedNotable(f, me)
+	if best == nil || worst == nil || longest["won"] < 2 {
+		t.Fatalf("the showcase player has too few results to test (best %v, worst %v, streaks %v)", best, worst, longest)
+	}
+	page := readPage(t, out, "p/"+me+".html")
+	firstRow := func(id string) string {
+		_, after, ok := strings.Cut(page, `id="chess-`+id+`"`)
+		if !ok {
+			t.Fatalf("no %s table", id)
+		}
+		_, row, _ := strings.Cut(after, "<tbody>\n")
+		row, _, _ = strings.Cut(row, "</tr>")
+		return row
+	}
+	for _, c := range []struct {
+		table string
+		g     *notable
+	}{{"best-wins", best}, {"worst-losses", worst}} {
+		row := firstRow(c.table)
+		rating := strconv.Itoa(int(math.Round(c.g.opp)))
+		if c.g.oppProv {
+			rating += "?"
+		}
+		if !strings.Contains(row, "m/"+c.g.id+".html") || !strings.Contains(row, `<td class="n">`+rating+`</td>`) {
+			t.Errorf("%s: first row should be match %s against %s:\n%s", c.table, c.g.id[:12], rating, row)
+		}
+	}
+	want := fmt.Sprintf("longest winning streak <strong>%d</strong> · longest losing streak <strong>%d</strong>", longest["won"], longest["lost"])
+	if !strings.Contains(page, want) {
+		t.Errorf("the player page lacks %q", want)
+	}
+}
+
+// notable is a game of TestPlayerBestWinsAndStreaks's expectations.
+type notable struct {
+	id      string
+	opp     float64 // the opponent's rating before the game
+	oppProv bool
+}
+
+// expectedNotable computes me's best win, worst loss and longest streaks
+// in the showcase's chess games straight from ratings.Table.
+func expectedNotable(f *fixture, me string) (best, worst *notable, longest map[string]int) {
 	params := ratings.LichessParams()
 	table := map[string]ratings.Player{}
 	for _, p := range ratings.Table("chess", f.in.RatingGames["chess"], params) {
@@ -177,14 +235,8 @@ func TestPlayerBestWinsAndStreaks(t *testing.T) {
 	for _, s := range f.in.States {
 		states[s.Match] = s
 	}
-	me := f.games["opera"].A.PublicKey()
-	type game struct {
-		id      string
-		opp     float64
-		oppProv bool
-	}
-	var best, worst *game
-	run, longest := map[string]int{}, map[string]int{}
+	run := map[string]int{}
+	longest = map[string]int{}
 	for _, h := range table[me].History {
 		s := states[h.Match]
 		opp, won := s.First, s.Result == match.Second
@@ -206,7 +258,7 @@ func TestPlayerBestWinsAndStreaks(t *testing.T) {
 				run[k] = 0
 			}
 		}
-		g := &game{id: h.Match, opp: params.Rating, oppProv: true}
+		g := &notable{id: h.Match, opp: params.Rating, oppProv: true}
 		for i, oh := range table[opp].History {
 			if oh.Match == h.Match && i > 0 {
 				g.opp, g.oppProv = table[opp].History[i-1].Rating, table[opp].History[i-1].RD >= ratings.ProvisionalRD
@@ -220,36 +272,7 @@ func TestPlayerBestWinsAndStreaks(t *testing.T) {
 			worst = g
 		}
 	}
-	if best == nil || worst == nil || longest["won"] < 2 {
-		t.Fatalf("the showcase player has too few results to test (best %v, worst %v, streaks %v)", best, worst, longest)
-	}
-	page := readPage(t, out, "p/"+me+".html")
-	firstRow := func(id string) string {
-		_, after, ok := strings.Cut(page, `id="chess-`+id+`"`)
-		if !ok {
-			t.Fatalf("no %s table", id)
-		}
-		_, row, _ := strings.Cut(after, "<tbody>\n")
-		row, _, _ = strings.Cut(row, "</tr>")
-		return row
-	}
-	for _, c := range []struct {
-		table string
-		g     *game
-	}{{"best-wins", best}, {"worst-losses", worst}} {
-		row := firstRow(c.table)
-		rating := strconv.Itoa(int(math.Round(c.g.opp)))
-		if c.g.oppProv {
-			rating += "?"
-		}
-		if !strings.Contains(row, "m/"+c.g.id+".html") || !strings.Contains(row, `<td class="n">`+rating+`</td>`) {
-			t.Errorf("%s: first row should be match %s against %s:\n%s", c.table, c.g.id[:12], rating, row)
-		}
-	}
-	want := fmt.Sprintf("longest winning streak <strong>%d</strong> · longest losing streak <strong>%d</strong>", longest["won"], longest["lost"])
-	if !strings.Contains(page, want) {
-		t.Errorf("the player page lacks %q", want)
-	}
+	return best, worst, longest
 }
 
 // TestHowToAndProtocol (issue 26): the how-to page says how to install
