@@ -96,6 +96,7 @@ func TestAxe(t *testing.T) {
 		{"chess leaderboard", "ratings/chess.html"},
 		{"gomoku leaderboard", "ratings/gomoku.html"},
 		{"how to play", "how-to-play.html"},
+		{"protocol", "protocol.html"},
 	}
 	for _, scheme := range []string{"light", "dark"} {
 		br.call(t, "Emulation.setEmulatedMedia", map[string]any{
