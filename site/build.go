@@ -202,6 +202,8 @@ type builder struct {
 	load        Loader
 	tables      map[string][]ratings.Player // every rated player, by kind
 	rated       map[string]map[string]ratings.Player
+	rowsMu      sync.Mutex
+	rows        map[string]*leaderboard // by kind, made by the first ratingRows
 	archiveOnce sync.Once
 	archiveSets []archiveSet
 	// houseName is the house's profile name, which other names must not
@@ -268,6 +270,7 @@ func (b *builder) rate() {
 			t = ratings.Table(kind, b.in.RatingGames[kind], b.params)
 		}
 		b.tables[kind] = t
+		delete(b.rows, kind)
 		m := make(map[string]ratings.Player, len(t))
 		for _, p := range t {
 			m[p.Pubkey] = p
@@ -338,6 +341,12 @@ func (b *builder) otherPages(o *output) error {
 		return err
 	}
 	if err := b.put(o, "how-to-play.html", "howto", b.howtoPage()); err != nil {
+		return err
+	}
+	if err := b.put(o, "protocol.html", "protocol", b.protocolPage()); err != nil {
+		return err
+	}
+	if err := o.put("protocol.md", "", []byte(protocolText)); err != nil {
 		return err
 	}
 	if err := o.put("ratings.json", "", b.ratingsJSON()); err != nil {

@@ -1,7 +1,8 @@
 // Package site builds the public static site of vesper: an index of live,
 // open and finished matches, a page per match, a page per player, the
-// chess and gomoku ratings, a how-to-play page, and the feeds matches.json
-// and ratings.json for agents.
+// chess and gomoku ratings, a how-to-play page, the protocol (PROTOCOL.md,
+// embedded: protocol.html and protocol.md), and the feeds matches.json and
+// ratings.json for agents.
 //
 // Build takes everything as values (folded match states, seen_at times,
 // parsed profiles, ratings and now) and reads neither the store nor the

@@ -22,7 +22,8 @@ type ratingJSON struct {
 	Npub        string  `json:"npub"`
 	Name        string  `json:"name"`
 	Daemon      bool    `json:"daemon"`
-	Rank        int     `json:"rank"` // 0 while provisional
+	Rank        int     `json:"rank"`     // 0 while provisional or inactive
+	Inactive    bool    `json:"inactive"` // established, but no rated game in activeDays days
 	Rating      float64 `json:"rating"`
 	RD          float64 `json:"rd"`     // as of the last game
 	RDNow       float64 `json:"rd_now"` // grown to generated_at
@@ -60,12 +61,12 @@ func (b *builder) ratingsJSON() []byte {
 		Pools: map[string][]ratingJSON{}}
 	for _, kind := range kinds {
 		list := []ratingJSON{}
-		ranks := map[string]int{}
+		rows := map[string]ratingRow{}
 		for _, r := range b.ratingRows(kind) {
-			ranks[r.P.Pubkey] = r.Rank
+			rows[r.P.Pubkey] = r
 		}
 		for _, p := range b.tables[kind] {
-			rank, ok := ranks[p.Pubkey]
+			row, ok := rows[p.Pubkey]
 			if !ok {
 				continue
 			}
@@ -73,7 +74,7 @@ func (b *builder) ratingsJSON() []byte {
 			shown := p
 			shown.RD = p.RDAt(b.in.Now, b.params)
 			list = append(list, ratingJSON{
-				Pubkey: p.Pubkey, Npub: v.Npub, Name: v.Name, Daemon: v.Daemon, Rank: rank,
+				Pubkey: p.Pubkey, Npub: v.Npub, Name: v.Name, Daemon: v.Daemon, Rank: row.Rank, Inactive: row.Inactive,
 				Rating: jsonNum(p.Rating), RD: jsonNum(p.RD), RDNow: jsonNum(shown.RD), Volatility: jsonNum(p.Volatility),
 				Display: shown.Display(), Provisional: shown.Provisional(),
 				Games: p.Games, Wins: p.Wins, Draws: p.Draws, Losses: p.Losses,

@@ -41,6 +41,8 @@ type indexPage struct {
 	// Abandoned counts the listed games whose clock ran out long ago with
 	// no claim (dormant): they are in the archive, not among the live ones.
 	Abandoned int
+	// The leaderboards' rules, stated beside the top ten.
+	ProvisionalRD, MinGames, ActiveDays, TrendDays int
 }
 
 // archiveLink is the entry to one game kind's archive: its newest page.
@@ -80,10 +82,11 @@ type finishedRow struct {
 }
 
 type poolTop struct {
-	Kind, Game  string
-	Rows        []ratingRow // the top ranked players
-	Total       int
-	Provisional int
+	Kind, Game            string
+	Rows                  []ratingRow // the top ranked players
+	Total                 int         // every listed rated player, as on the ratings page
+	Ranked                int
+	Inactive, Provisional int
 }
 
 type ratingRow struct {
@@ -91,8 +94,13 @@ type ratingRow struct {
 	P    player
 	// Rating is "1899", or "1899?" while provisional; Interval is the 95%
 	// interval, "± 180", in a column of its own.
-	Rating, Interval, Display  string
-	Provisional                bool
+	Rating, Interval, Display string
+	Provisional               bool
+	// Inactive: an established rating (not Provisional) with no rated
+	// game in the last activeDays days; listed apart, not ranked.
+	Inactive bool
+	// Trend is the rating change over the last trendDays days ("+23").
+	Trend                      string
 	Games, Wins, Draws, Losses int
 	Score, ScoreLow, ScoreHigh string
 	LastGame                   int64
@@ -102,9 +110,34 @@ type ratingRow struct {
 // to be ranked: a few lucky games must not top the table.
 const minRankedGames = 5
 
+// activeDays is the leaderboards' activity rule: an established player
+// with no rated game in that many days is listed apart as inactive, not
+// ranked (Lichess uses a week; agents here play less often). trendDays is
+// the span of the trend column. indexTop is how many ranked players of each
+// game the index shows.
+const (
+	activeDays = 30
+	trendDays  = 7
+	indexTop   = 10
+)
+
+// ratingAt is p's rating after its last game played at or before t, or
+// start (the rating every player starts from) when it played none by then.
+func ratingAt(p ratings.Player, t int64, start float64) float64 {
+	r := start
+	for _, h := range p.History { // oldest first
+		if h.At > t {
+			break
+		}
+		r = h.Rating
+	}
+	return r
+}
+
 func (b *builder) indexPage() *indexPage {
 	v := &indexPage{Root: "", Title: "Board games over Nostr", Now: b.in.Now, ListAll: b.in.ListAll,
-		HasDaemon: b.in.Daemon != "", Daemon: b.player(b.in.Daemon)}
+		HasDaemon: b.in.Daemon != "", Daemon: b.player(b.in.Daemon),
+		ProvisionalRD: ratings.ProvisionalRD, MinGames: minRankedGames, ActiveDays: activeDays, TrendDays: trendDays}
 	live, stale, finished := b.indexSort(v)
 	byActivity := func(x, y *card) int { return cmp.Compare(y.lastActivity(), x.lastActivity()) }
 	slices.SortStableFunc(live, byActivity)
@@ -185,10 +218,15 @@ func (b *builder) indexPools(v *indexPage) {
 		top := poolTop{Kind: kind, Game: gameName(kind), Total: len(rows)}
 		for _, r := range rows {
 			switch {
-			case r.Rank == 0:
+			case r.Provisional:
 				top.Provisional++
-			case len(top.Rows) < 5:
-				top.Rows = append(top.Rows, r)
+			case r.Inactive:
+				top.Inactive++
+			default:
+				top.Ranked++
+				if len(top.Rows) < indexTop {
+					top.Rows = append(top.Rows, r)
+				}
 			}
 		}
 		v.Pools = append(v.Pools, top)
@@ -244,10 +282,31 @@ func (b *builder) finishedRow(s *card) finishedRow {
 }
 
 // ratingRows are the listed players of a pool: ranked players first (RD
-// below ratings.ProvisionalRD at now and at least minRankedGames games), by
-// rating, then the provisional ones, by rating, unranked: the two are never
-// interleaved. The RD shown is grown to now, as the next game would see it.
-func (b *builder) ratingRows(kind string) []ratingRow {
+// below ratings.ProvisionalRD at now, at least minRankedGames games and a
+// rated game in the last activeDays days), by rating, then the inactive
+// ones (established but idle), then the provisional ones, each by rating,
+// unranked: the groups are never interleaved. The RD shown is grown to
+// now, as the next game would see it. The rows are computed once per build
+// and shared: callers must not modify them.
+func (b *builder) ratingRows(kind string) []ratingRow { return b.leaderboard(kind).rows }
+
+// leaderboard is a game's listed rated players as ratingRows orders them,
+// indexed for the player pages.
+type leaderboard struct {
+	rows []ratingRow
+	at   map[string]int // row index by pubkey
+	// established are the ratings of the rows that are not provisional
+	// (ranked and inactive), ascending: the percentiles' population.
+	established []float64
+}
+
+// leaderboard computes kind's leaderboard once per build.
+func (b *builder) leaderboard(kind string) *leaderboard {
+	b.rowsMu.Lock()
+	defer b.rowsMu.Unlock()
+	if lb, ok := b.rows[kind]; ok {
+		return lb
+	}
 	var rows []ratingRow
 	for _, p := range b.tables[kind] {
 		if !b.listed(p.Pubkey) {
@@ -256,22 +315,39 @@ func (b *builder) ratingRows(kind string) []ratingRow {
 		rows = append(rows, b.ratingRow(p))
 	}
 	slices.SortStableFunc(rows, func(x, y ratingRow) int {
-		if x.Provisional != y.Provisional {
-			if x.Provisional {
-				return 1
-			}
-			return -1
-		}
-		return 0 // the table's order (rating, then pubkey) within each group
+		return cmp.Compare(x.group(), y.group()) // the table's order (rating, then pubkey) within each group
 	})
 	rank := 0
 	for i := range rows {
-		if !rows[i].Provisional {
+		if rows[i].group() == 0 {
 			rank++
 			rows[i].Rank = rank
 		}
 	}
-	return rows
+	lb := &leaderboard{rows: rows, at: make(map[string]int, len(rows))}
+	for i, r := range rows {
+		lb.at[r.P.Pubkey] = i
+		if !r.Provisional {
+			lb.established = append(lb.established, b.rated[kind][r.P.Pubkey].Rating)
+		}
+	}
+	slices.Sort(lb.established)
+	if b.rows == nil {
+		b.rows = map[string]*leaderboard{}
+	}
+	b.rows[kind] = lb
+	return lb
+}
+
+// group orders the leaderboard: ranked, inactive, provisional.
+func (r ratingRow) group() int {
+	switch {
+	case r.Provisional:
+		return 2
+	case r.Inactive:
+		return 1
+	}
+	return 0
 }
 
 // ratingRow shows a player; Provisional here means not ranked: an RD at
@@ -286,6 +362,10 @@ func (b *builder) ratingRow(p ratings.Player) ratingRow {
 		Games: p.Games, Wins: p.Wins, Draws: p.Draws, Losses: p.Losses,
 		Score: pct(p.Score), ScoreLow: pct(p.ScoreLow), ScoreHigh: pct(p.ScoreHigh),
 		LastGame: p.LastGame,
+		Inactive: !prov && b.in.Now-p.LastGame > activeDays*86400,
+	}
+	if len(p.History) > 0 { // a table given without its history has no trend to show
+		r.Trend = signed(round(p.Rating) - round(ratingAt(p, b.in.Now-trendDays*86400, b.params.Rating)))
 	}
 	if prov {
 		r.Rating += "?"
@@ -301,23 +381,29 @@ func pct(f float64) string {
 }
 
 type ratingsPage struct {
-	Root, Title, Kind, Game string
-	Ranked, Provisional     []ratingRow
-	Unlisted                int
-	ListAll                 bool
-	Now                     int64
-	ProvisionalRD, MinGames int
+	Root, Title, Kind, Game       string
+	Ranked, Inactive, Provisional []ratingRow
+	Unlisted                      int
+	ListAll                       bool
+	Now                           int64
+	ProvisionalRD, MinGames       int
+	ActiveDays, TrendDays         int
+	Start                         int // the rating every player starts from
 }
 
 func (b *builder) ratingsPage(kind string) *ratingsPage {
 	rows := b.ratingRows(kind)
 	v := &ratingsPage{Root: "../", Title: gameName(kind) + " ratings", Kind: kind, Game: gameName(kind),
 		Unlisted: len(b.tables[kind]) - len(rows), ListAll: b.in.ListAll, Now: b.in.Now,
-		ProvisionalRD: ratings.ProvisionalRD, MinGames: minRankedGames}
+		ProvisionalRD: ratings.ProvisionalRD, MinGames: minRankedGames, ActiveDays: activeDays, TrendDays: trendDays,
+		Start: round(b.params.Rating)}
 	for _, r := range rows {
-		if r.Rank > 0 {
+		switch r.group() {
+		case 0:
 			v.Ranked = append(v.Ranked, r)
-		} else {
+		case 1:
+			v.Inactive = append(v.Inactive, r)
+		default:
 			v.Provisional = append(v.Provisional, r)
 		}
 	}
@@ -339,6 +425,8 @@ type playerPage struct {
 	// of them), nil when it has none.
 	Talk      *talkSummary
 	TalkGames int
+	// The rules the rating paragraphs state.
+	ProvisionalRD, ActiveDays, TrendDays int
 }
 
 // qualityRow sums a player's analysed games of one kind (their cards'
@@ -393,9 +481,8 @@ type playerPool struct {
 	Chart      template.HTML
 	History    []historyRow
 	More       int
-	Best       int
-	BestAt     int64
 	Streak     string // "3 wins", "1 draw", "" before any game
+	Stats      playerStats
 }
 
 // historyRow is one rated game of a player, as Lichess lists them.
@@ -422,7 +509,8 @@ func (b *builder) playerPage(pk string) *playerPage {
 	p := b.player(pk)
 	prof := b.in.Profiles[pk]
 	v := &playerPage{Root: "../", Title: p.Label(), P: p, About: cleanText(prof.About, maxAbout),
-		Website: httpsURL(prof.Website), Listed: b.listed(pk), Quality: b.quality(pk), Blunder: drop(analysis.BlunderDrop)}
+		Website: httpsURL(prof.Website), Listed: b.listed(pk), Quality: b.quality(pk), Blunder: drop(analysis.BlunderDrop),
+		ProvisionalRD: ratings.ProvisionalRD, ActiveDays: activeDays, TrendDays: trendDays}
 	for _, kind := range kinds {
 		if rp, ok := b.rated[kind][pk]; ok {
 			v.Pools = append(v.Pools, b.playerPool(kind, pk, rp))
@@ -456,9 +544,14 @@ func (b *builder) playerPage(pk string) *playerPage {
 // latest rows of its history, newest first.
 func (b *builder) playerPool(kind, pk string, rp ratings.Player) playerPool {
 	pool := playerPool{Kind: kind, Game: gameName(kind), Row: b.ratingRow(rp), Chart: ratingChart(rp.History)}
+	// A listed player's row is its leaderboard row, with its rank.
+	lb := b.leaderboard(kind)
+	if i, ok := lb.at[pk]; ok {
+		pool.Row = lb.rows[i]
+	}
 	prev := b.params.Rating
 	var hist []historyRow
-	for i, h := range rp.History {
+	for _, h := range rp.History {
 		r := historyRow{At: h.At, Match: validID(h.Match), Rating: round(h.Rating), RD: round(h.RD), Delta: signed(round(h.Rating) - round(prev))}
 		if s := b.byID[h.Match]; s != nil {
 			first, second := sides(s.Kind)
@@ -469,13 +562,11 @@ func (b *builder) playerPool(kind, pk string, rp ratings.Player) playerPool {
 			}
 			r.Outcome = outcome(s, role)
 		}
-		if i == 0 || round(h.Rating) > pool.Best {
-			pool.Best, pool.BestAt = round(h.Rating), h.At
-		}
 		hist = append(hist, r)
 		prev = h.Rating
 	}
 	pool.Streak = streak(hist)
+	pool.Stats = b.playerStats(kind, pk, rp, hist)
 	slices.Reverse(hist)
 	if len(hist) > historyRows {
 		pool.More = len(hist) - historyRows

@@ -14,7 +14,7 @@ import (
 var templateFS embed.FS
 
 // pageNames are the page templates; each is parsed with layout.html.
-var pageNames = []string{"index", "match", "player", "ratings", "howto", "archive", "models", "h2h"}
+var pageNames = []string{"index", "match", "player", "ratings", "howto", "archive", "models", "h2h", "protocol"}
 
 // templates are the parsed pages of one build, and their source bytes (for
 // the render id of match keys).
