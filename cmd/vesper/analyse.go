@@ -283,7 +283,7 @@ func (r *analyseRun) batchIDs() ([]string, error) {
 	}
 	var ids []string
 	for _, s := range sums {
-		if s.Final && (s.Game == nostr.GameChess || s.Game == nostr.GameGomoku) {
+		if s.Final && analysis.Grades(s.Game) {
 			ids = append(ids, s.Match)
 		}
 	}
