@@ -30,3 +30,14 @@ func Grades(kind string) bool {
 	_, ok := graders[kind]
 	return ok
 }
+
+// GradedKinds are the games this package grades, in match.Games' order.
+func GradedKinds() []string {
+	var out []string
+	for _, k := range match.GameKinds() {
+		if Grades(k) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
