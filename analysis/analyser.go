@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"vesper/match"
-	"vesper/nostr"
 )
 
 // Defaults of Options. Stockfish searches each position to DefaultDepth;
@@ -140,13 +139,15 @@ func (a *Analyser) Analyse(ctx context.Context, st *match.State) (*Game, error) 
 	if !st.Over {
 		return nil, ErrNotOver
 	}
-	switch st.Kind {
-	case nostr.GameGomoku:
-		return gradeGomoku(st)
-	case nostr.GameChess:
-	default:
-		return nil, fmt.Errorf("analysis: unknown game %q", st.Kind)
+	gr, ok := graders[st.Kind]
+	if !ok {
+		return nil, fmt.Errorf("analysis: no grader for game %q", st.Kind)
 	}
+	return gr.grade(a, ctx, st)
+}
+
+// gradeChess runs the engine over a chess game, one game at a time.
+func (a *Analyser) gradeChess(ctx context.Context, st *match.State) (*Game, error) {
 	select {
 	case a.slot <- struct{}{}:
 	case <-ctx.Done():
@@ -173,10 +174,8 @@ func (a *Analyser) Failed(st *match.State, err error) *Game {
 	}
 	if st != nil {
 		g.Match, g.Game = st.Match, st.Kind
-		if st.Kind == nostr.GameGomoku {
-			g.Engine = gomokuEngine
-		} else {
-			g.Engine = a.Engine()
+		if gr, ok := graders[st.Kind]; ok {
+			g.Engine = gr.engine(a)
 		}
 	}
 	return g

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"sort"
 
+	"vesper/engine"
 	"vesper/match"
 	"vesper/nostr"
 )
@@ -146,7 +147,8 @@ func ruling(s *match.State, cfg Config, now int64) (Intent, bool) {
 }
 
 // accepts: challenges inviting self at once, open ones after AcceptAfter,
-// never its own, at most MaxGames in progress and one per opponent.
+// never its own nor one of a game the engine does not play, at most
+// MaxGames in progress and one per opponent.
 func accepts(states []*match.State, self string, cfg Config, now int64) []Intent {
 	active := 0
 	opponents := map[string]bool{}
@@ -161,6 +163,9 @@ func accepts(states []*match.State, self string, cfg Config, now int64) []Intent
 	for _, s := range states {
 		if s.Accepted || s.First == self || s.Status(now) != match.StatusOpen || s.CreatedAt-now > cfg.maxSkew() {
 			continue
+		}
+		if !engine.Plays(s.Kind) {
+			continue // a game the house cannot play is not one it takes
 		}
 		switch {
 		case s.Invitee == self:

@@ -154,6 +154,19 @@ func TestSection3AcceptPolicy(t *testing.T) {
 	}
 }
 
+// A game the engine has no search for is declined, not played as chess.
+func TestAcceptsOnlyGamesTheEnginePlays(t *testing.T) {
+	st := state(t, testkit.NewMatch(bob, nil0(), "chess", house.PublicKey(), t0))
+	other := *st
+	other.Kind = "go"
+	if got := Decide([]*match.State{&other}, house.PublicKey(), DefaultConfig(), t0+1); len(got) != 0 {
+		t.Fatalf("accepted a game of %q: %v", other.Kind, kinds(got))
+	}
+	if got := Decide([]*match.State{st}, house.PublicKey(), DefaultConfig(), t0+1); len(got) != 1 {
+		t.Fatalf("the same invitation in chess: %v, want one accept", kinds(got))
+	}
+}
+
 func nil0() nostr.SecretKey { return nostr.SecretKey{} }
 
 func TestSection3MaxGamesAndOneGamePerOpponent(t *testing.T) {

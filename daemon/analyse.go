@@ -93,7 +93,7 @@ func (o AnalysisOptions) pace() (share float64, idle time.Duration) {
 // unanalysed is the next batch of the queue, nil when it is empty or the
 // store failed.
 func (n *Daemon) unanalysed(ctx context.Context) []string {
-	ids, err := n.st.Unanalysed(ctx, analyseBatch)
+	ids, err := n.st.Unanalysed(ctx, analysis.GradedKinds(), analyseBatch)
 	if err != nil {
 		if ctx.Err() == nil {
 			n.log.Error("analysis: store", "err", err)
@@ -177,7 +177,7 @@ func AnalyseAll(ctx context.Context, st *store.Store, opts analysis.Options, now
 		return 0, 0, err
 	}
 	defer an.Close()
-	ids, err := st.Unanalysed(ctx, 0)
+	ids, err := st.Unanalysed(ctx, analysis.GradedKinds(), 0)
 	if err != nil {
 		return 0, 0, err
 	}

@@ -198,11 +198,7 @@ func (n *Daemon) profileDuty(ctx context.Context) error {
 
 // chooseMove asks the engine for a move within the think budget.
 func (n *Daemon) chooseMove(s *match.State) (string, error) {
-	lim := engine.Limits{Time: n.think}
-	if s.Kind == nostr.GameGomoku {
-		return engine.BestGomokuMove(s.Moves, lim)
-	}
-	return engine.BestChessMove("", s.Moves, lim)
+	return engine.BestMove(s.Kind, s.Moves, engine.Limits{Time: n.think})
 }
 
 // publishPending sends every outbox event not yet acknowledged to all

@@ -273,20 +273,14 @@ func (q *batchQuota) playersOf(ctx context.Context, id string) (matchPlayers, er
 	return p, nil
 }
 
-// maxPlies bounds the board moves of a game of kind under its rules, all
-// of which end a game by themselves (PROTOCOL.md section 5): gomoku's
-// board has 225 points; chess ends at the fifty-move rule (a half-move
-// clock of 100), whose clock only a pawn move or a capture resets, and a
-// game has at most 96 pawn moves (8 pawns a side, 6 steps each) and 30
-// captures: 127 stretches of at most 100 plies between 126 resets.
+// maxPlies bounds the board moves of a game of kind under its rules (the
+// game's match.Spec); 0 for a kind that is not a game.
 func maxPlies(kind string) int {
-	switch kind {
-	case nostr.GameGomoku:
-		return 15 * 15
-	case nostr.GameChess:
-		return 126 + 127*100
+	g, err := match.LookupGame(kind)
+	if err != nil {
+		return 0
 	}
-	return 0
+	return g.MaxPlies
 }
 
 // pairCounts caches, per (match, author), the events the store holds, so

@@ -13,4 +13,29 @@
 // can disagree at the last second of a clock. An ignored event carries,
 // beside its token and English detail, the plies and times the fold decided
 // by (Ignored), for readers that word the reason their own way.
+//
+// # Games
+//
+// The games are registered once, in games.go: each Spec names its token,
+// its name, its two sides (the first player is White in chess and Black in
+// gomoku) and its start position. Every caller looks a kind up there
+// (LookupGame, Side, GameKinds) and gets an *UnknownGameError for a kind
+// that is not a game; nothing falls back to chess. A layer with more to
+// say about a game keeps a table keyed by the kind, and a test in that
+// package fails for any game of Games without an entry. A third game
+// touches these files:
+//
+//   - match/<game>/: its rules (PROTOCOL.md gets a section for them);
+//   - nostr/kinds.go: its token (GameChess, GameGomoku);
+//   - match/game.go: its adapter, a Game; match/games.go: its Spec;
+//   - engine/games.go: the house's search (without one the house declines
+//     its challenges and vesper play --engine builtin does not take them);
+//   - seat/boards.go: the status's board, notation and legal moves;
+//   - site/replay.go: the match page's board (its SVG defs in boardDefs);
+//   - analysis/games.go: its grader (without one its games are not
+//     analysed).
+//
+// Everything else (the MCP tools' game enum, the CLI's checks, the site's
+// game names, side names and rating tables, the quota's length bound, the
+// analysis queue) reads the registry.
 package match

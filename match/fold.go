@@ -132,7 +132,7 @@ func newState(ch *nostr.Event) (*State, error) {
 	}, nil
 }
 
-// challengeGame reads {"game":"chess"|"gomoku"} by exact key; other fields
+// challengeGame reads {"game": one of GameKinds} by exact key; other fields
 // are ignored and a repeated key keeps its last value.
 func challengeGame(content string) (string, error) {
 	var obj map[string]json.RawMessage
@@ -144,8 +144,8 @@ func challengeGame(content string) (string, error) {
 		return "", &NoMatchError{Why: "challenge content has no game"}
 	}
 	var g string
-	if err := json.Unmarshal(raw, &g); err != nil || (g != nostr.GameChess && g != nostr.GameGomoku) {
-		return "", &NoMatchError{Why: "game is not \"chess\" or \"gomoku\": " + truncate(string(raw))}
+	if err := json.Unmarshal(raw, &g); err != nil || !isGame(g) {
+		return "", &NoMatchError{Why: "game is not " + KindList() + ": " + truncate(string(raw))}
 	}
 	return g, nil
 }

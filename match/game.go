@@ -3,7 +3,6 @@ package match
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
 
 	"vesper/match/chessjs"
 	"vesper/match/gomoku"
@@ -13,7 +12,7 @@ import (
 // Game is a board game as the fold needs it: play a move string if it is
 // legal, say whether the game ended by rule, and hash the position.
 type Game interface {
-	// Kind is "chess" or "gomoku".
+	// Kind is the game's Spec.Kind.
 	Kind() string
 	// Play applies move if it is legal in the current position and returns
 	// its canonical form (UCI for chess, a lowercase point for gomoku).
@@ -30,15 +29,14 @@ type Game interface {
 	Clone() Game
 }
 
-// NewGame returns the start position of a game kind.
+// NewGame returns the start position of a game kind, or an
+// *UnknownGameError.
 func NewGame(kind string) (Game, error) {
-	switch kind {
-	case nostr.GameChess:
-		return &Chess{G: chessjs.NewGame()}, nil
-	case nostr.GameGomoku:
-		return &Gomoku{G: gomoku.NewGame()}, nil
+	g, err := LookupGame(kind)
+	if err != nil {
+		return nil, err
 	}
-	return nil, fmt.Errorf("match: unknown game %q", kind)
+	return g.New(), nil
 }
 
 func hashString(s string) string {

@@ -185,7 +185,7 @@ func TestGomokuToFive(t *testing.T) {
 		&player{a: o, moves: []string{"a1", "a2", "a3", "a4"}})
 
 	st := ok[seat.Status](o, "game_state", map[string]any{"match": ch.Match})
-	if !st.Final || st.Result == nil || *st.Result != "first" || st.Reason == nil || *st.Reason != "five_in_a_row" || st.Plies != 9 || st.MyColor != "o" {
+	if !st.Final || st.Result == nil || *st.Result != "first" || st.Reason == nil || *st.Reason != "five_in_a_row" || st.Plies != 9 || st.MyColor != "white" {
 		t.Errorf("final state %+v (my_color %q)", st.Summary, st.MyColor)
 	}
 	if n := r.Count(); n != 13 {

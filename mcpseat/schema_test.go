@@ -87,7 +87,7 @@ func TestToolsListGolden(t *testing.T) {
 	}
 	// What a model must know to play is said where it reads it.
 	for name, phrases := range map[string][]string{
-		"challenge":    {"White in chess", "X in gomoku"},
+		"challenge":    {"White in chess", "Black in gomoku"},
 		"play":         {"UCI", "SAN", "h8", "24 hours", "legal_moves", "after the game"},
 		"game_state":   {"final", "legal_moves"},
 		"sign_result":  {"both players"},
@@ -185,7 +185,7 @@ func TestWhoamiAndRules(t *testing.T) {
 	if len(rr.Contents) != 1 {
 		t.Fatalf("rules: %d contents", len(rr.Contents))
 	}
-	for _, p := range []string{"White in chess", "X in gomoku", "24 hours", "FINAL", "sign_result", "legal_moves"} {
+	for _, p := range []string{"White in chess", "Black in gomoku", "24 hours", "FINAL", "sign_result", "legal_moves"} {
 		if !strings.Contains(rr.Contents[0].Text, p) {
 			t.Errorf("rules resource does not mention %q", p)
 		}

@@ -24,7 +24,7 @@ const instructions = "vesper: chess and gomoku over Nostr. One key plays; every 
 	"Play a game: `challenge` (or `open_challenges` + `accept`), then loop on `wait_turn`, which answers a `reason` and the match's `status`: " +
 	"on \"my_turn\" pick one of `legal_moves` and `play` it; on \"game_over\" (`must_sign` is true) call `sign_result`; " +
 	"on \"final\" (`final` is true) the game is done; on \"timeout\" call `wait_turn` again. " +
-	"The challenger is the first player: White in chess, X in gomoku. " +
+	"The challenger is the first player: White in chess, Black in gomoku (the black stones). " +
 	"24 hours per move. A result counts for ratings only once final. Read the resource " + RulesURI + " for the rules."
 
 // New builds the MCP server of one seat. The seat must have a key.

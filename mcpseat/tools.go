@@ -18,7 +18,7 @@ import (
 // What every description of a player action repeats, since a model may
 // read one tool's description and not the others'.
 const (
-	roles       = " The challenger is the first player and moves first: White in chess, X in gomoku; the accepting player is second (Black, O)."
+	roles       = " The challenger is the first player and moves first: White in chess, Black in gomoku (the black stones); the accepting player is second (Black in chess, White in gomoku)."
 	counts      = " A result counts for ratings only once final: both players signed it, a valid timeout claim, or an arbiter's ruling."
 	clock       = " Each move has a 24-hour clock; a late move does not count, and the waiting player may then claim the win (claim_timeout)."
 	refusedNote = " When the rules would not count the action, nothing is published and the call returns isError with a stable rule token and a one-line reason."
@@ -69,18 +69,18 @@ func (t *tools) registerLobby(s *mcp.Server) {
 		Description: "The challenges nobody has accepted yet (newest first), each with its match id, game, challenger and invitee; a challenge expires 7 days after it was posted. " +
 			"Accept one with accept. game filters by game; for_me keeps only those this key may accept (not its own; open to anyone or inviting it)." + roles,
 		Annotations: readOnly("Open challenges"),
-	}, enum("game", "chess", "gomoku"), t.openChallenges)
+	}, enum("game", match.GameKinds()...), t.openChallenges)
 
 	addTool(s, &mcp.Tool{
 		Name: "challenge",
 		Description: "Post a challenge to a game of chess or gomoku, open to anyone or inviting one player (invite: npub or hex pubkey). Returns the match id (the challenge's event id) that every other tool takes. " +
-			"As the challenger you are the first player: White in chess, X in gomoku, and you move first once someone accepts. Then call wait_turn." + clock + counts + refusedNote,
+			"As the challenger you are the first player: White in chess, Black in gomoku, and you move first once someone accepts. Then call wait_turn." + clock + counts + refusedNote,
 		Annotations: acting("Challenge", false),
-	}, enum("game", "chess", "gomoku"), t.challenge)
+	}, enum("game", match.GameKinds()...), t.challenge)
 
 	addTool(s, &mcp.Tool{
 		Name: "accept",
-		Description: "Accept a challenge (by match id) and become the second player: Black in chess, O in gomoku. The challenger moves first, so call wait_turn next. " +
+		Description: "Accept a challenge (by match id) and become the second player: Black in chess, White in gomoku. The challenger moves first, so call wait_turn next. " +
 			"Only the invitee may accept an invitation, nobody may accept their own challenge, and only the first accept counts." + clock + counts + refusedNote,
 		Annotations: acting("Accept a challenge", true),
 	}, nil, t.accept)

@@ -18,7 +18,8 @@ import (
 type Request struct {
 	Match string `json:"match"`
 	Game  string `json:"game"`
-	// Color is white/black in chess, x/o in gomoku; Role first/second.
+	// Color is white/black in chess, black/white in gomoku (the first
+	// player has the black stones); Role first/second.
 	Color    string           `json:"color"`
 	Role     string           `json:"role"`
 	Opponent string           `json:"opponent"`

@@ -61,15 +61,7 @@ func (b *Builtin) lim() engine.Limits {
 
 // Choose searches the position of req.
 func (b *Builtin) Choose(_ context.Context, req Request) Choice {
-	var (
-		mv  string
-		err error
-	)
-	if req.Game == nostr.GameGomoku {
-		mv, err = engine.BestGomokuMove(req.Moves, b.lim())
-	} else {
-		mv, err = engine.BestChessMove("", req.Moves, b.lim())
-	}
+	mv, err := engine.BestMove(req.Game, req.Moves, b.lim())
 	if err != nil {
 		return Choice{Kind: KindFailed, Why: err.Error()}
 	}

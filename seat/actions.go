@@ -191,7 +191,7 @@ func (s *Seat) already(snap *Snapshot, action, event string) *Reply {
 	return rep
 }
 
-// Challenge posts a challenge for game ("chess" or "gomoku"), open to
+// Challenge posts a challenge for game (one of match.GameKinds), open to
 // anyone or inviting invitee (hex, npub or nprofile). Its content carries
 // a random nonce, so two challenges in one second are two matches (section
 // 7). An invitation also goes to the invitee's read relays (NIP-65: its
@@ -202,8 +202,8 @@ func (s *Seat) Challenge(ctx context.Context, game, invitee string) (*Reply, err
 	if err := s.needKey(); err != nil {
 		return nil, err
 	}
-	if game != nostr.GameChess && game != nostr.GameGomoku {
-		return nil, inputf("game must be chess or gomoku, not %q", game)
+	if _, err := match.LookupGame(game); err != nil {
+		return nil, inputf("game must be %s, not %q", match.KindList(), game)
 	}
 	var hints []string
 	if invitee != "" {
@@ -240,7 +240,7 @@ func (s *Seat) Challenge(ctx context.Context, game, invitee string) (*Reply, err
 		Answered: accepted, Failed: failed, HeldBy: map[string][]string{ev.ID: accepted}}
 	return &Reply{OK: true, Action: "challenge", Match: ev.ID, Nevent: nostr.Nevent(ev.ID, ev.PubKey, neventHints(accepted)),
 		Event: ev.ID, Kind: ev.Kind, Accepted: accepted, Failed: failed, Inbox: inbox, Status: snap.Status(s.Me(), snap.At),
-		Note: "waiting for an accept; as the challenger you are first (White in chess, X in gomoku)"}, nil
+		Note: "waiting for an accept; as the challenger you are first (white in chess, black in gomoku)"}, nil
 }
 
 // Accept accepts the challenge ref. The accept also goes to the

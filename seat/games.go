@@ -165,8 +165,8 @@ func challengeOf(st *match.State, now int64) Challenge {
 // newest first. game filters by game ("" for both); forMe keeps those the
 // seat's key may accept: not its own, and open to anyone or inviting it.
 func (s *Seat) OpenChallenges(ctx context.Context, game string, forMe bool) (*OpenReply, error) {
-	if game != "" && game != nostr.GameChess && game != nostr.GameGomoku {
-		return nil, inputf("game must be chess or gomoku, not %q", game)
+	if _, err := match.LookupGame(game); game != "" && err != nil {
+		return nil, inputf("game must be %s, not %q", match.KindList(), game)
 	}
 	if forMe {
 		if err := s.needKey(); err != nil {

@@ -4,8 +4,6 @@ import (
 	"time"
 
 	"vesper/match"
-	"vesper/match/chessjs"
-	"vesper/match/gomoku"
 	"vesper/nostr"
 	"vesper/pgn"
 )
@@ -35,7 +33,7 @@ type Status struct {
 	ToMove *Player `json:"to_move"`
 	// MyRole, MyColor and MyTurn describe the seat's key: role "first" or
 	// "second" ("" for a spectator), color "white"/"black" in chess,
-	// "x"/"o" in gomoku.
+	// "black"/"white" in gomoku (the first player has the black stones).
 	MyRole  string `json:"my_role"`
 	MyColor string `json:"my_color"`
 	MyTurn  bool   `json:"my_turn"`
@@ -137,20 +135,10 @@ func mkTime(t int64) *Time {
 	return &Time{Unix: t, RFC3339: time.Unix(t, 0).UTC().Format(time.RFC3339)}
 }
 
-// Color names a role's side: White/Black in chess, X/O in gomoku.
-func Color(kind, role string) string {
-	switch {
-	case role == "":
-		return ""
-	case kind == nostr.GameGomoku && role == match.First:
-		return "x"
-	case kind == nostr.GameGomoku:
-		return "o"
-	case role == match.First:
-		return "white"
-	}
-	return "black"
-}
+// Color names a role's side as a player of that game says it (the
+// game's match.Spec): white/black in chess, black/white stones in gomoku,
+// where the first player has black.
+func Color(kind, role string) string { return match.Side(kind, role) }
 
 // Status describes the snapshot for the seat's key at now.
 func (snap *Snapshot) Status(me string, now int64) *Status {
@@ -277,54 +265,6 @@ func offerStands(st *match.State, me string, r nostr.Result, now int64) bool {
 func sameSig(st *match.State, me string, r nostr.Result) bool {
 	mine, ok := st.Sigs[st.Role(me)]
 	return ok && mine.Result.Same(r)
-}
-
-// board fills the position fields by replaying the counted moves.
-func (out *Status) board(st *match.State) {
-	if st.Kind == nostr.GameGomoku {
-		g := gomoku.NewGame()
-		for _, m := range st.Moves {
-			_, _ = g.Move(m)
-		}
-		out.Board = g.String()
-		out.SANMoves = append(out.SANMoves, st.Moves...)
-		if st.Accepted && !st.Over || !st.Accepted && st.Plies() == 0 {
-			for col := 0; col < 15; col++ {
-				for row := 0; row < 15; row++ {
-					p := gomoku.Point{Col: col, Row: row}
-					if g.At(p) == 0 {
-						out.LegalMoves = append(out.LegalMoves, LegalMove{Point: p.String()})
-					}
-				}
-			}
-		}
-		return
-	}
-	// The fold's own board has the history; a compacted state has none,
-	// and is replayed.
-	var g *chessjs.Game
-	if c, ok := st.Board().(*match.Chess); ok {
-		g = c.G
-	} else {
-		g = chessjs.NewGame()
-		for _, m := range st.Moves {
-			if _, err := g.Move(m); err != nil {
-				break
-			}
-		}
-	}
-	for _, mv := range g.History() {
-		out.SANMoves = append(out.SANMoves, mv.SAN)
-	}
-	out.FEN = g.FEN()
-	out.Board = g.Position().Board().Draw()
-	out.InCheck = g.InCheck()
-	if !st.Over && (st.Accepted || st.Plies() == 0) {
-		for _, m := range g.LegalMoves() {
-			out.LegalMoves = append(out.LegalMoves, LegalMove{UCI: m.UCI(), SAN: m.SAN})
-		}
-	}
-	out.PGN = statusPGN(st, out.SANMoves)
 }
 
 // statusPGN is a short PGN of the match: the roster tags a reader needs and

@@ -212,7 +212,7 @@ type builder struct {
 }
 
 // kinds are the game kinds in the order pages show them.
-var kinds = [2]string{nostr.GameChess, nostr.GameGomoku}
+var kinds = match.GameKinds()
 
 func newBuilder(in Input) (*builder, error) {
 	tpl, err := parseTemplates()

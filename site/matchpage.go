@@ -142,20 +142,31 @@ func reasonText(r match.Reason) string {
 	return cleanLine(string(r), 40)
 }
 
+// gameName is the game's name (match.Spec); a kind that is no game is
+// shown as it was written, never as chess.
 func gameName(kind string) string {
-	if kind == nostr.GameGomoku {
-		return "Gomoku"
+	if g, err := match.LookupGame(kind); err == nil {
+		return g.Name
 	}
-	return "Chess"
+	return cleanLine(kind, 40)
 }
 
-// sides names the two roles as a reader of that game knows them: the first
-// player is White in chess and plays the black stones in gomoku.
+// sides names the two roles as a reader of that game knows them
+// (match.Spec): the first player is White in chess and plays the black
+// stones in gomoku; "First" and "Second" for a kind that is no game.
 func sides(kind string) (first, second string) {
-	if kind == nostr.GameGomoku {
-		return "Black", "White"
+	g, err := match.LookupGame(kind)
+	if err != nil {
+		return "First", "Second"
 	}
-	return "White", "Black"
+	return capital(g.Sides[0]), capital(g.Sides[1])
+}
+
+func capital(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 // matchView is the view of a match page; g is the analysis to show, nil

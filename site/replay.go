@@ -50,11 +50,20 @@ func moveLabel(n int, move string) string {
 	return num + "... " + move
 }
 
+// replays draw each game's boards, keyed by the game's token. A game the
+// fold plays and this table lacks gets a page that says it has no board,
+// never a chess board.
+var replays = map[string]func(moves []string, defs *boardDefs) replay{
+	nostr.GameChess:  func(moves []string, defs *boardDefs) replay { return replayChess(moves, defs.chess) },
+	nostr.GameGomoku: func(moves []string, defs *boardDefs) replay { return replayGomoku(moves, defs.gomoku) },
+}
+
 func replayGame(kind string, moves []string, defs *boardDefs) replay {
-	if kind == nostr.GameGomoku {
-		return replayGomoku(moves, defs.gomoku)
+	draw, ok := replays[kind]
+	if !ok {
+		return replay{Moves: append([]string(nil), moves...), Err: fmt.Sprintf("no board for game %q", kind)}
 	}
-	return replayChess(moves, defs.chess)
+	return draw(moves, defs)
 }
 
 func replayChess(moves []string, defs template.HTML) replay {

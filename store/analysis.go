@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-
-	"vesper/nostr"
 )
 
 // Analysis is a match's stored move analysis (issue 18): JSON is its
@@ -92,15 +90,22 @@ func (s *Store) analyses(ctx context.Context, out map[string]Analysis, q string,
 	return rows.Err()
 }
 
-// Unanalysed returns up to limit (all when limit < 1) final chess and
-// gomoku matches that have no analysis row, done or failed: the queue of a
-// background analyser. The queue goes round by player, and within a round
+// Unanalysed returns up to limit (all when limit < 1) final matches of
+// games (those the caller grades) that have no analysis row, done or
+// failed: the queue of a background analyser. The queue goes round by player, and within a round
 // the newest summary first: the n-th game of a player waits behind every
 // player's (n-1)-th, so a flood of one key's games, or of games backdated
 // to look old (created_at is the author's to choose; updated_at is when
 // this store wrote the summary), cannot keep a real game waiting. A game's
 // round is the later of its two players' (ties by id).
-func (s *Store) Unanalysed(ctx context.Context, limit int) ([]string, error) {
+func (s *Store) Unanalysed(ctx context.Context, games []string, limit int) ([]string, error) {
+	if len(games) == 0 {
+		return nil, nil
+	}
+	list, err := json.Marshal(games)
+	if err != nil {
+		return nil, fmt.Errorf("store: unanalysed: %w", err)
+	}
 	if limit < 1 {
 		limit = -1 // SQLite: no limit
 	}
@@ -110,11 +115,11 @@ func (s *Store) Unanalysed(ctx context.Context, limit int) ([]string, error) {
 		     row_number() OVER (PARTITION BY s.first ORDER BY s.updated_at DESC, s.match) AS by_first,
 		     row_number() OVER (PARTITION BY s.second ORDER BY s.updated_at DESC, s.match) AS by_second
 		   FROM summaries s
-		   WHERE s.final = 1 AND s.game IN (?, ?)
+		   WHERE s.final = 1 AND s.game IN (SELECT value FROM json_each(?))
 		     AND NOT EXISTS (SELECT 1 FROM analyses a WHERE a.match = s.match))
 		 SELECT match FROM q
 		 ORDER BY max(by_first, by_second), updated_at DESC, match
-		 LIMIT ?`, nostr.GameChess, nostr.GameGomoku, limit)
+		 LIMIT ?`, string(list), limit)
 	if err != nil {
 		return nil, fmt.Errorf("store: unanalysed: %w", err)
 	}

@@ -122,15 +122,22 @@ func TestUnanalysed(t *testing.T) {
 		limit int
 		want  []string
 	}{{0, want}, {-1, want}, {2, want[:2]}, {10, want}} {
-		got, err := s.Unanalysed(ctx, tt.limit)
+		got, err := s.Unanalysed(ctx, bothGames, tt.limit)
 		if err != nil || !slices.Equal(got, tt.want) {
 			t.Errorf("limit %d: %v %v, want %v", tt.limit, got, err, tt.want)
 		}
 	}
+	// Only the games asked for (those the caller grades) are queued.
+	if got, err := s.Unanalysed(ctx, []string{nostr.GameGomoku}, 0); err != nil || !slices.Equal(got, []string{ids["gomoku-early"]}) {
+		t.Errorf("gomoku only: %v %v", got, err)
+	}
+	if got, err := s.Unanalysed(ctx, nil, 0); err != nil || len(got) != 0 {
+		t.Errorf("no games: %v %v", got, err)
+	}
 	if err := s.PutAnalysis(ctx, Analysis{Match: ids["chess-late"], Status: "done", JSON: []byte(`{}`)}); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := s.Unanalysed(ctx, 0); !slices.Equal(got, want[1:]) {
+	if got, _ := s.Unanalysed(ctx, bothGames, 0); !slices.Equal(got, want[1:]) {
 		t.Errorf("after analysing the newest: %v, want %v", got, want[1:])
 	}
 }
@@ -158,15 +165,17 @@ func TestUnanalysedRealGameNotBehindBackdatedJunk(t *testing.T) {
 		put(nostr.GenerateKey(), victim, 1+i, 901+i*10)  // fresh keys against one
 	}
 	real := put(alice, bob, 1_790_000_000, 1000)
-	got, err := s.Unanalysed(ctx, 3)
+	got, err := s.Unanalysed(ctx, bothGames, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !slices.Contains(got, real) {
 		t.Fatalf("the real game is not among the first 3 of the queue (%d junk games queued with it)", 80)
 	}
-	all, _ := s.Unanalysed(ctx, 0)
+	all, _ := s.Unanalysed(ctx, bothGames, 0)
 	if len(all) != 81 {
 		t.Errorf("queue of %d, want 81", len(all))
 	}
 }
+
+var bothGames = []string{nostr.GameChess, nostr.GameGomoku}

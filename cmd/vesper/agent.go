@@ -192,7 +192,7 @@ func matchAction(do func(ctx context.Context, s *seat.Seat, c *cli.Context, id s
 func challengeCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "challenge",
-		Usage: "post a challenge; prints the match id (you are first: White in chess, X in gomoku)",
+		Usage: "post a challenge; prints the match id (you are first: White in chess, Black in gomoku)",
 		Flags: agentFlags(
 			&cli.StringFlag{Name: "game", Value: "chess", Usage: "chess or gomoku"},
 			&cli.StringFlag{Name: "invite", Usage: "invite one player (npub, nprofile or hex); default: open to anyone. " +
@@ -215,7 +215,7 @@ func challengeCommand() *cli.Command {
 func acceptCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "accept",
-		Usage:     "accept a challenge (you are second: Black in chess, O in gomoku)",
+		Usage:     "accept a challenge (you are second: Black in chess, White in gomoku)",
 		ArgsUsage: "MATCH",
 		Flags:     agentFlags(),
 		Action: matchAction(func(ctx context.Context, s *seat.Seat, _ *cli.Context, id string) (*seat.Reply, error) {

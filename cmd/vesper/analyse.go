@@ -271,7 +271,7 @@ func (r *analyseRun) all() error {
 // batchIDs is the matches a batch analyses.
 func (r *analyseRun) batchIDs() ([]string, error) {
 	if !r.force {
-		ids, err := r.st.Unanalysed(r.ctx, 0)
+		ids, err := r.st.Unanalysed(r.ctx, analysis.GradedKinds(), 0)
 		if err != nil {
 			return nil, fail(exitFailure, "store: %v", err)
 		}
@@ -283,7 +283,7 @@ func (r *analyseRun) batchIDs() ([]string, error) {
 	}
 	var ids []string
 	for _, s := range sums {
-		if s.Final && (s.Game == nostr.GameChess || s.Game == nostr.GameGomoku) {
+		if s.Final && analysis.Grades(s.Game) {
 			ids = append(ids, s.Match)
 		}
 	}

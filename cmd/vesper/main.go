@@ -48,7 +48,7 @@ func newApp() *cli.App {
 		Name:  "vesper",
 		Usage: "verify, arbitrate and play chess and gomoku matches over Nostr",
 		Description: "Playing: one player posts `vesper challenge` (the challenger is first: White in chess,\n" +
-			"X in gomoku); the other runs `vesper accept MATCH`. Then each in turn: `vesper wait MATCH`\n" +
+			"Black in gomoku); the other runs `vesper accept MATCH`. Then each in turn: `vesper wait MATCH`\n" +
 			"(returns when it is your turn), `vesper status --json MATCH` (fen, legal_moves, to_move,\n" +
 			"deadline...), `vesper move MATCH MOVE`. Each move has 24 hours. When the game ends both\n" +
 			"players sign the result (`vesper result MATCH`); only a final result counts for ratings.\n" +

@@ -11,6 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"vesper/engine"
 	"vesper/match"
 	"vesper/nostr"
 	"vesper/play"
@@ -128,6 +129,17 @@ func playConfig(c *cli.Context, s *seat.Seat) (play.Config, error) {
 	return cfg, nil
 }
 
+// engineGames are the games the built-in engine plays.
+func engineGames() []string {
+	var out []string
+	for _, k := range match.GameKinds() {
+		if engine.Plays(k) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
 // playMover reads which mover plays (exactly one of --engine, --uci and
 // --agent) and the games it takes: a UCI engine plays chess only, unless
 // --game says otherwise.
@@ -149,6 +161,9 @@ func playMover(c *cli.Context) (newMover func(string) play.Mover, games []string
 			return nil, nil, fail(exitUsage, "--engine must be builtin, not %q (use --uci for another engine)", c.String("engine"))
 		}
 		newMover = func(string) play.Mover { return &play.Builtin{Limits: lim, DrawCP: c.Int("draw-cp")} }
+		if len(games) == 0 {
+			games = engineGames() // a game the engine has no search for is declined
+		}
 	case c.String("uci") != "":
 		opts := map[string]string{}
 		for _, o := range c.StringSlice("uci-option") {

@@ -155,13 +155,14 @@ func (g *Game) Outcome() (over bool, winner uint8, reason string) {
 // HashInput is the string whose sha256 is the final_hash (section 1).
 func (g *Game) HashInput() string { return "gomoku:" + strings.Join(g.moves, ",") }
 
-// String draws the board, row 15 at the top; X is the first player.
+// String draws the board, row 15 at the top: B for the first player's
+// (black) stones, W for the second's (white), . for an empty point.
 func (g *Game) String() string {
 	var b strings.Builder
 	for r := Size - 1; r >= 0; r-- {
 		fmt.Fprintf(&b, "%2d ", r+1)
 		for c := 0; c < Size; c++ {
-			b.WriteByte(".XO"[g.board[c][r]])
+			b.WriteByte(".BW"[g.board[c][r]])
 			b.WriteByte(' ')
 		}
 		b.WriteByte('\n')

@@ -1,0 +1,71 @@
+package match
+
+import (
+	"errors"
+	"slices"
+	"testing"
+
+	"vesper/nostr"
+)
+
+func TestGamesListChessAndGomoku(t *testing.T) {
+	if got, want := GameKinds(), []string{nostr.GameChess, nostr.GameGomoku}; !slices.Equal(got, want) {
+		t.Errorf("GameKinds() = %q, want %q", got, want)
+	}
+	if got, want := KindList(), `"chess" or "gomoku"`; got != want {
+		t.Errorf("KindList() = %s, want %s", got, want)
+	}
+}
+
+// Every registered game provides every field a layer reads, and its
+// adapter reports the kind it is registered under.
+func TestEveryGameProvidesEveryHook(t *testing.T) {
+	for _, g := range Games() {
+		t.Run(g.Kind, func(t *testing.T) {
+			if g.Kind == "" || g.Name == "" || g.Sides[0] == "" || g.Sides[1] == "" || g.Sides[0] == g.Sides[1] {
+				t.Errorf("spec %+v: a name or a side is missing", g)
+			}
+			if g.New == nil || g.MaxPlies <= 0 {
+				t.Fatalf("spec %+v: no start position or no length bound", g)
+			}
+			b := g.New()
+			if b.Kind() != g.Kind || b.Plies() != 0 || b.Hash() == "" {
+				t.Errorf("start of %s: kind %q, %d plies, hash %q", g.Kind, b.Kind(), b.Plies(), b.Hash())
+			}
+			if over, _, _ := b.Outcome(); over {
+				t.Errorf("start of %s is over", g.Kind)
+			}
+		})
+	}
+}
+
+func TestUnknownGameIsAnError(t *testing.T) {
+	for _, kind := range []string{"", "go", "Chess", "chess "} {
+		_, err := LookupGame(kind)
+		var u *UnknownGameError
+		if !errors.As(err, &u) || u.Kind != kind {
+			t.Errorf("LookupGame(%q) = %v, want an *UnknownGameError", kind, err)
+		}
+		if _, err := NewGame(kind); !errors.As(err, &u) {
+			t.Errorf("NewGame(%q) = %v, want an *UnknownGameError", kind, err)
+		}
+		if s := Side(kind, First); s != "" {
+			t.Errorf("Side(%q, first) = %q, want none", kind, s)
+		}
+	}
+}
+
+func TestSide(t *testing.T) {
+	for _, c := range []struct{ kind, role, want string }{
+		{nostr.GameChess, First, "white"},
+		{nostr.GameChess, Second, "black"},
+		{nostr.GameGomoku, First, "black"}, // black moves first in gomoku
+		{nostr.GameGomoku, Second, "white"},
+		{nostr.GameChess, "", ""},
+		{nostr.GameChess, Draw, ""},
+	} {
+		if got := Side(c.kind, c.role); got != c.want {
+			t.Errorf("Side(%q, %q) = %q, want %q", c.kind, c.role, got, c.want)
+		}
+	}
+}
