@@ -254,7 +254,7 @@ func (b *builder) finality(s *match.State, v *matchPage) {
 	author := func(id string) player {
 		for _, ev := range s.Events {
 			if ev.ID == id {
-				return b.player(ev.PubKey)
+				return b.author(s, ev.PubKey)
 			}
 		}
 		return player{}
@@ -304,7 +304,7 @@ func (b *builder) eventRows(s *match.State, seenAt map[string]int64, v *matchPag
 	for i, ev := range s.FileEvents() {
 		w, ok := who[ev.PubKey]
 		if !ok {
-			w = b.player(ev.PubKey).Who(matchRoot)
+			w = b.author(s, ev.PubKey).Who(matchRoot)
 			who[ev.PubKey] = w
 		}
 		row := newEventRow(i, ev, w, seenAt)
