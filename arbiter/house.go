@@ -12,10 +12,11 @@ import (
 // show).
 type Verdict struct {
 	Accept bool
-	// From is the earliest time the house may accept it: the challenge's
-	// created_at for an invitation, AcceptAfter later for an open one.
-	From int64
-	Why  string // "" when Accept
+	Why    string // "" when Accept
+	// Wait is set when all that keeps the house from accepting is that
+	// the challenge is open to anyone and younger than AcceptAfter: when
+	// it decides again.
+	Wait int64
 }
 
 // The reasons of a Verdict that does not accept.
@@ -72,15 +73,9 @@ func plan(states []*match.State, self string, cfg Config, now int64) []planned {
 		if s.Accepted || s.First == self || s.Status(now) != match.StatusOpen {
 			continue
 		}
-		p := planned{s: s, v: Verdict{From: s.CreatedAt}}
-		switch s.Invitee {
-		case self:
-		case "":
-			p.v.From += cfg.AcceptAfter
-		default:
-			continue
+		if s.Invitee == "" || s.Invitee == self {
+			cands = append(cands, planned{s: s})
 		}
-		cands = append(cands, p)
 	}
 	sort.SliceStable(cands, func(i, j int) bool {
 		if cands[i].s.CreatedAt != cands[j].s.CreatedAt {
@@ -95,8 +90,8 @@ func plan(states []*match.State, self string, cfg Config, now int64) []planned {
 			v.Why = WhyNoPlay
 		case s.CreatedAt > now+cfg.maxSkew():
 			v.Why = WhyFuture
-		case s.Invitee == "" && now < v.From:
-			v.Why = WhyWait
+		case s.Invitee == "" && now < s.CreatedAt+cfg.AcceptAfter:
+			v.Why, v.Wait = WhyWait, s.CreatedAt+cfg.AcceptAfter
 		case active >= cfg.MaxGames:
 			v.Why = whyFull(cfg.MaxGames)
 		case opponents[s.First]:

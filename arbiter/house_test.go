@@ -24,10 +24,10 @@ func TestHousePlanSaysWhy(t *testing.T) {
 	game.Accept(t0 + 1)
 	states := []*match.State{state(t, game), ch("p1", t0+10), ch("p2", t0+20), ch("p3", t0+30), ch("p4", now-60)}
 	want := map[string]Verdict{
-		states[1].Match: {From: t0 + 10 + cfg.AcceptAfter, Why: WhyOpponent},
-		states[2].Match: {From: t0 + 20 + cfg.AcceptAfter, Accept: true},
-		states[3].Match: {From: t0 + 30 + cfg.AcceptAfter, Why: whyFull(2)},
-		states[4].Match: {From: now - 60 + cfg.AcceptAfter, Why: WhyWait},
+		states[1].Match: {Why: WhyOpponent},
+		states[2].Match: {Accept: true},
+		states[3].Match: {Why: whyFull(2)},
+		states[4].Match: {Why: WhyWait, Wait: now - 60 + cfg.AcceptAfter},
 	}
 	got := HousePlan(states, house.PublicKey(), cfg, now)
 	if len(got) != len(want) {
@@ -44,7 +44,7 @@ func TestHousePlanSaysWhy(t *testing.T) {
 	}
 	cfg.Play = false
 	for id, v := range HousePlan(states, house.PublicKey(), cfg, now) {
-		if v.Accept || v.Why != WhyNoPlay {
+		if v.Accept || v.Why != WhyNoPlay || v.Wait != 0 {
 			t.Errorf("--no-play: %s: %+v", id[:8], v)
 		}
 	}

@@ -70,8 +70,14 @@ func (c Clock) Deadline() int64 {
 	if c.Over {
 		return c.EndedAt + MoveClock
 	}
-	return c.Start() + MoveClock
+	return c.MoveDeadline()
 }
+
+// MoveDeadline is the last second of the pending ply's clock. In a game
+// in progress it is the deadline; in a game over by timeout it is when the
+// loser's clock ran out, which the claim or ruling that ended the game
+// came after, by as long as it took someone to sign one.
+func (c Clock) MoveDeadline() int64 { return c.Start() + MoveClock }
 
 // RanOut reports whether the pending ply's clock has run out at t:
 // strictly after its last second, where a move is still on time (section

@@ -84,6 +84,7 @@ type poolTop struct {
 	Rows        []ratingRow // the top ranked players
 	Total       int
 	Provisional int
+	Unlisted    int // rated accounts not listed, which the ratings page counts too
 }
 
 type ratingRow struct {
@@ -182,7 +183,7 @@ func (b *builder) indexSort(v *indexPage) (live, stale, finished []*card) {
 func (b *builder) indexPools(v *indexPage) {
 	for _, kind := range kinds {
 		rows := b.ratingRows(kind)
-		top := poolTop{Kind: kind, Game: gameName(kind), Total: len(rows)}
+		top := poolTop{Kind: kind, Game: gameName(kind), Total: len(rows), Unlisted: len(b.tables[kind]) - len(rows)}
 		for _, r := range rows {
 			switch {
 			case r.Rank == 0:
@@ -224,7 +225,7 @@ func (b *builder) openRow(s *card) openRow {
 	case s.First == b.in.Daemon:
 		r.DaemonNote = "the daemon's own challenge"
 	default:
-		r.DaemonIn = s.CreatedAt + DaemonAcceptDelay - b.in.Now
+		b.houseOpen(&r, s)
 	}
 	return r
 }
@@ -339,6 +340,10 @@ type playerPage struct {
 	// of them), nil when it has none.
 	Talk      *talkSummary
 	TalkGames int
+
+	// ProfileKnown says this verifier holds the account's profile: a key
+	// whose profile has not been fetched is not one that declares no bot.
+	ProfileKnown bool
 }
 
 // qualityRow sums a player's analysed games of one kind (their cards'
@@ -420,9 +425,10 @@ type gameRow struct {
 
 func (b *builder) playerPage(pk string) *playerPage {
 	p := b.player(pk)
-	prof := b.in.Profiles[pk]
+	prof, known := b.in.Profiles[pk]
 	v := &playerPage{Root: "../", Title: p.Label(), P: p, About: cleanText(prof.About, maxAbout),
 		Website: httpsURL(prof.Website), Listed: b.listed(pk), Quality: b.quality(pk), Blunder: drop(analysis.BlunderDrop)}
+	v.ProfileKnown = known
 	for _, kind := range kinds {
 		if rp, ok := b.rated[kind][pk]; ok {
 			v.Pools = append(v.Pools, b.playerPool(kind, pk, rp))
@@ -556,6 +562,9 @@ func (b *builder) gameRow(s *card, pk string) gameRow {
 	switch role {
 	case match.First:
 		r.Side, r.Opponent = first, b.player(s.Second)
+		if !s.Accepted && s.Invitee != "" {
+			r.Opponent = b.player(s.Invitee) // not "nobody yet": someone is invited (issue 26, item 10)
+		}
 	case match.Second:
 		r.Side, r.Opponent = second, b.player(s.First)
 	default:
