@@ -35,6 +35,18 @@ func (b *builder) houseOpen(r *openRow, s *card) {
 	case v.Wait > b.in.Now:
 		r.DaemonIn = v.Wait - b.in.Now
 	default:
-		r.DaemonNote = cleanLine(v.Why, 100)
+		r.DaemonNote = b.houseWont(s.ID)
 	}
+}
+
+// houseWont is why the house will not accept the open challenge id now,
+// as its daemon decided: "" when it will, when only the challenge's age
+// keeps it from doing so, or when no decision came with the build. A
+// match page says it instead of what section 3 allows (issue 26, item 8).
+func (b *builder) houseWont(id string) string {
+	v, ok := b.in.HouseOpen[id]
+	if !ok || v.Accept || v.Wait > b.in.Now {
+		return ""
+	}
+	return cleanLine(v.Why, 100)
 }

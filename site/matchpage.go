@@ -37,6 +37,7 @@ type matchPage struct {
 
 	FinalText string // "two matching signatures", ...
 	HouseMay  bool   // the house may accept this open challenge (now or later)
+	HouseWont string // why the house's daemon decided not to (houseWont)
 
 	Replay    replay
 	Steps     template.HTML
@@ -183,6 +184,7 @@ func (b *builder) matchView(s *match.State, seenAt map[string]int64, g *analysis
 	v.FinalText = finalTexts[s.FinalBy]
 	v.RanOut = ranOut(s, v.FirstSide, v.SecondSide)
 	v.HouseMay = v.Clock.Status == match.StatusOpen && s.Invitee == "" && b.in.Daemon != "" && s.First != b.in.Daemon
+	v.HouseWont = b.houseWont(s.Match)
 	if s.Kind == nostr.GameChess {
 		v.PGN = matchPGN(s, v.Replay.Moves, v.First, v.Second, v.FirstRating, v.SecondRating)
 	}

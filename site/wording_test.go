@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"vesper/match"
 )
 
 // Issue 26's "Misleading" items, each as the sentence a reader sees.
@@ -167,4 +169,26 @@ func TestHouseColumnIsTheHousesDecision(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestMatchPageHouseDecision (item 8): an open challenge's page says the
+// house will not accept it when its daemon decided so, and a build that
+// carries the page over renders it again when the decision changes.
+func TestMatchPageHouseDecision(t *testing.T) {
+	f := newFixture(t)
+	id := f.ids["open"]
+	in := f.in
+	in.Now = now + 3600 // past the 30 minutes
+	out, _ := buildFixture(t, in)
+	may := "this site's house may now accept it"
+	wants(t, "no decision", pageText(readPage(t, out, "m/"+id+".html")), []string{may}, []string{"will not"})
+	full := "the house already plays 5 games at once, its limit"
+	in.HouseOpen = map[string]HouseVerdict{id: {Why: full}}
+	if _, err := Update(in, nil, func(string) (*match.State, map[string]int64, error) {
+		return foldT(t, f.games["open"]), nil, nil
+	}, out); err != nil {
+		t.Fatal(err)
+	}
+	wants(t, "cap reached", pageText(readPage(t, out, "m/"+id+".html")),
+		[]string{"the house will not now: " + full + "."}, []string{may})
 }
