@@ -192,3 +192,26 @@ func TestMatchPageHouseDecision(t *testing.T) {
 	wants(t, "cap reached", pageText(readPage(t, out, "m/"+id+".html")),
 		[]string{"the house will not now: " + full + "."}, []string{may})
 }
+
+// TestShownContentMarksHidden (item 6): what a reader could not see in an
+// event's content is named, never dropped; text stays as it is.
+func TestShownContentMarksHidden(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"e\u200B5", "e⟨U+200B⟩5"},
+		{"e5\u00A0", "e5⟨U+00A0⟩"},
+		{"\u202Ee4", "⟨U+202E⟩e4"},
+		{"e\u200D5", "e⟨U+200D⟩5"}, // the joiner names keep for emoji
+		{"a\x00b\tc\nd", "a⟨U+0000⟩b c d"},
+		{"bad \xff", "bad \uFFFD"},
+		{"Qh4# ½ 王", "Qh4# ½ 王"},
+		{"abcdef", "abc…"},
+	} {
+		n := 120
+		if c.in == "abcdef" {
+			n = 3
+		}
+		if got := shownContent(c.in, n); got != c.want {
+			t.Errorf("shownContent(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
