@@ -29,27 +29,7 @@ func TestBackfillFetchesNamesOfFinalMatches(t *testing.T) {
 	cfg := Config{Store: st, Key: testkit.Key("house"), Relays: []string{rl.URL()}, Arbiter: arbiter.Config{}, Log: discardLog(),
 		Run: Options{Tick: 50 * time.Millisecond, FirstSyncWait: time.Second, SiteDir: siteDir, SiteEvery: 100 * time.Millisecond}}
 	ctx := context.Background()
-	now := time.Now().Unix() - 1000
-	names := map[string]nostr.SecretKey{}
-	var evs []*nostr.Event
-	var ids []string // the matches, listed in matches.json once their players are known bots
-	for i, pair := range [][2]string{{"alice", "bob"}, {"carol", "dave"}} {
-		a, b := testkit.Key(pair[0]), testkit.Key(pair[1])
-		m := finalMate(t, a, b, now+int64(i)*100)
-		evs = append(evs, m.Events...)
-		ids = append(ids, m.ID)
-		for j, k := range []nostr.SecretKey{a, b} {
-			name := "Backfilled" + pair[j]
-			names[name] = k
-			evs = append(evs, testkit.Sign(k, &nostr.Event{Kind: nostr.KindProfile, CreatedAt: nostr.Timestamp(now),
-				Content: `{"name":"` + name + `","bot":true}`}))
-		}
-	}
-	for _, ev := range evs {
-		if ok := relay.Accepted(relay.Publish(ctx, []string{rl.URL()}, ev, 5*time.Second)); len(ok) == 0 {
-			t.Fatalf("the relay refused %s", ev.ID)
-		}
-	}
+	names, ids := publishFinalMatches(t, rl.URL())
 	d := running(t, cfg)
 	waitFor(t, "every player's profile stored", testkit.Scale(20*time.Second), func() bool {
 		for _, k := range names {
@@ -84,6 +64,34 @@ func TestBackfillFetchesNamesOfFinalMatches(t *testing.T) {
 			}
 		}
 	}
+}
+
+// publishFinalMatches publishes two final matches between four bots, and
+// the bots' profiles, and returns the bots by name and the matches' ids.
+func publishFinalMatches(t *testing.T, url string) (map[string]nostr.SecretKey, []string) {
+	t.Helper()
+	now := time.Now().Unix() - 1000
+	names := map[string]nostr.SecretKey{}
+	var evs []*nostr.Event
+	var ids []string
+	for i, pair := range [][2]string{{"alice", "bob"}, {"carol", "dave"}} {
+		a, b := testkit.Key(pair[0]), testkit.Key(pair[1])
+		m := finalMate(t, a, b, now+int64(i)*100)
+		evs = append(evs, m.Events...)
+		ids = append(ids, m.ID)
+		for j, k := range []nostr.SecretKey{a, b} {
+			name := "Backfilled" + pair[j]
+			names[name] = k
+			evs = append(evs, testkit.Sign(k, &nostr.Event{Kind: nostr.KindProfile, CreatedAt: nostr.Timestamp(now),
+				Content: `{"name":"` + name + `","bot":true}`}))
+		}
+	}
+	for _, ev := range evs {
+		if ok := relay.Accepted(relay.Publish(context.Background(), []string{url}, ev, 5*time.Second)); len(ok) == 0 {
+			t.Fatalf("the relay refused %s", ev.ID)
+		}
+	}
+	return names, ids
 }
 
 // finalMate is the scholar's mate between a and b, signed final by both.
