@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"sort"
 
-	"vesper/engine"
 	"vesper/match"
 	"vesper/nostr"
 )
@@ -146,50 +145,13 @@ func ruling(s *match.State, cfg Config, now int64) (Intent, bool) {
 	return Intent{Kind: Rule, Duty: fmt.Sprintf("ruling:%s:%d", s.Match, s.Plies()), Match: s.Match, Result: r}, true
 }
 
-// accepts: challenges inviting self at once, open ones after AcceptAfter,
-// never its own nor one of a game the engine does not play, at most
-// MaxGames in progress and one per opponent.
+// accepts: the challenges HousePlan says the house accepts now.
 func accepts(states []*match.State, self string, cfg Config, now int64) []Intent {
-	active := 0
-	opponents := map[string]bool{}
-	for _, s := range states {
-		if s.Accepted && !s.Over && s.Role(self) != "" {
-			active++
-			opponents[s.First] = true
-			opponents[s.Second] = true
-		}
-	}
-	var cands []*match.State
-	for _, s := range states {
-		if s.Accepted || s.First == self || s.Status(now) != match.StatusOpen || s.CreatedAt-now > cfg.maxSkew() {
-			continue
-		}
-		if !engine.Plays(s.Kind) {
-			continue // a game the house cannot play is not one it takes
-		}
-		switch {
-		case s.Invitee == self:
-		case s.Invitee == "" && now-s.CreatedAt >= cfg.AcceptAfter:
-		default:
-			continue
-		}
-		cands = append(cands, s)
-	}
-	// Oldest first, so a waiting challenge is not starved by newer ones.
-	sort.SliceStable(cands, func(i, j int) bool {
-		if cands[i].CreatedAt != cands[j].CreatedAt {
-			return cands[i].CreatedAt < cands[j].CreatedAt
-		}
-		return cands[i].Match < cands[j].Match
-	})
 	var out []Intent
-	for _, s := range cands {
-		if active >= cfg.MaxGames || opponents[s.First] {
-			continue
+	for _, p := range plan(states, self, cfg, now) {
+		if p.v.Accept {
+			out = append(out, Intent{Kind: Accept, Duty: "accept:" + p.s.Match, Match: p.s.Match, Challenger: p.s.First})
 		}
-		active++
-		opponents[s.First] = true
-		out = append(out, Intent{Kind: Accept, Duty: "accept:" + s.Match, Match: s.Match, Challenger: s.First})
 	}
 	return out
 }

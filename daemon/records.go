@@ -76,6 +76,9 @@ func (n *Daemon) record(ctx context.Context, exp *site.Exporter, id string, now 
 	if s == nil || !s.Final {
 		return false, nil // the summary said final; the events no longer do
 	}
+	if !namesReady(exp.Known, s, now) {
+		return false, nil // a later pass signs it, with the names
+	}
 	ev, err := exp.GameRecord(s, now)
 	if err != nil {
 		n.log.Warn("no game record", "match", id, "err", err)

@@ -8,7 +8,6 @@ import (
 	"sync"
 	"time"
 
-	"vesper/match"
 	"vesper/nostr/relay"
 	"vesper/store"
 )
@@ -52,13 +51,15 @@ func (n *Daemon) newLoop(o Options) *loop {
 	l := &loop{n: n, o: o, wall: time.Now,
 		// Each queued event may hold up to the client's message cap in
 		// raw bytes: the queue's length bounds that memory (256 x 256 KiB).
-		recv:        make(chan relay.Received, 256),
-		reconnected: make(chan string, 64),
-		synced:      make(chan syncRun, 1),
-		reveal:      make(chan []string, 16),
-		kick:        make(chan struct{}, 1),
-		asked:       map[string]bool{},
-		unfolded:    map[string]bool{}, // matches stored during the first backfill, not yet folded
+		recv:         make(chan relay.Received, 256),
+		reconnected:  make(chan string, 64),
+		synced:       make(chan syncRun, 1),
+		reveal:       make(chan []string, 16),
+		kick:         make(chan struct{}, 1),
+		asked:        map[string]bool{},
+		profileAsk:   make(chan []string, 16),
+		profileAsked: map[string]bool{},
+		unfolded:     map[string]bool{}, // matches stored during the first backfill, not yet folded
 	}
 	// A relay that (re)connected is reconciled (syncWorker): its backfill
 	// asks only for created_at after the cursor.
@@ -94,6 +95,7 @@ func (l *loop) start(ctx context.Context, wg *sync.WaitGroup) error {
 	// its outcome on synced: when the loop meets the marker, everything
 	// the sync fetched is stored.
 	wg.Go(func() { n.syncWorker(ctx, l.o, l.recv, l.reconnected, l.reveal, l.synced, l.syncMet) })
+	wg.Go(func() { n.profileFetcher(ctx, l.profileAsk, l.recv) })
 	if err := errors.Join(n.profileDuty(ctx), n.relayListDuty(ctx)); err != nil {
 		return fmt.Errorf("outbox: %v", err)
 	}
@@ -212,37 +214,16 @@ func (n *Daemon) revealed(ctx context.Context, events []relay.Received, asked ma
 }
 
 // foldBackfill folds, once each, the matches the first backfill stored,
-// and returns their players (for their profiles).
+// and returns the players of every stored accepted match (for their
+// profiles). The store answers, not memory: a match the backfill found
+// final leaves memory as soon as it is folded, and its players would
+// otherwise stay nameless until a restart (issue 26, item 1).
 func (n *Daemon) foldBackfill(ctx context.Context, unfolded map[string]bool) ([]string, error) {
-	ids := make([]string, 0, len(unfolded))
-	for id := range unfolded {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
+	ids := sortedIDs(unfolded)
 	if err := n.refoldAll(ctx, ids, nil); err != nil {
 		return nil, err
 	}
-	var states []*match.State
-	for _, id := range ids {
-		if s := n.state(id); s != nil {
-			states = append(states, s)
-		}
-	}
-	return players(states), nil
-}
-
-// players are the pubkeys playing the accepted matches of states: the
-// players the site can list, whose profiles the daemon follows. A
-// challenger is followed once someone accepts: thousands of challenges
-// from fresh keys must not make thousands of watched authors (issue 13).
-func players(states []*match.State) []string {
-	var out []string
-	for _, s := range states {
-		if s.Accepted {
-			out = append(out, s.First, s.Second)
-		}
-	}
-	return out
+	return n.st.AcceptedPlayers(ctx)
 }
 
 func (n *Daemon) duties(ctx context.Context, poke func()) {
@@ -313,4 +294,14 @@ func (n *Daemon) statusCounts(ctx context.Context) map[string]int {
 		}
 	}
 	return out
+}
+
+// sortedIDs are the keys of set, sorted.
+func sortedIDs(set map[string]bool) []string {
+	ids := make([]string, 0, len(set))
+	for id := range set {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return ids
 }

@@ -15,19 +15,20 @@ import (
 // (daemon "") is the key of the store's outbox, and its profile the one it
 // published there when no newer one came back from a relay.
 func BuildSite(ctx context.Context, st *store.Store, out, daemon string, listAll bool, now int64) (site.Stats, error) {
-	return buildFull(ctx, st, out, daemon, listAll, false, DefaultLimits().DormantAfter, now)
+	return buildFull(ctx, st, out, daemon, listAll, false, DefaultLimits().DormantAfter, now, nil)
 }
 
 // buildFull is BuildSite; analysing says that the caller grades finished
 // games, so that one without its analysis yet reads "being analysed", and
 // dormantAfter is the daemon's grace (Limits.DormantAfter), after which
-// the site shows a game in progress as abandoned.
-func buildFull(ctx context.Context, st *store.Store, out, daemon string, listAll, analysing bool, dormantAfter, now int64) (site.Stats, error) {
+// the site shows a game in progress as abandoned, and house the running
+// house's verdicts on the challenges it could accept (nil: none known).
+func buildFull(ctx context.Context, st *store.Store, out, daemon string, listAll, analysing bool, dormantAfter, now int64, house map[string]site.HouseVerdict) (site.Stats, error) {
 	in, err := siteInput(ctx, st, daemon, listAll, now)
 	if err != nil {
 		return site.Stats{}, err
 	}
-	in.Analysing, in.DormantAfter = analysing, dormantAfter
+	in.Analysing, in.DormantAfter, in.HouseOpen = analysing, dormantAfter, house
 	ids, err := st.MatchIDs(ctx)
 	if err != nil {
 		return site.Stats{}, err

@@ -162,21 +162,21 @@ func (n *Daemon) buildSite(ctx context.Context, o Options, ids []string, first b
 		}
 	}
 	if !first {
-		stats, err = siteUpdate(ctx, n.st, o.SiteDir, n.self, o.ListAll, n.analyst != nil, n.lim.DormantAfter, now, ids)
+		stats, err = siteUpdate(ctx, n.st, o.SiteDir, n.self, o.ListAll, n.analyst != nil, n.lim.DormantAfter, now, ids, n.housePlan(now))
 		if !errors.Is(err, site.ErrNoPrevious) {
 			return stats, false, len(ids), err
 		}
 	}
-	stats, err = buildFull(ctx, n.st, o.SiteDir, n.self, o.ListAll, n.analyst != nil, n.lim.DormantAfter, now)
+	stats, err = buildFull(ctx, n.st, o.SiteDir, n.self, o.ListAll, n.analyst != nil, n.lim.DormantAfter, now, n.housePlan(now))
 	return stats, true, 0, err
 }
 
 // siteUpdate updates the site at out: the matches ids are folded again
 // from the store, every other one is carried over from the previous build
 // (site.Update); the output equals siteFromStore's.
-func siteUpdate(ctx context.Context, st *store.Store, out, daemon string, listAll, analysing bool, dormantAfter, now int64, ids []string) (site.Stats, error) {
+func siteUpdate(ctx context.Context, st *store.Store, out, daemon string, listAll, analysing bool, dormantAfter, now int64, ids []string, house map[string]site.HouseVerdict) (site.Stats, error) {
 	in, err := siteInput(ctx, st, daemon, listAll, now)
-	in.Analysing, in.DormantAfter = analysing, dormantAfter
+	in.Analysing, in.DormantAfter, in.HouseOpen = analysing, dormantAfter, house
 	if err != nil {
 		return site.Stats{}, err
 	}

@@ -75,7 +75,7 @@ func siteTree(t *testing.T, out string) map[string][]byte {
 // TestDaemonSiteFromChanges: the daemon's periodic build, after its first
 // (full) one, re-renders from the matches it marked and gives the same
 // bytes as `vesper site build` (siteFromStore) of the same store at the
-// same time.
+// same time, given the same verdicts of the house on open challenges.
 func TestDaemonSiteFromChanges(t *testing.T) {
 	ctx := context.Background()
 	house, alice, bob, carol := testkit.Key("house"), testkit.Key("alice"), testkit.Key("bob"), testkit.Key("carol")
@@ -115,7 +115,9 @@ func TestDaemonSiteFromChanges(t *testing.T) {
 			t.Errorf("full build %v, want %v: %s", got, wantFull, built[len(built)-1])
 		}
 		fresh := filepath.Join(t.TempDir(), "site")
-		stats, err := BuildSite(ctx, st, fresh, n.self, o.ListAll, now)
+		// BuildSite with the running house's verdicts on the open
+		// challenges, which a build from the store alone cannot know.
+		stats, err := buildFull(ctx, st, fresh, n.self, o.ListAll, false, DefaultLimits().DormantAfter, now, n.housePlan(now))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -290,7 +292,7 @@ func benchSiteChanged(b *testing.B, fx benchfx.Fixture) {
 		// Challenges that hold no valid match have no card, so they are
 		// always folded again (a few events each).
 		b.ReportMetric(float64(len(stale)), "restart-folded")
-		_, err = siteUpdate(ctx, st, out, "", true, false, DefaultLimits().DormantAfter, benchfx.End, stale)
+		_, err = siteUpdate(ctx, st, out, "", true, false, DefaultLimits().DormantAfter, benchfx.End, stale, nil)
 		return err
 	})
 	b.StopTimer()
@@ -314,7 +316,7 @@ func benchSiteChanged(b *testing.B, fx benchfx.Fixture) {
 	}
 	b.StartTimer()
 	measure("update-200", func() error {
-		_, err := siteUpdate(ctx, st, out, "", true, false, DefaultLimits().DormantAfter, benchfx.End, touched)
+		_, err := siteUpdate(ctx, st, out, "", true, false, DefaultLimits().DormantAfter, benchfx.End, touched, nil)
 		return err
 	})
 }

@@ -28,7 +28,11 @@ type loop struct {
 	reveal      chan []string       // matches to ask every relay for
 	kick        chan struct{}       // wakes the publisher
 	asked       map[string]bool     // matches already sent to reveal
-	syncMet     *syncMetrics
+	// profileAsk takes batches of challengers whose profiles to fetch
+	// once (challengers.go); profileAsked are those asked in this run.
+	profileAsk   chan []string
+	profileAsked map[string]bool
+	syncMet      *syncMetrics
 
 	// The backfill gate: duties stay shut until the client has every
 	// relay's first backfill (clientReady) and the start's sync has stored
@@ -164,6 +168,7 @@ func (l *loop) stepReceived(ctx context.Context, batch []relay.Received) error {
 	l.n.refollow(l.client)
 	if l.backfilled {
 		l.n.revealed(ctx, events, l.asked, l.reveal)
+		l.askChallengers(ctx, challengeIDs(events))
 	}
 	// Duties wait for a quiet second after events arrive: during a
 	// backfill the daemon would otherwise decide on half a match (accept
@@ -250,6 +255,7 @@ func (l *loop) openGate(ctx context.Context) error {
 		return err
 	}
 	l.client.WatchAuthors(players...)
+	l.askChallengers(ctx, sortedIDs(l.unfolded))
 	l.n.log.Info("relays backfilled and synced", "matches_folded", len(l.unfolded))
 	l.unfolded = nil
 	l.quiet.Reset(time.Second)

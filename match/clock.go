@@ -72,7 +72,7 @@ func (c Clock) Deadline() int64 {
 	if c.Over {
 		return later(c.EndedAt, MoveClock)
 	}
-	return later(c.Start(), MoveClock)
+	return c.MoveDeadline()
 }
 
 // later is t + d for a duration d >= 0, held at the largest int64 rather
@@ -85,6 +85,12 @@ func later(t, d int64) int64 {
 	}
 	return t + d
 }
+
+// MoveDeadline is the last second of the pending ply's clock. In a game
+// in progress it is the deadline; in a game over by timeout it is when the
+// loser's clock ran out, which the claim or ruling that ended the game
+// came after, by as long as it took someone to sign one.
+func (c Clock) MoveDeadline() int64 { return later(c.Start(), MoveClock) }
 
 // RanOut reports whether the pending ply's clock has run out at t:
 // strictly after its last second, where a move is still on time (section

@@ -100,3 +100,26 @@ func TestClockChallengeExpiry(t *testing.T) {
 		}
 	}
 }
+
+// TestMoveDeadlineOfATimeout: in a game won on time, MoveDeadline is still
+// when the loser's clock ran out, while Deadline has moved to the end (the
+// claim) + 24 hours: pages date the timeout by the first (issue 26, item 7).
+func TestMoveDeadlineOfATimeout(t *testing.T) {
+	acc := t0 + 60
+	m := gomokuMatch()
+	m.Move(alice, 1, "h8", acc+5)
+	st := fold(t, m)
+	ranOut := acc + MoveClock // ply 2's clock starts at the accept
+	if st.Clock().MoveDeadline() != ranOut || st.Deadline() != ranOut {
+		t.Fatalf("in progress: MoveDeadline %d, Deadline %d, want both %d", st.Clock().MoveDeadline(), st.Deadline(), ranOut)
+	}
+	claimAt := ranOut + 3600
+	m.Result(alice, st.TimeoutWin(), claimAt)
+	st = fold(t, m)
+	if !st.Over || st.Reason != ReasonTimeout || st.EndedAt != claimAt {
+		t.Fatalf("the claim did not end the game: over %v, reason %s, ended %d", st.Over, st.Reason, st.EndedAt)
+	}
+	if c := st.Clock(); c.MoveDeadline() != ranOut || c.Deadline() != claimAt+MoveClock {
+		t.Errorf("over by timeout: MoveDeadline %d (want %d), Deadline %d (want %d)", c.MoveDeadline(), ranOut, c.Deadline(), claimAt+MoveClock)
+	}
+}

@@ -118,6 +118,13 @@ type Input struct {
 	// fold); nil or 0 shows no game as abandoned.
 	IdleSince    func(*match.State) int64
 	DormantAfter int64
+	// HouseOpen is the Daemon's own verdict, at Now, on each challenge it
+	// could accept, by match id: what its arbiter decides with its cap on
+	// games at once, one game per opponent and --no-play, so that no page
+	// promises an accept the house will not make (issue 26, item 8). nil
+	// (a build from the store alone, with no daemon deciding): the index
+	// says only when section 3 lets the house accept.
+	HouseOpen map[string]HouseVerdict
 }
 
 // Stats counts the files of a build: Written were rendered and written,

@@ -150,6 +150,9 @@ func hostileInput(t testing.TB) Input {
 	m.Add(mallory, rv[0])
 	states = append(states, foldT(t, m))
 
+	// Authors who play nowhere: a stranger's move, a third-party ruling.
+	states = append(states, foldT(t, strangersMatch(t)))
+
 	// Impostors: one named like the house, one named like the house's
 	// short npub, each with an open challenge so they reach the index.
 	for i, k := range []nostr.SecretKey{impostor, keyName} {

@@ -88,6 +88,8 @@ func (b *builder) matchKey(c *card) string {
 	str(b.in.Daemon)
 	str(b.houseName) // names imitating it are flagged
 	str(string(k.Status) + strconv.FormatBool(k.ClockOut) + strconv.FormatBool(k.DaemonMay) + strconv.FormatBool(k.Arbitrable))
+	// The house's decision on an open challenge.
+	str(b.houseWont(c.ID))
 	if c.Final { // the page and the PGN show the ratings at this game
 		for _, pk := range []string{c.First, c.Second} {
 			r := b.ratingAt(c.Kind, pk, c.ID)

@@ -37,6 +37,7 @@ type matchPage struct {
 
 	FinalText string // "two matching signatures", ...
 	HouseMay  bool   // the house may accept this open challenge (now or later)
+	HouseWont string // why the house's daemon decided not to (houseWont)
 
 	Replay    replay
 	Steps     template.HTML
@@ -52,6 +53,8 @@ type matchPage struct {
 
 	// Ratings of the two players at this game, when its result was rated.
 	FirstRating, SecondRating gameRating
+	// RanOut dates a timeout by the clock, not by its claim or ruling.
+	RanOut template.HTML
 	// RulingBy names an arbiter other than this site's house.
 	RulingBy player
 	// Talk is section 8: comments, committed reasoning, reported effort.
@@ -190,7 +193,9 @@ func (b *builder) matchView(s *match.State, seenAt map[string]int64, g *analysis
 		v.SecondRating = b.ratingAt(s.Kind, s.Second, s.Match)
 	}
 	v.FinalText = finalTexts[s.FinalBy]
+	v.RanOut = ranOut(s, v.FirstSide, v.SecondSide)
 	v.HouseMay = v.Clock.Status == match.StatusOpen && s.Invitee == "" && b.in.Daemon != "" && s.First != b.in.Daemon
+	v.HouseWont = b.houseWont(s.Match)
 	if s.Kind == nostr.GameChess {
 		v.PGN = matchPGN(s, v.Replay.Moves, v.First, v.Second, v.FirstRating, v.SecondRating)
 	}
@@ -265,14 +270,14 @@ func (b *builder) finality(s *match.State, v *matchPage) {
 	author := func(id string) player {
 		for _, ev := range s.Events {
 			if ev.ID == id {
-				return b.player(ev.PubKey)
+				return b.author(s, ev.PubKey)
 			}
 		}
 		return player{}
 	}
 	sig := func(role string, p player) {
 		if sg, ok := s.Sigs[role]; ok {
-			what := "signature of the " + role + " player: " + sg.Result.Result + " after " + strconv.Itoa(sg.Result.Plies) + " plies"
+			what := signedText(role, sg.Result)
 			if s.Final {
 				what = "signature of the " + role + " player"
 			}
@@ -315,7 +320,7 @@ func (b *builder) eventRows(s *match.State, seenAt map[string]int64, v *matchPag
 	for i, ev := range s.FileEvents() {
 		w, ok := who[ev.PubKey]
 		if !ok {
-			w = b.player(ev.PubKey).Who(matchRoot)
+			w = b.author(s, ev.PubKey).Who(matchRoot)
 			who[ev.PubKey] = w
 		}
 		row := newEventRow(i, ev, w, seenAt)
@@ -352,7 +357,7 @@ func newEventRow(i int, ev *nostr.Event, who template.HTML, seenAt map[string]in
 	}
 	row := eventRow{
 		N: i + 1, ID: ev.ID, Short: shortID(ev.ID), Kind: kind, Who: who,
-		Created: template.HTML(hdate(int64(ev.CreatedAt))), Excerpt: cleanLine(ev.Content, maxExcerpt),
+		Created: template.HTML(hdate(int64(ev.CreatedAt))), Excerpt: shownContent(ev.Content, maxExcerpt),
 	}
 	row.SeenAt, row.Seen = seenAt[ev.ID]
 	if row.Seen {

@@ -87,6 +87,7 @@ type poolTop struct {
 	Total                 int         // every listed rated player, as on the ratings page
 	Ranked                int
 	Inactive, Provisional int
+	Unlisted              int // rated accounts not listed, which the ratings page counts too
 }
 
 type ratingRow struct {
@@ -215,7 +216,7 @@ func (b *builder) indexSort(v *indexPage) (live, stale, finished []*card) {
 func (b *builder) indexPools(v *indexPage) {
 	for _, kind := range kinds {
 		rows := b.ratingRows(kind)
-		top := poolTop{Kind: kind, Game: gameName(kind), Total: len(rows)}
+		top := poolTop{Kind: kind, Game: gameName(kind), Total: len(rows), Unlisted: len(b.tables[kind]) - len(rows)}
 		for _, r := range rows {
 			switch {
 			case r.Provisional:
@@ -262,7 +263,7 @@ func (b *builder) openRow(s *card) openRow {
 	case s.First == b.in.Daemon:
 		r.DaemonNote = "the daemon's own challenge"
 	default:
-		r.DaemonIn = s.CreatedAt + DaemonAcceptDelay - b.in.Now
+		b.houseOpen(&r, s)
 	}
 	return r
 }
@@ -427,6 +428,10 @@ type playerPage struct {
 	TalkGames int
 	// The rules the rating paragraphs state.
 	ProvisionalRD, ActiveDays, TrendDays int
+
+	// ProfileKnown says this verifier holds the account's profile: a key
+	// whose profile has not been fetched is not one that declares no bot.
+	ProfileKnown bool
 }
 
 // qualityRow sums a player's analysed games of one kind (their cards'
@@ -507,10 +512,11 @@ type gameRow struct {
 
 func (b *builder) playerPage(pk string) *playerPage {
 	p := b.player(pk)
-	prof := b.in.Profiles[pk]
+	prof, known := b.in.Profiles[pk]
 	v := &playerPage{Root: "../", Title: p.Label(), P: p, About: cleanText(prof.About, maxAbout),
 		Website: httpsURL(prof.Website), Listed: b.listed(pk), Quality: b.quality(pk), Blunder: drop(analysis.BlunderDrop),
 		ProvisionalRD: ratings.ProvisionalRD, ActiveDays: activeDays, TrendDays: trendDays}
+	v.ProfileKnown = known
 	for _, kind := range kinds {
 		if rp, ok := b.rated[kind][pk]; ok {
 			v.Pools = append(v.Pools, b.playerPool(kind, pk, rp))
@@ -647,6 +653,9 @@ func (b *builder) gameRow(s *card, pk string) gameRow {
 	switch role {
 	case match.First:
 		r.Side, r.Opponent = first, b.player(s.Second)
+		if !s.Accepted && s.Invitee != "" {
+			r.Opponent = b.player(s.Invitee) // not "nobody yet": someone is invited (issue 26, item 10)
+		}
 	case match.Second:
 		r.Side, r.Opponent = second, b.player(s.First)
 	default:

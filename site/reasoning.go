@@ -313,7 +313,7 @@ func (b *builder) talk(s *match.State, rep reveal.Report, sans []string, firstSi
 		t := talkIgnored{Reveal: ig.Reveal, Short: shortID(ig.Reveal), Event: ig.Event, Reason: cleanLine(ig.Reason, 200)}
 		for _, rv := range s.Reveals {
 			if rv.ID == ig.Reveal {
-				t.Who = b.player(rv.PubKey).Who(matchRoot)
+				t.Who = b.author(s, rv.PubKey).Who(matchRoot)
 			}
 		}
 		v.Ignored = append(v.Ignored, t)
@@ -324,7 +324,7 @@ func (b *builder) talk(s *match.State, rep reveal.Report, sans []string, firstSi
 // talkRow is the row of one move or result, ok false when it carries no
 // section 8 tag.
 func (b *builder) talkRow(s *match.State, ev *nostr.Event, rep reveal.Report, n int, sans []string, counted bool) (talkRow, bool) {
-	row := talkRow{ID: ev.ID, Short: shortID(ev.ID), Who: b.player(ev.PubKey).Who(matchRoot), Counted: counted}
+	row := talkRow{ID: ev.ID, Short: shortID(ev.ID), Who: b.author(s, ev.PubKey).Who(matchRoot), Counted: counted}
 	switch {
 	case ev.Kind == nostr.KindResult:
 		row.Label = "result"

@@ -33,6 +33,9 @@ func humanReason(s *match.State, ig match.Ignored, ev *nostr.Event, seenAt int64
 	if w, wraps := detailReasons[ig.Token]; wraps {
 		text, ok = w[0]+template.HTMLEscapeString(cleanLine(ig.Detail, 200))+w[1], true
 	}
+	if ig.Token == match.IgnWrongPlayer && ev != nil && s.Role(ev.PubKey) == "" {
+		text = strangerMove // the fold checks the turn first; the author is no player at all
+	}
 	if !ok {
 		var created int64
 		if ev != nil {
@@ -59,6 +62,10 @@ var fixedReasons = map[string]string{
 	match.IgnRulingNoRequest: "A ruling counts only after a valid arbitration request, and none came before this one.",
 	match.IgnTooLarge:        "Larger than the protocol's limit of 65,536 bytes when serialized.",
 }
+
+// strangerMove words a move the fold ignored as out of turn (wrong_player)
+// whose author holds no role in the match (issue 26, item 5).
+const strangerMove = "Posted by an account that is not one of the two players; only they may move."
 
 // detailReasons are the reasons worded around the fold's detail, shown
 // escaped between the two parts.

@@ -285,7 +285,11 @@ func checkSite(ctx context.Context, o Options, rep *Report, data, dir, daemon st
 		rep.fail("site: %d of %d matches have a problem", bad, len(ref))
 		return "failed"
 	}
-	return fmt.Sprintf("ok: %d match pages, each linked, each match.json verifies, each final chess game graded", len(ref))
+	if broken, err := brokenLinks(dir); err != nil || len(broken) > 0 {
+		rep.fail("site: %d broken links (%v), first: %v", len(broken), err, broken[:min(len(broken), 5)])
+		return "failed"
+	}
+	return fmt.Sprintf("ok: %d match pages, each linked, each match.json verifies, each final chess game graded, no broken link", len(ref))
 }
 
 // siteLinks returns the matches some page of the site in dir links, other

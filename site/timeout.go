@@ -1,0 +1,32 @@
+package site
+
+import (
+	"html/template"
+
+	"vesper/match"
+	"vesper/nostr"
+)
+
+// ranOut says, for a game won on time, when the loser's clock ran out and
+// which event decided it: the claim or ruling that ended the game is
+// dated later, a ruling often by an hour or more, and its date is not when
+// the game was lost (issue 26, item 7). The times are the fold's clock's
+// (match.Clock), not computed here. "" for any other ending.
+func ranOut(s *match.State, firstSide, secondSide string) template.HTML {
+	if !s.Over || s.Reason != match.ReasonTimeout {
+		return ""
+	}
+	c := s.Clock()
+	loser := firstSide
+	if c.ToMove() == match.Second {
+		loser = secondSide
+	}
+	by := "the timeout claim"
+	for _, ev := range s.Events {
+		if ev.ID == s.EndEvent && ev.Kind == nostr.KindRuling {
+			by = "the arbiter's ruling"
+		}
+	}
+	return template.HTML("when " + template.HTMLEscapeString(loser) + "'s 24-hour clock ran out at " + hdate(c.MoveDeadline()) +
+		"; " + by + " that decided it is dated " + hdate(s.EndedAt) + ".")
+}
