@@ -8,7 +8,6 @@ import (
 	"sync"
 	"time"
 
-	"vesper/match"
 	"vesper/nostr/relay"
 	"vesper/store"
 )
@@ -212,7 +211,12 @@ func (n *Daemon) revealed(ctx context.Context, events []relay.Received, asked ma
 }
 
 // foldBackfill folds, once each, the matches the first backfill stored,
-// and returns their players (for their profiles).
+// and returns the players of every accepted match stored (for their
+// profiles), as a restart's resume does. Not only the kept states': a
+// match already final when the backfill brought it is not kept, and its
+// players' profiles (which list them on the site and earn their chess
+// games a record) were then never fetched until a restart (issue 30's
+// scenario).
 func (n *Daemon) foldBackfill(ctx context.Context, unfolded map[string]bool) ([]string, error) {
 	ids := make([]string, 0, len(unfolded))
 	for id := range unfolded {
@@ -222,27 +226,7 @@ func (n *Daemon) foldBackfill(ctx context.Context, unfolded map[string]bool) ([]
 	if err := n.refoldAll(ctx, ids, nil); err != nil {
 		return nil, err
 	}
-	var states []*match.State
-	for _, id := range ids {
-		if s := n.state(id); s != nil {
-			states = append(states, s)
-		}
-	}
-	return players(states), nil
-}
-
-// players are the pubkeys playing the accepted matches of states: the
-// players the site can list, whose profiles the daemon follows. A
-// challenger is followed once someone accepts: thousands of challenges
-// from fresh keys must not make thousands of watched authors (issue 13).
-func players(states []*match.State) []string {
-	var out []string
-	for _, s := range states {
-		if s.Accepted {
-			out = append(out, s.First, s.Second)
-		}
-	}
-	return out
+	return n.st.AcceptedPlayers(ctx)
 }
 
 func (n *Daemon) duties(ctx context.Context, poke func()) {
