@@ -118,6 +118,7 @@ type scenario struct {
 	replay, flood77         *hostile.Relay
 	strangerNeg, endless    *hostile.Relay // named by strangers only
 	internal                string         // the loopback "internal service", ws://...
+	internalByName          string         // the same by a hostname that resolves to loopback, or ""
 	internalHits            atomic.Int64
 	refused429, negBlocked  atomic.Int64
 	m                       *testkit.Match // alice and bob's game
@@ -146,6 +147,7 @@ func newScenario(t *testing.T) *scenario {
 	s.pub = startRelays(t, 1, relayd.Options{Limits: lim})[0]
 	s.pub2 = testrelay.Khatru(t, testrelay.KhatruOptions{})
 	s.internal = s.internalService()
+	s.internalByName = loopbackName(t, s.internal)
 	s.m = longChess(t, s.alice, s.bob, s.now-5000)
 	s.rest = s.m.Events[2+s30PliesBefore:]
 	s.replay = s.startHostile(hostile.Options{Stored: s.m.Events[:2+s30PliesBefore],
@@ -163,6 +165,32 @@ func (s *scenario) startHostile(o hostile.Options) *hostile.Relay {
 	}
 	s.t.Cleanup(func() { h.Close() })
 	return h
+}
+
+// loopbackName is internal's URL with this machine's hostname for its
+// address, when that name resolves to loopback addresses only (as
+// /etc/hosts usually has it): a name that passes every check of the URL
+// and only the dial-time guard can refuse (item 5). "" otherwise.
+func loopbackName(t *testing.T, internal string) string {
+	host, err := os.Hostname()
+	if err != nil || host == "" || host == "localhost" {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	addrs, err := net.DefaultResolver.LookupHost(ctx, host)
+	if err != nil || len(addrs) == 0 {
+		t.Logf("hostname %q does not resolve (%v): no hostname relay in the lists", host, err)
+		return ""
+	}
+	for _, a := range addrs {
+		if ip := net.ParseIP(a); ip == nil || !ip.IsLoopback() {
+			t.Logf("hostname %q resolves to %v, not only loopback: no hostname relay in the lists", host, addrs)
+			return ""
+		}
+	}
+	_, port, _ := net.SplitHostPort(strings.TrimPrefix(internal, "ws://"))
+	return "ws://" + net.JoinHostPort(host, port) + "/latest/meta-data/"
 }
 
 // internalService is a loopback listener standing for the operator's own
@@ -288,6 +316,9 @@ func (s *scenario) junkGames() []*nostr.Event {
 	mule := testkit.Key("mule")
 	named := []string{s.internal + "/latest/meta-data/iam/security-credentials/admin",
 		"ws://169.254.169.254/latest/meta-data/", s.strangerNeg.URL(), s.endless.URL()}
+	if s.internalByName != "" {
+		named = append(named, s.internalByName)
+	}
 	var out []*nostr.Event
 	for i := range s30JunkGames {
 		k := nostr.GenerateKey()
@@ -606,6 +637,11 @@ func (s *scenario) checkLog() {
 	}
 	if n := strings.Count(string(b), "not following relays past the cap"); n > 20 {
 		s.t.Errorf("%d lines about the cap of relays", n)
+	}
+	// The hostname passes every check of the URL: the daemon follows it,
+	// and only the guard at dial time, on the resolved address, stops it.
+	if s.internalByName != "" && !strings.Contains(string(b), "netguard: refused to dial") {
+		s.t.Errorf("the daemon never tried %s, or its refusal was not logged: the dial-time guard went untested", s.internalByName)
 	}
 }
 
