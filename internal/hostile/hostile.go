@@ -220,13 +220,7 @@ func (r *Relay) session(ctx context.Context, c *ws.Conn) {
 		if n := int64(len(msg)); n > r.maxMessage.Load() {
 			r.maxMessage.Store(n)
 		}
-		var arr []json.RawMessage
-		if json.Unmarshal(msg, &arr) != nil || len(arr) < 2 {
-			continue
-		}
-		var label, id string
-		_ = json.Unmarshal(arr[0], &label)
-		_ = json.Unmarshal(arr[1], &id)
+		label, id, arr := parseMessage(msg)
 		switch label {
 		case "REQ":
 			r.reqs.Add(1)
@@ -257,6 +251,18 @@ func (r *Relay) session(ctx context.Context, c *ws.Conn) {
 			}
 		}
 	}
+}
+
+// parseMessage splits a client message into its label, its second
+// element (a subscription id, or an event for EVENT) as a string when it
+// is one, and every element; label is "" for anything else.
+func parseMessage(msg []byte) (label, id string, arr []json.RawMessage) {
+	if json.Unmarshal(msg, &arr) != nil || len(arr) < 2 {
+		return "", "", nil
+	}
+	_ = json.Unmarshal(arr[0], &label)
+	_ = json.Unmarshal(arr[1], &id)
+	return label, id, arr
 }
 
 // parseFilters is the filters of a REQ that parse; the others are dropped.
