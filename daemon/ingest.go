@@ -175,7 +175,8 @@ func (n *Daemon) fold(ctx context.Context, fresh []*nostr.Event, now int64) ([]s
 	}
 	next, refold := n.extend(fresh, stored, now)
 	var players []string
-	// Players are followed from the accept on (see players).
+	// Players are followed from the accept on: thousands of challenges
+	// from fresh keys must not make thousands of watched authors (issue 13).
 	note := func(before, s *match.State) {
 		if s != nil && s.Accepted && (before == nil || !before.Accepted) {
 			players = append(players, s.First, s.Second)

@@ -167,9 +167,10 @@ func (s *Seat) fetchFrom(ctx context.Context, relays []string, filters []gn.Filt
 		byID = map[string]relay.Received{}
 		wg   sync.WaitGroup
 	)
+	guard := s.guard(relays)
 	for _, url := range relays {
 		wg.Go(func() {
-			got, err := relay.FetchWith(ctx, []string{url}, filters, relay.FetchOptions{Timeout: s.timeout(), Key: s.Key})
+			got, err := relay.FetchWith(ctx, []string{url}, filters, relay.FetchOptions{Timeout: s.timeout(), Key: s.Key, Guard: guard})
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
@@ -207,7 +208,8 @@ func (s *Seat) fetchFrom(ctx context.Context, relays []string, filters []gn.Filt
 func (s *Seat) publish(ctx context.Context, ev *nostr.Event, extra ...string) ([]string, map[string]string, error) {
 	// A read relay of the person tagged may well announce restricted
 	// writes: inbox relays take what tags their users, and only that.
-	res := relay.PublishWith(ctx, withRelays(s.Relays, extra), ev, relay.PublishOptions{Timeout: s.timeout(), Key: s.Key, MayWrite: extra})
+	res := relay.PublishWith(ctx, withRelays(s.Relays, extra), ev, relay.PublishOptions{Timeout: s.timeout(), Key: s.Key, MayWrite: extra,
+		Guard: s.guard(extra)})
 	accepted := relay.Accepted(res)
 	failed := map[string]string{}
 	for _, r := range res {

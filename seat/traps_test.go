@@ -125,7 +125,9 @@ func TestTrapAcceptGoesToTheHints(t *testing.T) {
 	ctx := context.Background()
 	ra, rb := startRelay(t), startRelay(t)
 	alice := &Seat{Relays: []string{ra.URL()}, Key: testkit.Key("trap4-alice"), Timeout: testkit.Scale(5 * time.Second)}
-	bob := &Seat{Relays: []string{rb.URL()}, Key: testkit.Key("trap4-bob"), Timeout: testkit.Scale(5 * time.Second)}
+	// The nevent's hint is a loopback relay: the operator's explicit
+	// permission (issue 30, item 5).
+	bob := &Seat{Relays: []string{rb.URL()}, Key: testkit.Key("trap4-bob"), Timeout: testkit.Scale(5 * time.Second), AllowPrivateRelays: true}
 	carol := &Seat{Relays: []string{ra.URL()}, Key: testkit.Key("trap4-carol"), Timeout: testkit.Scale(5 * time.Second)}
 	ch, err := alice.Challenge(ctx, "chess", "")
 	if err != nil {

@@ -117,6 +117,7 @@ func (s *Seat) Wait(ctx context.Context, ref string, opts WaitOptions) (*Woke, e
 		Timeout:  s.timeout(),
 		Key:      s.Key,
 		OnStatus: w.relayStatus,
+		Guard:    s.guard(relays),
 	}, func(r relay.Received) { w.received(r, s.now().Unix()) })
 	return s.waitLoop(ctx, w, id, relays, opts, start, deadline.C)
 }

@@ -56,6 +56,11 @@ type Options struct {
 	// Stored are served, where a query's filters match them, before its
 	// EOSE (an honest answer, however large the events).
 	Stored []*nostr.Event
+	// Neg, if set, makes the relay speak NIP-77 (listed in its NIP-11
+	// document): every NEG-OPEN and NEG-MSG of a connection is answered
+	// with NEG-MSG Neg(round), round counting that connection's answers
+	// from 0. IDFlood is the answer of issue 30, item 1.
+	Neg func(round int) string
 }
 
 // Relay is a running hostile relay.
@@ -76,6 +81,7 @@ type Relay struct {
 	giants     atomic.Int64 // giant frames written whole
 	notices    atomic.Int64 // flood NOTICEs written
 	maxMessage atomic.Int64 // largest message received from a client
+	negs       atomic.Int64 // NEG-OPEN and NEG-MSG messages received
 }
 
 // Start listens on a loopback port until ctx ends or Close.
@@ -139,6 +145,9 @@ func (r *Relay) NoticesSent() int64 { return r.notices.Load() }
 // Giants is how many giant frames were written whole.
 func (r *Relay) Giants() int64 { return r.giants.Load() }
 
+// NegMessages is how many NEG-OPEN and NEG-MSG messages arrived.
+func (r *Relay) NegMessages() int64 { return r.negs.Load() }
+
 // MaxClientMessage is the largest message a client sent (a REQ, say).
 func (r *Relay) MaxClientMessage() int64 { return r.maxMessage.Load() }
 
@@ -171,7 +180,11 @@ func (r *Relay) serveInfo(w http.ResponseWriter) {
 }
 
 func (r *Relay) infoDoc() []byte {
-	doc := map[string]any{"name": "hostile", "software": "vesper/internal/hostile", "supported_nips": []int{1, 11}}
+	nips := []int{1, 11}
+	if r.opts.Neg != nil {
+		nips = append(nips, 77)
+	}
+	doc := map[string]any{"name": "hostile", "software": "vesper/internal/hostile", "supported_nips": nips}
 	if r.opts.Info != nil {
 		doc["limitation"] = r.opts.Info
 	}
@@ -193,6 +206,7 @@ func (r *Relay) session(ctx context.Context, c *ws.Conn) {
 		wg.Go(func() { r.flood(ctx, c) })
 	}
 	subs := map[string]context.CancelFunc{}
+	negRound := 0
 	defer func() {
 		for _, stop := range subs {
 			stop()
@@ -206,13 +220,7 @@ func (r *Relay) session(ctx context.Context, c *ws.Conn) {
 		if n := int64(len(msg)); n > r.maxMessage.Load() {
 			r.maxMessage.Store(n)
 		}
-		var arr []json.RawMessage
-		if json.Unmarshal(msg, &arr) != nil || len(arr) < 2 {
-			continue
-		}
-		var label, id string
-		_ = json.Unmarshal(arr[0], &label)
-		_ = json.Unmarshal(arr[1], &id)
+		label, id, arr := parseMessage(msg)
 		switch label {
 		case "REQ":
 			r.reqs.Add(1)
@@ -228,6 +236,12 @@ func (r *Relay) session(ctx context.Context, c *ws.Conn) {
 				stop()
 				delete(subs, id)
 			}
+		case "NEG-OPEN", "NEG-MSG":
+			r.negs.Add(1)
+			if r.opts.Neg != nil {
+				_ = write(ctx, c, []any{"NEG-MSG", id, r.opts.Neg(negRound)})
+				negRound++
+			}
 		case "EVENT":
 			var ev struct {
 				ID string `json:"id"`
@@ -237,6 +251,18 @@ func (r *Relay) session(ctx context.Context, c *ws.Conn) {
 			}
 		}
 	}
+}
+
+// parseMessage splits a client message into its label, its second
+// element (a subscription id, or an event for EVENT) as a string when it
+// is one, and every element; label is "" for anything else.
+func parseMessage(msg []byte) (label, id string, arr []json.RawMessage) {
+	if json.Unmarshal(msg, &arr) != nil || len(arr) < 2 {
+		return "", "", nil
+	}
+	_ = json.Unmarshal(arr[0], &label)
+	_ = json.Unmarshal(arr[1], &id)
+	return label, id, arr
 }
 
 // parseFilters is the filters of a REQ that parse; the others are dropped.
