@@ -215,7 +215,7 @@ func TestAnalysisPages(t *testing.T) {
 	t.Run("chess", func(t *testing.T) {
 		mate := page("mate")
 		has(t, "the mate page", mate,
-			`<svg class="evalgraph"`, `role="img" aria-labelledby="eg-title" aria-describedby="eg-desc"`,
+			`<svg class="evalgraph"`, `role="group" aria-labelledby="eg-title" aria-describedby="eg-desc"`, `<a href="#ply-4"><title>After 2... Qh4#: White 0%</title>`,
 			`<desc id="eg-desc">From Stockfish 17&#39;s evaluation`, "Blunders: 2. g4.",
 			`g4<abbr class="gm g-blunder" title="blunder">??</abbr>`,
 			`<p class="grade"><span class="tag g-blunder">blunder</span> · <span class="nw">best was Nc3</span> · <span class="nw">evaluation −0.45 → #−1</span>`,

@@ -141,14 +141,16 @@ func (r *replay) stepsHTML(grades []analysis.Move) template.HTML {
 		if st.Ply > 0 && st.Ply <= len(grades) {
 			b.WriteString(stepGrade(&grades[st.Ply-1], r.Gomoku))
 		}
-		b.WriteString(`<nav class="stepnav"><a href="#ply-0">« start</a>`)
+		// Not a <nav>: a landmark per position would be hundreds on a
+		// page; the replay's section is the one region.
+		b.WriteString(`<p class="stepnav"><a href="#ply-0">« start</a>`)
 		if i > 0 {
 			b.WriteString(`<a href="#ply-` + strconv.Itoa(st.Ply-1) + `">‹ previous</a>`)
 		}
 		if i < len(r.Steps)-1 {
 			b.WriteString(`<a href="#ply-` + strconv.Itoa(st.Ply+1) + `">next ›</a>`)
 		}
-		b.WriteString(`<a href="#ply-` + last + `">end »</a></nav>` + "\n")
+		b.WriteString(`<a href="#ply-` + last + `">end »</a></p>` + "\n")
 		b.WriteString(string(st.Board))
 		b.WriteString("\n</section>\n")
 	}
@@ -157,9 +159,9 @@ func (r *replay) stepsHTML(grades []analysis.Move) template.HTML {
 
 // movesHTML is the move list, each move a link to its position (id mv-N,
 // which highlightCSS marks) with its grade's mark (tagMark) when the game
-// is analysed. Chess is numbered by full move before White's moves; gomoku
-// numbers every move.
-func (r *replay) movesHTML(grades []analysis.Move) template.HTML {
+// is analysed, then the time it took (times: one per move, or nil). Chess
+// is numbered by full move before White's moves; gomoku numbers every move.
+func (r *replay) movesHTML(grades []analysis.Move, times []int64) template.HTML {
 	var b strings.Builder
 	for i, mv := range r.Moves {
 		if r.Gomoku {
@@ -171,7 +173,11 @@ func (r *replay) movesHTML(grades []analysis.Move) template.HTML {
 		if i < len(grades) {
 			b.WriteString(tagMark(grades[i].Tag))
 		}
-		b.WriteString("</a> ")
+		b.WriteString("</a>")
+		if i < len(times) {
+			b.WriteString(`<span class="tm">` + spent(times[i]) + `</span>`)
+		}
+		b.WriteString(" ")
 	}
 	return template.HTML(b.String())
 }

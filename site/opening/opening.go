@@ -25,7 +25,7 @@ import (
 )
 
 // Source names the table's origin, for pages that show an opening.
-const Source = "the Lichess opening names (lichess-org/chess-openings, CC0)"
+const Source = "the Lichess opening table (CC0)"
 
 // Opening is a named line: its ECO code ("C20") and name ("King's Pawn
 // Game").
