@@ -290,7 +290,7 @@ func benchSiteChanged(b *testing.B, fx benchfx.Fixture) {
 		// Challenges that hold no valid match have no card, so they are
 		// always folded again (a few events each).
 		b.ReportMetric(float64(len(stale)), "restart-folded")
-		_, err = siteUpdate(ctx, st, out, "", true, false, DefaultLimits().DormantAfter, benchfx.End, stale)
+		_, err = siteUpdate(ctx, st, out, "", siteShow{listAll: true, dormantAfter: DefaultLimits().DormantAfter}, benchfx.End, stale)
 		return err
 	})
 	b.StopTimer()
@@ -314,7 +314,7 @@ func benchSiteChanged(b *testing.B, fx benchfx.Fixture) {
 	}
 	b.StartTimer()
 	measure("update-200", func() error {
-		_, err := siteUpdate(ctx, st, out, "", true, false, DefaultLimits().DormantAfter, benchfx.End, touched)
+		_, err := siteUpdate(ctx, st, out, "", siteShow{listAll: true, dormantAfter: DefaultLimits().DormantAfter}, benchfx.End, touched)
 		return err
 	})
 }

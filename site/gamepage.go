@@ -67,19 +67,25 @@ func moveTimes(s *match.State) []int64 {
 	return out
 }
 
-// spent writes a move's time as a reader scans it: "45s", "3m 5s",
-// "2h 10m", "1d 4h".
+// spent writes a move's time as a reader scans it, in its two largest
+// units: "45s", "3m 5s", "2h", "1d 4h".
 func spent(sec int64) string {
-	i := strconv.FormatInt
+	two := func(a int64, ua string, b int64, ub string) string {
+		s := strconv.FormatInt(a, 10) + ua
+		if b > 0 {
+			s += " " + strconv.FormatInt(b, 10) + ub
+		}
+		return s
+	}
 	switch {
 	case sec < 60:
-		return i(sec, 10) + "s"
+		return strconv.FormatInt(sec, 10) + "s"
 	case sec < 3600:
-		return i(sec/60, 10) + "m " + i(sec%60, 10) + "s"
+		return two(sec/60, "m", sec%60, "s")
 	case sec < 86400:
-		return i(sec/3600, 10) + "h " + i(sec%3600/60, 10) + "m"
+		return two(sec/3600, "h", sec%3600/60, "m")
 	}
-	return i(sec/86400, 10) + "d " + i(sec%86400/3600, 10) + "h"
+	return two(sec/86400, "d", sec%86400/3600, "h")
 }
 
 // houseView says what a game of this site's house is: it accepted an

@@ -50,7 +50,7 @@ func TestGamePageTop(t *testing.T) {
 	top := page[:board]
 	for _, want := range []string{
 		`<table class="players">`, `1500 <span class="mute">→</span> 1741`, `<strong class="big">0-1</strong>`,
-		`Black (`, `won by checkmate after 4 plies`, `<p class="opening">Opening: <strong>A00</strong> Barnes Opening</p>`,
+		`Black won by checkmate after 4 plies`, `<p class="opening">Opening: <strong>A00</strong> Barnes Opening</p>`,
 	} {
 		if !strings.Contains(top, want) {
 			t.Errorf("the top of the page lacks %s", want)
@@ -112,8 +112,10 @@ func TestMoveTimes(t *testing.T) {
 	if s := strings.Join(words, ", "); s != "5s, 1h 2m, 22h 13m" {
 		t.Errorf("spent: %s", s)
 	}
-	if spent(125) != "2m 5s" || spent(90061) != "1d 1h" {
-		t.Errorf("spent(125) = %s, spent(90061) = %s", spent(125), spent(90061))
+	for sec, want := range map[int64]string{0: "0s", 60: "1m", 125: "2m 5s", 7200: "2h", 90061: "1d 1h", 86400: "1d"} {
+		if got := spent(sec); got != want {
+			t.Errorf("spent(%d) = %s, want %s", sec, got, want)
+		}
 	}
 	if moveTimes(foldT(t, testkit.NewMatch(alice, bob, "chess", "", t0))) != nil {
 		t.Error("times for a game not accepted")
@@ -184,7 +186,7 @@ func TestHouseGameSaysWhatItIs(t *testing.T) {
 	f.in.States = append(f.in.States, foldT(t, m))
 	out, _ := buildFixture(t, f.in)
 	for _, c := range []struct{ name, id, want string }{
-		{"open challenge", f.ids["ruling"], "Nobody accepted this open challenge within 30 minutes, so this site's house accepted it, 30m 0s after it was posted. The house plays with its built-in engine at 2s of search per move."},
+		{"open challenge", f.ids["ruling"], "Nobody accepted this open challenge within 30 minutes, so this site's house accepted it, 30m after it was posted. The house plays with its built-in engine at 2s of search per move."},
 		{"invitation", m.ID, "This site's house accepted "},
 	} {
 		page := readPage(t, out, "m/"+c.id+".html")

@@ -223,7 +223,7 @@ func TestAnalysisPages(t *testing.T) {
 			`<tr><th>Average centipawn loss</th><td class="n">510</td><td class="n">0</td></tr>`,
 			`<tr><th>Blunders</th><td class="n">1</td><td class="n">0</td></tr>`,
 			"an <strong>inaccuracy</strong> at least "+drop(analysis.InaccuracyDrop)+", a <strong>mistake</strong> at least "+drop(analysis.MistakeDrop)+", a <strong>blunder</strong> at least "+drop(analysis.BlunderDrop)+".",
-			`<bdi class="nm">Stockfish 17</bdi> (version <code class="id">sf_17 x86-64-bmi2</code>) at depth 18`,
+			`<bdi class="nm">Stockfish 17</bdi> (version <code><bdi>sf_17 x86-64-bmi2</bdi></code>) at depth 18`,
 			`<a href="`+f.ids["mate"]+`.analysis.json">analysis.json</a>`)
 		data, err := os.ReadFile(filepath.Join(out, analysisPath(f.ids["mate"])))
 		if err != nil || !bytes.Equal(data, analysisJSON(f.in.Analyses[f.ids["mate"]])) {

@@ -74,7 +74,8 @@ func matchClock(c *card, now int64) clock {
 // matchKey hashes every input of a match's files: the events (their ids fix
 // their content) and their seen_at entries (card.Events), the clock flags,
 // the analysis (card.Analysis), the nevent's relay hints, the profiles of
-// every account shown, the daemon's key and strength, the crosstable's
+// every account shown, the daemon's key (and its strength, on its
+// games), the crosstable's
 // games and the opening table.
 func (b *builder) matchKey(c *card) string {
 	h := sha256.New()
@@ -104,7 +105,9 @@ func (b *builder) matchKey(c *card) string {
 		}
 	}
 	str(b.openings.Digest())
-	str(b.in.HouseStrength)
+	if d := b.in.Daemon; d != "" && (c.First == d || c.Second == d) {
+		str(b.in.HouseStrength)
+	}
 	hints := b.hints(c) // the nevent on the page
 	str(strconv.Itoa(len(hints)))
 	for _, h := range hints {

@@ -118,7 +118,7 @@ func replayGomoku(moves []string, defs template.HTML) replay {
 func gomokuLabel(n int, point string) string { return strconv.Itoa(n) + ". " + point }
 
 // stepsHTML renders the replay: one section per position, shown by CSS
-// :target (the last one when none is targeted), with links to the start,
+// :target (the last one when none is targeted), its board first, with links to the start,
 // the previous and next positions and the end, and the move's grade when
 // the game is analysed (grades: one per move, or nil). It is rendered here
 // rather than in the template because a long game has hundreds of them;
@@ -131,7 +131,11 @@ func (r *replay) stepsHTML(grades []analysis.Move) template.HTML {
 	b.Grow(len(r.Steps) * 1536)
 	for i, st := range r.Steps {
 		n := strconv.Itoa(st.Ply)
-		b.WriteString(`<section class="step" id="ply-` + n + `">` + "\n<h3>")
+		// The board first, as Lichess shows it: what the position is and
+		// the way to the next one follow it.
+		b.WriteString(`<section class="step" id="ply-` + n + `">` + "\n")
+		b.WriteString(string(st.Board))
+		b.WriteString("\n<h3>")
 		if st.Ply == 0 {
 			b.WriteString("Start")
 		} else {
@@ -151,8 +155,7 @@ func (r *replay) stepsHTML(grades []analysis.Move) template.HTML {
 			b.WriteString(`<a href="#ply-` + strconv.Itoa(st.Ply+1) + `">next ›</a>`)
 		}
 		b.WriteString(`<a href="#ply-` + last + `">end »</a></p>` + "\n")
-		b.WriteString(string(st.Board))
-		b.WriteString("\n</section>\n")
+		b.WriteString("</section>\n")
 	}
 	return template.HTML(b.String())
 }
