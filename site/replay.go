@@ -162,17 +162,19 @@ func (r *replay) stepsHTML(grades []analysis.Move) template.HTML {
 
 // movesHTML is the move list, each move a link to its position (id mv-N,
 // which highlightCSS marks) with its grade's mark (tagMark) when the game
-// is analysed, then the time it took (times: one per move, or nil). Chess
-// is numbered by full move before White's moves; gomoku numbers every move.
+// is analysed, then the time it took (times: one per move, or nil), the
+// two kept on one line. Chess is numbered by full move before White's
+// moves, and the page sets it in rows as Lichess does (number, White,
+// Black); gomoku numbers every move and flows.
 func (r *replay) movesHTML(grades []analysis.Move, times []int64) template.HTML {
 	var b strings.Builder
 	for i, mv := range r.Moves {
 		if r.Gomoku {
-			b.WriteString(`<span class="mute">` + strconv.Itoa(i+1) + ".</span>")
+			b.WriteString(`<span class="mute mn">` + strconv.Itoa(i+1) + ".</span>")
 		} else if i%2 == 0 {
-			b.WriteString(`<span class="mute">` + strconv.Itoa(i/2+1) + ".</span>")
+			b.WriteString(`<span class="mute mn">` + strconv.Itoa(i/2+1) + ".</span>")
 		}
-		b.WriteString(`<a id="mv-` + strconv.Itoa(i+1) + `" href="#ply-` + strconv.Itoa(i+1) + `">` + template.HTMLEscapeString(mv))
+		b.WriteString(`<span class="mc"><a id="mv-` + strconv.Itoa(i+1) + `" href="#ply-` + strconv.Itoa(i+1) + `">` + template.HTMLEscapeString(mv))
 		if i < len(grades) {
 			b.WriteString(tagMark(grades[i].Tag))
 		}
@@ -180,7 +182,7 @@ func (r *replay) movesHTML(grades []analysis.Move, times []int64) template.HTML 
 		if i < len(times) {
 			b.WriteString(`<span class="tm">` + spent(times[i]) + `</span>`)
 		}
-		b.WriteString(" ")
+		b.WriteString("</span> ")
 	}
 	return template.HTML(b.String())
 }
