@@ -20,8 +20,8 @@ type openingView struct {
 	Source string // the table's, named on the page
 }
 
-// openingOf names the opening the chess moves reached, nil when the
-// table knows none of their positions. The positions are replayed by
+// openingOf names the opening of the chess moves, nil when the table
+// knows none of their positions. The positions are replayed by
 // match/chessjs, as the board is.
 func openingOf(t *opening.Table, moves []string) *openingView {
 	if t.Len() == 0 || len(moves) == 0 {
@@ -35,6 +35,11 @@ func openingOf(t *opening.Table, moves []string) *openingView {
 		}
 		epds = append(epds, opening.EPD(g.FEN()))
 	}
+	return openingAt(t, epds)
+}
+
+// openingAt names the opening of the positions epds (after each ply).
+func openingAt(t *opening.Table, epds []string) *openingView {
 	o, ply, ok := t.Match(epds)
 	if !ok {
 		return nil

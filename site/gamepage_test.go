@@ -198,3 +198,24 @@ func TestHouseGameSaysWhatItIs(t *testing.T) {
 		t.Error("a game without the house says the house plays it")
 	}
 }
+
+// TestExporterNamesTheOpening: the Exporter's PGN (vesper pgn, the NIP-64
+// record) carries the same ECO and Opening tags as the build's, from the
+// same table.
+func TestExporterNamesTheOpening(t *testing.T) {
+	f := newFixture(t)
+	out, _ := buildFixture(t, f.in)
+	e, err := NewExporter(f.in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"mate", "ruling", "active"} {
+		got, err := e.PGN(foldT(t, f.games[name]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := readPage(t, out, "m/"+f.ids[name]+".pgn"); got != want || !strings.Contains(got, "[ECO \"") {
+			t.Errorf("%s: the Exporter's PGN is not the build's, or names no opening:\n%s\n%s", name, got, want)
+		}
+	}
+}

@@ -190,7 +190,7 @@ func (b *builder) matchView(s *match.State, seenAt map[string]int64, g *analysis
 	v.FinalText = finalTexts[s.FinalBy]
 	v.HouseMay = v.Clock.Status == match.StatusOpen && s.Invitee == "" && b.in.Daemon != "" && s.First != b.in.Daemon
 	if s.Kind == nostr.GameChess {
-		v.Opening = openingOf(b.openings, s.Moves)
+		v.Opening = openingAt(b.openings, v.Replay.EPDs)
 		v.PGN = matchPGN(s, v.Replay.Moves, v.First, v.Second, v.FirstRating, v.SecondRating, v.Opening)
 	}
 	v.House = b.houseGame(s)

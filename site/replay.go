@@ -10,6 +10,7 @@ import (
 	"vesper/match/chessjs"
 	"vesper/match/gomoku"
 	"vesper/nostr"
+	"vesper/site/opening"
 )
 
 // step is one position of the replay: Ply 0 is the start, Ply n the
@@ -31,6 +32,9 @@ type replay struct {
 	// page must still come out if it does: the replay stops there.
 	Err    string
 	Gomoku bool // moves are numbered one by one
+	// EPDs are the chess positions after each move (opening.EPD), which
+	// name the opening.
+	EPDs []string
 }
 
 // Final is the last position's board.
@@ -69,7 +73,9 @@ func replayChess(moves []string, defs template.HTML) replay {
 			break
 		}
 		n := i + 1
-		b := parseFEN(g.FEN())
+		fen := g.FEN()
+		r.EPDs = append(r.EPDs, opening.EPD(fen))
+		b := parseFEN(fen)
 		b.from, b.to = squareIndex(m.From), squareIndex(m.To)
 		if strings.HasSuffix(m.SAN, "+") || strings.HasSuffix(m.SAN, "#") {
 			b.check = b.kingSquare(n%2 == 0) // White is to move after an even ply
