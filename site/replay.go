@@ -175,12 +175,15 @@ func (r *replay) stepsHTML(grades []analysis.Move) template.HTML {
 func (r *replay) movesHTML(grades []analysis.Move, times []int64) template.HTML {
 	var b strings.Builder
 	for i, mv := range r.Moves {
-		if r.Gomoku {
-			b.WriteString(`<span class="mute mn">` + strconv.Itoa(i+1) + ".</span>")
-		} else if i%2 == 0 {
-			b.WriteString(`<span class="mute mn">` + strconv.Itoa(i/2+1) + ".</span>")
+		switch {
+		case r.Gomoku: // the number stays on the move's line
+			b.WriteString(`<span class="mc"><span class="mute mn">` + strconv.Itoa(i+1) + ".</span>")
+		case i%2 == 0:
+			b.WriteString(`<span class="mute mn">` + strconv.Itoa(i/2+1) + `.</span><span class="mc">`)
+		default:
+			b.WriteString(`<span class="mc">`)
 		}
-		b.WriteString(`<span class="mc"><a id="mv-` + strconv.Itoa(i+1) + `" href="#ply-` + strconv.Itoa(i+1) + `">` + template.HTMLEscapeString(mv))
+		b.WriteString(`<a id="mv-` + strconv.Itoa(i+1) + `" href="#ply-` + strconv.Itoa(i+1) + `">` + template.HTMLEscapeString(mv))
 		if i < len(grades) {
 			b.WriteString(tagMark(grades[i].Tag))
 		}
