@@ -121,8 +121,26 @@ func checkGamePages(t *testing.T, bin string, in Input, shots string) {
 			}
 		}
 	}
+	// The head-to-head pages the game pages link, for their id column.
+	h2h := map[string]bool{}
+	for _, s := range in.States {
+		if !folded(s) || !s.Accepted {
+			continue
+		}
+		if p := h2hPath(s.First, s.Second); p != "" && !h2h[p] {
+			h2h[p] = true
+			for _, sc := range screens {
+				br.openAt(t, srv.URL+"/"+p, sc.width, sc.height)
+				var broken []string
+				br.eval(t, brokenWords, &broken)
+				for _, w := range broken {
+					t.Errorf("%s at %d px: word broken over lines: %s", p, sc.width, w)
+				}
+			}
+		}
+	}
 	if pages < 5 {
 		t.Fatalf("only %d game pages", pages)
 	}
-	t.Logf("%d game pages; the lowest board top: %.0f px at 1280x800, %.0f px at 390x844", pages, worst[1280], worst[390])
+	t.Logf("%d game pages, %d head-to-head pages; the lowest board top: %.0f px at 1280x800, %.0f px at 390x844", pages, len(h2h), worst[1280], worst[390])
 }
