@@ -121,26 +121,35 @@ func checkGamePages(t *testing.T, bin string, in Input, shots string) {
 			}
 		}
 	}
-	// The head-to-head pages the game pages link, for their id column.
-	h2h := map[string]bool{}
+	h2h := checkH2HPages(t, br, srv.URL, in)
+	if pages < 5 {
+		t.Fatalf("only %d game pages", pages)
+	}
+	t.Logf("%d game pages, %d head-to-head pages; the lowest board top: %.0f px at 1280x800, %.0f px at 390x844", pages, h2h, worst[1280], worst[390])
+}
+
+// checkH2HPages checks the words of the head-to-head pages the game pages
+// of in link (their id column), and returns how many there are.
+func checkH2HPages(t *testing.T, br *browser, base string, in Input) int {
+	t.Helper()
+	seen := map[string]bool{}
 	for _, s := range in.States {
 		if !folded(s) || !s.Accepted {
 			continue
 		}
-		if p := h2hPath(s.First, s.Second); p != "" && !h2h[p] {
-			h2h[p] = true
-			for _, sc := range screens {
-				br.openAt(t, srv.URL+"/"+p, sc.width, sc.height)
-				var broken []string
-				br.eval(t, brokenWords, &broken)
-				for _, w := range broken {
-					t.Errorf("%s at %d px: word broken over lines: %s", p, sc.width, w)
-				}
+		p := h2hPath(s.First, s.Second)
+		if p == "" || seen[p] {
+			continue
+		}
+		seen[p] = true
+		for _, sc := range screens {
+			br.openAt(t, base+"/"+p, sc.width, sc.height)
+			var broken []string
+			br.eval(t, brokenWords, &broken)
+			for _, w := range broken {
+				t.Errorf("%s at %d px: word broken over lines: %s", p, sc.width, w)
 			}
 		}
 	}
-	if pages < 5 {
-		t.Fatalf("only %d game pages", pages)
-	}
-	t.Logf("%d game pages, %d head-to-head pages; the lowest board top: %.0f px at 1280x800, %.0f px at 390x844", pages, len(h2h), worst[1280], worst[390])
+	return len(seen)
 }
