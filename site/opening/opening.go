@@ -18,6 +18,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 
@@ -142,6 +144,74 @@ func Parse(r io.Reader) (*Table, error) {
 	}
 	t.digest = hex.EncodeToString(h.Sum(nil))
 	return t, nil
+}
+
+// Derive turns Lichess's files (a.tsv to e.tsv: eco, name, pgn, with that
+// header) into the derived form Parse reads, each line with the EPD its
+// moves reach. A line whose moves do not play is an error naming its file
+// and line, never skipped.
+func Derive(w io.Writer, files map[string]io.Reader, names []string) error {
+	bw := bufio.NewWriter(w)
+	bw.WriteString(Header + "\n")
+	for _, name := range names {
+		if err := deriveFile(bw, files[name], name); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
+}
+
+func deriveFile(w *bufio.Writer, r io.Reader, name string) error {
+	if r == nil {
+		return fmt.Errorf("opening: no file %s", name)
+	}
+	sc := bufio.NewScanner(r)
+	n := 0
+	for sc.Scan() {
+		n++
+		f := strings.Split(sc.Text(), "\t")
+		if n == 1 {
+			if sc.Text() != "eco\tname\tpgn" {
+				return fmt.Errorf("opening: %s: header %q, want eco, name, pgn", name, sc.Text())
+			}
+			continue
+		}
+		if len(f) != 3 || f[0] == "" || f[1] == "" {
+			return fmt.Errorf("opening: %s:%d: want eco, name and pgn, got %q", name, n, sc.Text())
+		}
+		epd, _, err := Replay(f[2])
+		if err != nil {
+			return fmt.Errorf("opening: %s:%d: %w", name, n, err)
+		}
+		w.WriteString(f[0] + "\t" + f[1] + "\t" + f[2] + "\t" + epd + "\n")
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("opening: %s: %w", name, err)
+	}
+	return nil
+}
+
+// LichessFiles are the names of Lichess's files, in ECO volume order.
+var LichessFiles = []string{"a.tsv", "b.tsv", "c.tsv", "d.tsv", "e.tsv"}
+
+// LoadLichess derives a table from a directory holding Lichess's files,
+// for a build that ships no data/openings.tsv but has the Lichess files
+// at hand (a checkout of lichess-org/chess-openings).
+func LoadLichess(dir string) (*Table, error) {
+	files := map[string]io.Reader{}
+	for _, name := range LichessFiles {
+		f, err := os.Open(filepath.Join(dir, name))
+		if err != nil {
+			return nil, fmt.Errorf("opening: %w", err)
+		}
+		defer f.Close()
+		files[name] = f
+	}
+	var b strings.Builder
+	if err := Derive(&b, files, LichessFiles); err != nil {
+		return nil, err
+	}
+	return Parse(strings.NewReader(b.String()))
 }
 
 //go:embed data

@@ -3,6 +3,9 @@ package opening
 import (
 	"bufio"
 	"errors"
+	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -132,5 +135,44 @@ func TestShippedTable(t *testing.T) {
 	}
 	if Default().Len() != tb.Len() {
 		t.Error("Default is not the shipped table")
+	}
+}
+
+// TestLoadLichess derives a table from files in Lichess's format, as the
+// generator does, and refuses a line that does not play, naming it.
+func TestLoadLichess(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("eco\tname\tpgn\n"+body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, name := range LichessFiles {
+		write(name, "")
+	}
+	write("b.tsv", "B00\tKing's Pawn Game\t1. e4\n")
+	write("c.tsv", "C20\tKing's Pawn Game\t1. e4 e5\nC40\tKing's Knight Opening\t1. e4 e5 2. Nf3\n")
+	tb, err := LoadLichess(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o, ply, ok := tb.Match(epds(t, "e4", "e5", "Nf3", "Nc6")); !ok || o.ECO != "C40" || ply != 3 {
+		t.Errorf("Match = %+v at ply %d, want C40 at ply 3", o, ply)
+	}
+	if tb.Len() != 3 || tb.Digest() == "" {
+		t.Errorf("%d positions, digest %q", tb.Len(), tb.Digest())
+	}
+	write("d.tsv", "D00\tQueen's Pawn Game\t1. d4 d4\n")
+	if _, err := LoadLichess(dir); err == nil || !strings.Contains(err.Error(), "d.tsv:2") {
+		t.Errorf("an illegal line: %v, want an error naming d.tsv:2", err)
+	}
+	os.Remove(filepath.Join(dir, "e.tsv"))
+	if _, err := LoadLichess(dir); err == nil {
+		t.Error("a missing file is not an error")
+	}
+	var b strings.Builder
+	if err := Derive(&b, map[string]io.Reader{"a.tsv": strings.NewReader("eco,name,pgn\n")}, []string{"a.tsv"}); err == nil {
+		t.Error("a file with another header is accepted")
 	}
 }
