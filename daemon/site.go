@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"time"
 	"vesper/analysis"
 	"vesper/match"
 	"vesper/ratings"
@@ -15,20 +16,40 @@ import (
 // (daemon "") is the key of the store's outbox, and its profile the one it
 // published there when no newer one came back from a relay.
 func BuildSite(ctx context.Context, st *store.Store, out, daemon string, listAll bool, now int64) (site.Stats, error) {
-	return buildFull(ctx, st, out, daemon, listAll, false, DefaultLimits().DormantAfter, now, nil)
+	return buildFull(ctx, st, out, daemon, siteShow{listAll: listAll, dormantAfter: DefaultLimits().DormantAfter}, now)
 }
 
-// buildFull is BuildSite; analysing says that the caller grades finished
-// games, so that one without its analysis yet reads "being analysed", and
-// dormantAfter is the daemon's grace (Limits.DormantAfter), after which
-// the site shows a game in progress as abandoned, and house the running
-// house's verdicts on the challenges it could accept (nil: none known).
-func buildFull(ctx context.Context, st *store.Store, out, daemon string, listAll, analysing bool, dormantAfter, now int64, house map[string]site.HouseVerdict) (site.Stats, error) {
-	in, err := siteInput(ctx, st, daemon, listAll, now)
+// siteShow is what a daemon's builds show besides the store: listAll
+// lists every account; analysing says that the daemon grades finished
+// games, so that one without its analysis yet reads "being analysed";
+// dormantAfter is its grace (Limits.DormantAfter), after which the site
+// shows a game in progress as abandoned; strength is how its house plays
+// (houseStrength), "" when it is not known; house is the running house's
+// verdicts on the challenges it could accept (nil: none known).
+type siteShow struct {
+	listAll, analysing bool
+	dormantAfter       int64
+	strength           string
+	house              map[string]site.HouseVerdict
+}
+
+func (sh siteShow) apply(in *site.Input) {
+	in.Analysing, in.DormantAfter, in.HouseStrength, in.HouseOpen = sh.analysing, sh.dormantAfter, sh.strength, sh.house
+}
+
+// houseStrength is the house engine's strength as its game pages say it:
+// the search time per move the daemon gives it (Config.Think).
+func houseStrength(think time.Duration) string {
+	return think.String() + " of search per move"
+}
+
+// buildFull is BuildSite with what sh says.
+func buildFull(ctx context.Context, st *store.Store, out, daemon string, sh siteShow, now int64) (site.Stats, error) {
+	in, err := siteInput(ctx, st, daemon, sh.listAll, now)
 	if err != nil {
 		return site.Stats{}, err
 	}
-	in.Analysing, in.DormantAfter, in.HouseOpen = analysing, dormantAfter, house
+	sh.apply(&in)
 	ids, err := st.MatchIDs(ctx)
 	if err != nil {
 		return site.Stats{}, err

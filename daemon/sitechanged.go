@@ -143,6 +143,12 @@ func (n *Daemon) recordsFromSite(ctx context.Context, o Options, now int64) erro
 	return err
 }
 
+// siteShow is what this daemon's site builds show besides the store.
+func (n *Daemon) siteShow(o Options, now int64) siteShow {
+	return siteShow{listAll: o.ListAll, analysing: n.analyst != nil, dormantAfter: n.lim.DormantAfter,
+		strength: houseStrength(n.think), house: n.housePlan(now)}
+}
+
 // buildSite builds the site from the matches ids that changed since the
 // previous build of this run, or in full (first, and the site has no
 // previous build to start from). full reports which it did, changed how
@@ -162,24 +168,24 @@ func (n *Daemon) buildSite(ctx context.Context, o Options, ids []string, first b
 		}
 	}
 	if !first {
-		stats, err = siteUpdate(ctx, n.st, o.SiteDir, n.self, o.ListAll, n.analyst != nil, n.lim.DormantAfter, now, ids, n.housePlan(now))
+		stats, err = siteUpdate(ctx, n.st, o.SiteDir, n.self, n.siteShow(o, now), now, ids)
 		if !errors.Is(err, site.ErrNoPrevious) {
 			return stats, false, len(ids), err
 		}
 	}
-	stats, err = buildFull(ctx, n.st, o.SiteDir, n.self, o.ListAll, n.analyst != nil, n.lim.DormantAfter, now, n.housePlan(now))
+	stats, err = buildFull(ctx, n.st, o.SiteDir, n.self, n.siteShow(o, now), now)
 	return stats, true, 0, err
 }
 
 // siteUpdate updates the site at out: the matches ids are folded again
 // from the store, every other one is carried over from the previous build
 // (site.Update); the output equals siteFromStore's.
-func siteUpdate(ctx context.Context, st *store.Store, out, daemon string, listAll, analysing bool, dormantAfter, now int64, ids []string, house map[string]site.HouseVerdict) (site.Stats, error) {
-	in, err := siteInput(ctx, st, daemon, listAll, now)
-	in.Analysing, in.DormantAfter, in.HouseOpen = analysing, dormantAfter, house
+func siteUpdate(ctx context.Context, st *store.Store, out, daemon string, sh siteShow, now int64, ids []string) (site.Stats, error) {
+	in, err := siteInput(ctx, st, daemon, sh.listAll, now)
 	if err != nil {
 		return site.Stats{}, err
 	}
+	sh.apply(&in)
 	load := func(id string) (*match.State, map[string]int64, error) {
 		return foldOne(ctx, st, id)
 	}

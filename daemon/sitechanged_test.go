@@ -117,7 +117,9 @@ func TestDaemonSiteFromChanges(t *testing.T) {
 		fresh := filepath.Join(t.TempDir(), "site")
 		// BuildSite with the running house's verdicts on the open
 		// challenges, which a build from the store alone cannot know.
-		stats, err := buildFull(ctx, st, fresh, n.self, o.ListAll, false, DefaultLimits().DormantAfter, now, n.housePlan(now))
+		sh := n.siteShow(o, now)
+		sh.analysing = false
+		stats, err := buildFull(ctx, st, fresh, n.self, sh, now)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -292,7 +294,7 @@ func benchSiteChanged(b *testing.B, fx benchfx.Fixture) {
 		// Challenges that hold no valid match have no card, so they are
 		// always folded again (a few events each).
 		b.ReportMetric(float64(len(stale)), "restart-folded")
-		_, err = siteUpdate(ctx, st, out, "", true, false, DefaultLimits().DormantAfter, benchfx.End, stale, nil)
+		_, err = siteUpdate(ctx, st, out, "", siteShow{listAll: true, dormantAfter: DefaultLimits().DormantAfter}, benchfx.End, stale)
 		return err
 	})
 	b.StopTimer()
@@ -316,7 +318,7 @@ func benchSiteChanged(b *testing.B, fx benchfx.Fixture) {
 	}
 	b.StartTimer()
 	measure("update-200", func() error {
-		_, err := siteUpdate(ctx, st, out, "", true, false, DefaultLimits().DormantAfter, benchfx.End, touched, nil)
+		_, err := siteUpdate(ctx, st, out, "", siteShow{listAll: true, dormantAfter: DefaultLimits().DormantAfter}, benchfx.End, touched)
 		return err
 	})
 }

@@ -15,6 +15,7 @@ import (
 	"vesper/match"
 	"vesper/nostr"
 	"vesper/ratings"
+	"vesper/site/opening"
 )
 
 // DaemonAcceptDelay is how long an open challenge waits before the daemon
@@ -125,6 +126,13 @@ type Input struct {
 	// (a build from the store alone, with no daemon deciding): the index
 	// says only when section 3 lets the house accept.
 	HouseOpen map[string]HouseVerdict
+	// HouseStrength says how strong the house's built-in engine plays, as
+	// the daemon configures it ("2s of search per move"); its games' pages
+	// say so. "": the pages say only that it plays with its engine.
+	HouseStrength string
+	// Openings names chess openings on game pages and in PGNs; nil is the
+	// table shipped with vesper (opening.Default).
+	Openings *opening.Table
 }
 
 // Stats counts the files of a build: Written were rendered and written,
@@ -216,6 +224,10 @@ type builder struct {
 	// houseName is the house's profile name, which other names must not
 	// imitate.
 	houseName string
+	// cross is the rated games by kind and pair, for the crosstables.
+	cross map[string]map[[2]string][]ratings.Game
+	// openings names chess openings (Input.Openings).
+	openings *opening.Table
 }
 
 // kinds are the game kinds in the order pages show them.
@@ -236,6 +248,9 @@ func newBuilder(in Input) (*builder, error) {
 		b.params = ratings.LichessParams()
 	}
 	b.renderID = renderID(tpl.source)
+	if b.openings = in.Openings; b.openings == nil {
+		b.openings = opening.Default()
+	}
 	if in.Daemon != "" {
 		b.houseName = cleanLine(in.Profiles[in.Daemon].Name, maxName)
 	}
@@ -271,6 +286,11 @@ func (b *builder) index() {
 // rate computes the rating tables (from in.Ratings, else from
 // in.RatingGames).
 func (b *builder) rate() {
+	games := b.in.RatingGames
+	if games == nil {
+		games = cardGames(b.cards)
+	}
+	b.cross = crossIndex(games)
 	for _, kind := range kinds {
 		t, ok := b.in.Ratings[kind]
 		if !ok && len(b.in.RatingGames[kind]) > 0 {

@@ -191,8 +191,15 @@ func (b *browser) eval(t *testing.T, script string, out any) {
 // until the document has loaded.
 func (b *browser) open(t *testing.T, url string, width int) {
 	t.Helper()
+	b.openAt(t, url, width, 900)
+}
+
+// openAt is open with a window height, for what must be on the first
+// screen.
+func (b *browser) openAt(t *testing.T, url string, width, height int) {
+	t.Helper()
 	b.call(t, "Emulation.setDeviceMetricsOverride", map[string]any{
-		"width": width, "height": 900, "deviceScaleFactor": 1, "mobile": width < 600}, nil)
+		"width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600}, nil)
 	// The mark is on the old document's window; the new document has none.
 	b.eval(t, `window.vesperOld = true`, nil)
 	b.call(t, "Page.navigate", map[string]any{"url": url}, nil)

@@ -47,6 +47,18 @@
 // h/<a>-<b>.html is every game between two players, linked from their
 // match pages.
 //
+// Game pages (issue 26, gamepage.go). A match page opens as a Lichess
+// reader expects: the players with their ratings at the game, the result,
+// the opening (ECO code and name of the latest position the opening table
+// knows, site/opening; Input.Openings) and the board, beside the moves
+// with the time each took (created_at since the previous counted move, or
+// the accept). Below: how the result became final, what a house game is
+// (Input.HouseStrength), the crosstable of the two players over their
+// rated games of that kind (the rated games the build already holds, so
+// Build, BuildEach and Update agree, and a new result renders their other
+// pages again), the analysis with the evaluation graph as navigation (a
+// link per ply), and the keys, ids, nevent and files in a <details> block.
+//
 // References (NIP-19, issue 19). Each match page names its challenge as
 // an nevent with the challenger as author and up to three relays that
 // delivered it (Input.Relays) as hints, as text to copy into a client.

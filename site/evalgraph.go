@@ -15,7 +15,7 @@ import (
 const (
 	egW, egH = 400, 170
 	egL, egR = 50, 392
-	egT, egB = 8, 138
+	egT, egB = 8, 132
 )
 
 // whiteWin is White's Win% after ply n of a graded game (n = 0: the start).
@@ -55,9 +55,14 @@ var egDot = map[analysis.Tag]string{
 // evalGraph draws White's winning chances over the game as inline SVG:
 // the light area is White's share and the dark one Black's, the line is
 // the evaluation after each ply, dots mark inaccuracies, mistakes and
-// blunders. The title and description say the same in words for a screen
-// reader. It is built from numbers, the replay's own move labels and the
-// engine's name, the last two escaped. No script, nothing loaded.
+// blunders, and the axis is numbered by move. Each ply is a link to its
+// position in the replay (#ply-N), titled with its move and White's
+// chances, so the graph navigates the game as Lichess's does; the move
+// list beside the board is the same navigation with larger targets. The
+// legend is HTML beside the graph. The title and description say the
+// same in words for a screen reader. It is built from numbers, the
+// replay's own move labels and the engine's name, the last two escaped.
+// No script, nothing loaded.
 func evalGraph(moves []analysis.Move, r *replay, engine string) template.HTML {
 	n := len(moves)
 	if n == 0 {
@@ -72,8 +77,8 @@ func evalGraph(moves []analysis.Move, r *replay, engine string) template.HTML {
 	}
 
 	var b strings.Builder
-	b.WriteString(`<svg class="evalgraph" viewBox="0 0 ` + strconv.Itoa(egW) + " " + strconv.Itoa(egH) +
-		`" role="img" aria-labelledby="eg-title" aria-describedby="eg-desc">`)
+	b.WriteString(`<div class="eggrid"><svg class="evalgraph" viewBox="0 0 ` + strconv.Itoa(egW) + " " + strconv.Itoa(egH) +
+		`" role="group" aria-labelledby="eg-title" aria-describedby="eg-desc">`)
 	b.WriteString(`<title id="eg-title">Evaluation graph: White&#39;s winning chances after each ply</title>`)
 	b.WriteString(`<desc id="eg-desc">` + template.HTMLEscapeString(evalDesc(moves, r, engine)) + `</desc>`)
 	b.WriteString(`<rect class="eg-bk" x="` + strconv.Itoa(egL) + `" y="` + strconv.Itoa(egT) +
@@ -93,11 +98,54 @@ func evalGraph(moves []analysis.Move, r *replay, engine string) template.HTML {
 	text(egL-5, egT+11, "end", "White")
 	text(egL-5, egB, "end", "Black")
 	text(egL-5, y(50)+4, "end", "50%")
-	last := (n + 1) / 2 // the full move of the last ply
-	text(egL, egH-10, "start", "start")
-	text(egR, egH-10, "end", "move "+strconv.Itoa(last))
+	egMoveAxis(&b, n, x, text)
+	egPlyLinks(&b, moves, r, x)
 	b.WriteString(`</svg>`)
+	b.WriteString(egLegend)
+	b.WriteString(`</div>`)
 	return template.HTML(b.String())
+}
+
+// egLegend is the graph's key, beside it.
+const egLegend = `<ul class="eglegend"><li><span class="sw-w"></span>White&#39;s winning chances</li>` +
+	`<li><span class="sw-k"></span>Black&#39;s</li><li><span class="sw-i"></span>inaccuracy</li>` +
+	`<li><span class="sw-m"></span>mistake</li><li><span class="sw-b"></span>blunder</li>` +
+	`<li class="mute">Pick a point to see its position.</li></ul>`
+
+// egMoveAxis numbers the x-axis by full move (White's ply of each move),
+// at a round step that leaves room for the labels, and names it.
+func egMoveAxis(b *strings.Builder, n int, x func(int) float64, text func(tx, ty float64, anchor, s string)) {
+	last := (n + 1) / 2 // the full move of the last ply
+	step := int(niceStep(float64(last) / 6))
+	step = max(step, 1)
+	for mv := step; mv <= last; mv += step {
+		px := x(2*mv - 1)
+		b.WriteString(`<path class="eg-tk" d="M` + num1(px) + " " + strconv.Itoa(egB) + "v4" + `"/>`)
+		text(px, egB+17, "middle", strconv.Itoa(mv))
+	}
+	text(egL, egH-4, "start", "move")
+}
+
+// egPlyLinks covers the plot with one link per position, ply 0 (the
+// start) to n, each as wide as a ply and titled with its move and
+// White's chances there.
+func egPlyLinks(b *strings.Builder, moves []analysis.Move, r *replay, x func(int) float64) {
+	n := len(moves)
+	half := (x(1) - x(0)) / 2
+	for i := 0; i <= n; i++ {
+		lo, hi := math.Max(egL, x(i)-half), math.Min(egR, x(i)+half)
+		label := "Start"
+		if i > 0 {
+			label = "Ply " + strconv.Itoa(i)
+			if r != nil && i < len(r.Steps) {
+				label = "After " + r.Steps[i].Label
+			}
+		}
+		k := strconv.Itoa(i)
+		b.WriteString(`<a href="#ply-` + k + `"><title>` + template.HTMLEscapeString(label) + ": White " +
+			pctText(whiteWin(moves, i)) + `</title><rect x="` + num1(lo) + `" y="` + strconv.Itoa(egT) +
+			`" width="` + num1(hi-lo) + `" height="` + strconv.Itoa(egB-egT) + `"/></a>`)
+	}
 }
 
 // evalDesc is the graph's text for those who cannot see it: the chances at

@@ -128,6 +128,9 @@ func newFixture(t testing.TB) *fixture {
 		},
 	}
 	f.in.RatingGames = RatingGames(states)
+	// Openings from a table written here, so that no page depends on the
+	// shipped one; the house's strength as the daemon says it.
+	f.in.Openings, f.in.HouseStrength = testOpenings(t), "2s of search per move"
 	// The relays that delivered each challenge, as the store records them:
 	// spelled in several ways, with a duplicate, a local relay, things
 	// that are no relay URL and more than an nevent names.

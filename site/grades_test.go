@@ -215,7 +215,7 @@ func TestAnalysisPages(t *testing.T) {
 	t.Run("chess", func(t *testing.T) {
 		mate := page("mate")
 		has(t, "the mate page", mate,
-			`<svg class="evalgraph"`, `role="img" aria-labelledby="eg-title" aria-describedby="eg-desc"`,
+			`<svg class="evalgraph"`, `role="group" aria-labelledby="eg-title" aria-describedby="eg-desc"`, `<a href="#ply-4"><title>After 2... Qh4#: White 0%</title>`,
 			`<desc id="eg-desc">From Stockfish 17&#39;s evaluation`, "Blunders: 2. g4.",
 			`g4<abbr class="gm g-blunder" title="blunder">??</abbr>`,
 			`<p class="grade"><span class="tag g-blunder">blunder</span> · <span class="nw">best was Nc3</span> · <span class="nw">evaluation −0.45 → #−1</span>`,
@@ -223,7 +223,7 @@ func TestAnalysisPages(t *testing.T) {
 			`<tr><th>Average centipawn loss</th><td class="n">510</td><td class="n">0</td></tr>`,
 			`<tr><th>Blunders</th><td class="n">1</td><td class="n">0</td></tr>`,
 			"an <strong>inaccuracy</strong> at least "+drop(analysis.InaccuracyDrop)+", a <strong>mistake</strong> at least "+drop(analysis.MistakeDrop)+", a <strong>blunder</strong> at least "+drop(analysis.BlunderDrop)+".",
-			`<bdi class="nm">Stockfish 17</bdi> (version <code class="id">sf_17 x86-64-bmi2</code>) at depth 18`,
+			`<bdi class="nm">Stockfish 17</bdi> (version <code><bdi>sf_17 x86-64-bmi2</bdi></code>) at depth 18`,
 			`<a href="`+f.ids["mate"]+`.analysis.json">analysis.json</a>`)
 		data, err := os.ReadFile(filepath.Join(out, analysisPath(f.ids["mate"])))
 		if err != nil || !bytes.Equal(data, analysisJSON(f.in.Analyses[f.ids["mate"]])) {

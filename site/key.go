@@ -74,7 +74,9 @@ func matchClock(c *card, now int64) clock {
 // matchKey hashes every input of a match's files: the events (their ids fix
 // their content) and their seen_at entries (card.Events), the clock flags,
 // the analysis (card.Analysis), the nevent's relay hints, the profiles of
-// every account shown and the daemon's key.
+// every account shown, the daemon's key (and its strength, on its
+// games), the crosstable's
+// games and the opening table.
 func (b *builder) matchKey(c *card) string {
 	h := sha256.New()
 	var n [8]byte
@@ -97,6 +99,17 @@ func (b *builder) matchKey(c *card) string {
 		}
 	}
 	str(c.Events)
+	// The crosstable: the pair's rated games; the opening table; the
+	// house's strength, on its games.
+	if c.Accepted {
+		for _, g := range b.cross[c.Kind][pairKey(c.First, c.Second)] {
+			str(g.Match + g.Result)
+		}
+	}
+	str(b.openings.Digest())
+	if d := b.in.Daemon; d != "" && (c.First == d || c.Second == d) {
+		str(b.in.HouseStrength)
+	}
 	hints := b.hints(c) // the nevent on the page
 	str(strconv.Itoa(len(hints)))
 	for _, h := range hints {

@@ -49,7 +49,7 @@ const layoutCheck = `(() => {
   for (let n; (n = walker.nextNode()); ) {
     const el = n.parentElement;
     if (!el || el.closest(mayBreak) || !shown(el)) continue;
-    const re = /\S+/g;
+    const re = /[^\s-]+-?/g; // a line may end after a hyphen
     for (let m; (m = re.exec(n.textContent)); ) {
       range.setStart(n, m.index);
       range.setEnd(n, m.index + m[0].length);
@@ -64,7 +64,7 @@ const layoutCheck = `(() => {
   const W = document.documentElement.clientWidth;
   if (document.documentElement.scrollWidth > W + 1)
     problems.push("page " + document.documentElement.scrollWidth + " px wide in a " + W + " px window");
-  return {problems, links: [...document.querySelectorAll("a[href]")].map(a => a.href), ids: [...document.querySelectorAll("[id]")].map(e => e.id)};
+  return {problems, links: [...document.querySelectorAll("a[href]")].map(a => new URL(a.getAttribute("href"), document.baseURI).href), ids: [...document.querySelectorAll("[id]")].map(e => e.id)};
 })()`
 
 // staticFiles serves the built site as a plain web server would, without

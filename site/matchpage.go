@@ -61,6 +61,14 @@ type matchPage struct {
 	Talk talkView
 	// H2H links the two players' head-to-head series, "" before an accept.
 	H2H string
+	// Opening names a chess game's opening (nil: none known), Times is
+	// how long each counted move took, House what a house game is (nil:
+	// not one) and Cross the two players' crosstable (nil before an
+	// accept).
+	Opening *openingView
+	Times   []int64
+	House   *houseView
+	Cross   *crossView
 	// rep is the reveal check the page and reasoning.json show.
 	rep reveal.Report
 }
@@ -187,6 +195,7 @@ func (b *builder) matchView(s *match.State, seenAt map[string]int64, g *analysis
 	v.Hints = b.hints(c)
 	v.Nevent = nevent(c, v.Hints)
 	v.players(s)
+	v.Times = moveTimes(s)
 	b.movesAndGrades(s, c, g, v)
 	if s.Final {
 		v.FirstRating = b.ratingAt(s.Kind, s.First, s.Match)
@@ -197,8 +206,10 @@ func (b *builder) matchView(s *match.State, seenAt map[string]int64, g *analysis
 	v.HouseMay = v.Clock.Status == match.StatusOpen && s.Invitee == "" && b.in.Daemon != "" && s.First != b.in.Daemon
 	v.HouseWont = b.houseWont(s.Match)
 	if s.Kind == nostr.GameChess {
-		v.PGN = matchPGN(s, v.Replay.Moves, v.First, v.Second, v.FirstRating, v.SecondRating)
+		v.Opening = openingAt(b.openings, v.Replay.EPDs)
+		v.PGN = matchPGN(s, v.Replay.Moves, v.First, v.Second, v.FirstRating, v.SecondRating, v.Opening)
 	}
+	v.House = b.houseGame(s)
 	b.finality(s, v)
 	b.eventRows(s, seenAt, v)
 	v.rep = reveal.Check(s, s.Reveals)
@@ -207,6 +218,7 @@ func (b *builder) matchView(s *match.State, seenAt map[string]int64, g *analysis
 		if p := h2hPath(s.First, s.Second); p != "" {
 			v.H2H = matchRoot + p
 		}
+		v.Cross = b.crosstable(s.Kind, s.Match, s.First, s.Second)
 	}
 	if c == nil || !c.Reasoning {
 		v.Talk.Href = "" // the card decides which files there are
@@ -261,7 +273,7 @@ func (b *builder) movesAndGrades(s *match.State, c *card, g *analysis.Game, v *m
 		v.Legend = marksLegend(grades, v.Replay.Gomoku)
 	}
 	v.Grades = b.gradesFor(c, g, &v.Replay)
-	v.Steps, v.MovesHTML, v.Highlight = v.Replay.stepsHTML(grades), v.Replay.movesHTML(grades), v.Replay.highlightCSS()
+	v.Steps, v.MovesHTML, v.Highlight = v.Replay.stepsHTML(grades), v.Replay.movesHTML(grades, v.Times), v.Replay.highlightCSS()
 }
 
 // finality says how the result became final (section 2, "What final

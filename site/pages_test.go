@@ -233,7 +233,7 @@ func TestGamePage(t *testing.T) {
 	}
 	five := readPage(t, out, "m/"+f.ids["five"]+".html")
 	for _, want := range []string{
-		`<span class="mute">8.</span><a id="mv-8" href="#ply-8">a4</a> <span class="mute">9.</span><a id="mv-9" href="#ply-9">l8<abbr class="gm g-best" title="best move">★</abbr></a>`,
+		`<span class="mc"><span class="mute mn">8.</span><a id="mv-8" href="#ply-8">a4</a><span class="tm">30s</span></span> <span class="mc"><span class="mute mn">9.</span><a id="mv-9" href="#ply-9">l8<abbr class="gm g-best" title="best move">★</abbr></a><span class="tm">30s</span></span>`,
 		`After 9. l8`, `<path class="win" d="M8 8L12 8"/>`,
 	} {
 		if !strings.Contains(five, want) {

@@ -56,7 +56,7 @@ func (e *Exporter) PGN(s *match.State) (string, error) {
 		whiteElo = b.ratingAt(s.Kind, s.First, s.Match)
 		blackElo = b.ratingAt(s.Kind, s.Second, s.Match)
 	}
-	return matchPGN(s, sanMoves(s.Moves), white, black, whiteElo, blackElo), nil
+	return matchPGN(s, sanMoves(s.Moves), white, black, whiteElo, blackElo, openingOf(b.openings, s.Moves)), nil
 }
 
 // sanMoves is replayChess's Moves without its boards (most of its cost):
@@ -165,11 +165,11 @@ func pgnElo(r gameRating) string {
 
 // matchPGN renders the game with the Seven Tag Roster first (Event, Site,
 // Date, Round, White, Black, Result), then the match id, the players'
-// npubs and ratings, the result's reason, the PGN Termination and how the
+// npubs and ratings, the opening when the table names it (ECO, Opening), the result's reason, the PGN Termination and how the
 // result became final, then the movetext in SAN wrapped at 79 columns.
 // Every tag name is letters only, as chess.js reads them, and every line
 // is ASCII and under 80 columns (pgn.Write).
-func matchPGN(s *match.State, sans []string, white, black player, whiteElo, blackElo gameRating) string {
+func matchPGN(s *match.State, sans []string, white, black player, whiteElo, blackElo gameRating, op *openingView) string {
 	var tags []pgn.Tag
 	tag := func(name, value string) {
 		// Names come from profiles: cleaned to one short line first.
@@ -198,6 +198,10 @@ func matchPGN(s *match.State, sans []string, white, black player, whiteElo, blac
 	if whiteElo.Rated && blackElo.Rated {
 		tag("WhiteRatingDiff", strconv.Itoa(whiteElo.After-whiteElo.Before))
 		tag("BlackRatingDiff", strconv.Itoa(blackElo.After-blackElo.Before))
+	}
+	if op != nil { // as Lichess writes them, from the table site/opening names
+		tag("ECO", op.ECO)
+		tag("Opening", op.Name)
 	}
 	if s.Over {
 		tag("Reason", string(s.Reason))

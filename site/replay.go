@@ -10,6 +10,7 @@ import (
 	"vesper/match/chessjs"
 	"vesper/match/gomoku"
 	"vesper/nostr"
+	"vesper/site/opening"
 )
 
 // step is one position of the replay: Ply 0 is the start, Ply n the
@@ -31,6 +32,9 @@ type replay struct {
 	// page must still come out if it does: the replay stops there.
 	Err    string
 	Gomoku bool // moves are numbered one by one
+	// EPDs are the chess positions after each move (opening.EPD), which
+	// name the opening.
+	EPDs []string
 }
 
 // Final is the last position's board.
@@ -78,7 +82,9 @@ func replayChess(moves []string, defs template.HTML) replay {
 			break
 		}
 		n := i + 1
-		b := parseFEN(g.FEN())
+		fen := g.FEN()
+		r.EPDs = append(r.EPDs, opening.EPD(fen))
+		b := parseFEN(fen)
 		b.from, b.to = squareIndex(m.From), squareIndex(m.To)
 		if strings.HasSuffix(m.SAN, "+") || strings.HasSuffix(m.SAN, "#") {
 			b.check = b.kingSquare(n%2 == 0) // White is to move after an even ply
@@ -127,7 +133,7 @@ func replayGomoku(moves []string, defs template.HTML) replay {
 func gomokuLabel(n int, point string) string { return strconv.Itoa(n) + ". " + point }
 
 // stepsHTML renders the replay: one section per position, shown by CSS
-// :target (the last one when none is targeted), with links to the start,
+// :target (the last one when none is targeted), its board first, with links to the start,
 // the previous and next positions and the end, and the move's grade when
 // the game is analysed (grades: one per move, or nil). It is rendered here
 // rather than in the template because a long game has hundreds of them;
@@ -140,7 +146,11 @@ func (r *replay) stepsHTML(grades []analysis.Move) template.HTML {
 	b.Grow(len(r.Steps) * 1536)
 	for i, st := range r.Steps {
 		n := strconv.Itoa(st.Ply)
-		b.WriteString(`<section class="step" id="ply-` + n + `">` + "\n<h3>")
+		// The board first, as Lichess shows it: what the position is and
+		// the way to the next one follow it.
+		b.WriteString(`<section class="step" id="ply-` + n + `">` + "\n")
+		b.WriteString(string(st.Board))
+		b.WriteString("\n<h3>")
 		if st.Ply == 0 {
 			b.WriteString("Start")
 		} else {
@@ -150,37 +160,47 @@ func (r *replay) stepsHTML(grades []analysis.Move) template.HTML {
 		if st.Ply > 0 && st.Ply <= len(grades) {
 			b.WriteString(stepGrade(&grades[st.Ply-1], r.Gomoku))
 		}
-		b.WriteString(`<nav class="stepnav"><a href="#ply-0">« start</a>`)
+		// Not a <nav>: a landmark per position would be hundreds on a
+		// page; the replay's section is the one region.
+		b.WriteString(`<p class="stepnav"><a href="#ply-0">« start</a>`)
 		if i > 0 {
 			b.WriteString(`<a href="#ply-` + strconv.Itoa(st.Ply-1) + `">‹ previous</a>`)
 		}
 		if i < len(r.Steps)-1 {
 			b.WriteString(`<a href="#ply-` + strconv.Itoa(st.Ply+1) + `">next ›</a>`)
 		}
-		b.WriteString(`<a href="#ply-` + last + `">end »</a></nav>` + "\n")
-		b.WriteString(string(st.Board))
-		b.WriteString("\n</section>\n")
+		b.WriteString(`<a href="#ply-` + last + `">end »</a></p>` + "\n")
+		b.WriteString("</section>\n")
 	}
 	return template.HTML(b.String())
 }
 
 // movesHTML is the move list, each move a link to its position (id mv-N,
 // which highlightCSS marks) with its grade's mark (tagMark) when the game
-// is analysed. Chess is numbered by full move before White's moves; gomoku
-// numbers every move.
-func (r *replay) movesHTML(grades []analysis.Move) template.HTML {
+// is analysed, then the time it took (times: one per move, or nil), the
+// two kept on one line. Chess is numbered by full move before White's
+// moves, and the page sets it in rows as Lichess does (number, White,
+// Black); gomoku numbers every move and flows.
+func (r *replay) movesHTML(grades []analysis.Move, times []int64) template.HTML {
 	var b strings.Builder
 	for i, mv := range r.Moves {
-		if r.Gomoku {
-			b.WriteString(`<span class="mute">` + strconv.Itoa(i+1) + ".</span>")
-		} else if i%2 == 0 {
-			b.WriteString(`<span class="mute">` + strconv.Itoa(i/2+1) + ".</span>")
+		switch {
+		case r.Gomoku: // the number stays on the move's line
+			b.WriteString(`<span class="mc"><span class="mute mn">` + strconv.Itoa(i+1) + ".</span>")
+		case i%2 == 0:
+			b.WriteString(`<span class="mute mn">` + strconv.Itoa(i/2+1) + `.</span><span class="mc">`)
+		default:
+			b.WriteString(`<span class="mc">`)
 		}
 		b.WriteString(`<a id="mv-` + strconv.Itoa(i+1) + `" href="#ply-` + strconv.Itoa(i+1) + `">` + template.HTMLEscapeString(mv))
 		if i < len(grades) {
 			b.WriteString(tagMark(grades[i].Tag))
 		}
-		b.WriteString("</a> ")
+		b.WriteString("</a>")
+		if i < len(times) {
+			b.WriteString(`<span class="tm">` + spent(times[i]) + `</span>`)
+		}
+		b.WriteString("</span> ")
 	}
 	return template.HTML(b.String())
 }

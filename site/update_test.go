@@ -320,8 +320,10 @@ func testUpdateEqualsBuild(t *testing.T, a *analyses) {
 		f.games["talk"], f.ids["talk"] = g.m, g.m.ID
 		f.in.States = append(f.in.States, foldT(t, g.m))
 		refold(t, f, "talk")
-		if got := update(t, g.m.ID); !slices.Equal(got, []string{g.m.ID}) {
-			t.Errorf("loaded %v, want the new game", got)
+		// A new final game between two players changes the crosstable on
+		// the pages of their other games of that kind: those render again.
+		if got, want := update(t, g.m.ID), pairGames(f.in.States, g.m.ID); !slices.Equal(got, want) {
+			t.Errorf("loaded %v, want the new game and its players' others %v", got, want)
 		}
 		g.reveal(alice, g.signed+5, "", 0, 2)
 		refold(t, f, "talk")
@@ -471,4 +473,24 @@ func TestStale(t *testing.T) {
 	if err != nil || !slices.Equal(got, want) {
 		t.Errorf("Stale = %v, %v; want %v", got, err, want)
 	}
+}
+
+// pairGames is the match id and the ids of the other accepted games of
+// its kind between its two players, sorted: the pages a new final game
+// changes (their crosstable).
+func pairGames(states []*match.State, id string) []string {
+	var this *match.State
+	for _, s := range states {
+		if s.Match == id {
+			this = s
+		}
+	}
+	out := []string{id}
+	for _, s := range states {
+		if s.Match != id && s.Accepted && s.Kind == this.Kind && pairKey(s.First, s.Second) == pairKey(this.First, this.Second) {
+			out = append(out, s.Match)
+		}
+	}
+	slices.Sort(out)
+	return out
 }

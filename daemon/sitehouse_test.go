@@ -1,0 +1,23 @@
+package daemon
+
+import (
+	"testing"
+	"time"
+
+	"vesper/site"
+)
+
+// TestSiteShowsHouseStrength: the daemon's builds say how strong its
+// house plays, from the search time it gives its engine (issue 26), and
+// pass the rest of what they show unchanged.
+func TestSiteShowsHouseStrength(t *testing.T) {
+	n := &Daemon{think: 1500 * time.Millisecond, lim: Limits{DormantAfter: 3600}}
+	var in site.Input
+	n.siteShow(Options{ListAll: true}, 0).apply(&in)
+	if in.HouseStrength != "1.5s of search per move" || in.DormantAfter != 3600 || in.Analysing {
+		t.Errorf("site input: strength %q, dormant after %d, analysing %v", in.HouseStrength, in.DormantAfter, in.Analysing)
+	}
+	if got := houseStrength(2 * time.Second); got != "2s of search per move" {
+		t.Errorf("houseStrength(2s) = %q", got)
+	}
+}

@@ -1,0 +1,178 @@
+package opening
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"vesper/match/chessjs"
+)
+
+// small is a table written by hand in the derived form, so these tests do
+// not depend on the shipped file.
+func small(t *testing.T) *Table {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString(Header + "\n")
+	for _, l := range [][3]string{
+		{"B00", "King's Pawn Game", "1. e4"},
+		{"C20", "King's Pawn Game", "1. e4 e5"},
+		{"C40", "King's Knight Opening", "1. e4 e5 2. Nf3"},
+		{"C41", "Philidor Defense", "1. e4 e5 2. Nf3 d6"},
+		{"C44", "King's Pawn Game: Tayler Opening", "1. e4 e5 2. Nf3 Nc6 3. Be2"},
+		{"C99", "A longer line to the same position", "1. Nf3 e5 2. e4 d6"},
+	} {
+		epd, _, err := Replay(l[2])
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.WriteString(l[0] + "\t" + l[1] + "\t" + l[2] + "\t" + epd + "\n")
+	}
+	tb, err := Parse(strings.NewReader(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tb
+}
+
+func epds(t *testing.T, moves ...string) []string {
+	t.Helper()
+	g := chessjs.NewGame()
+	var out []string
+	for _, mv := range moves {
+		if _, err := g.Move(mv); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, EPD(g.FEN()))
+	}
+	return out
+}
+
+// TestMatch: the latest known position names the opening, transpositions
+// included, and the shorter of two lines to one position names it.
+func TestMatch(t *testing.T) {
+	tb := small(t)
+	cases := []struct {
+		name  string
+		moves []string
+		eco   string
+		ply   int
+	}{
+		{"one move", []string{"e2e4"}, "B00", 1},
+		{"out of book after 2", []string{"e2e4", "e7e5", "a2a3", "a7a6"}, "C20", 2},
+		{"Philidor by transposition", []string{"g1f3", "e7e5", "e2e4", "d7d6", "f1c4"}, "C41", 4},
+		{"Philidor in order", []string{"e4", "e5", "Nf3", "d6"}, "C41", 4},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			o, ply, ok := tb.Match(epds(t, c.moves...))
+			if !ok || o.ECO != c.eco || ply != c.ply {
+				t.Errorf("Match = %+v ply %d %v, want %s at ply %d", o, ply, ok, c.eco, c.ply)
+			}
+		})
+	}
+	if _, _, ok := tb.Match(epds(t, "d2d4")); ok {
+		t.Error("1. d4 is named by a table without it")
+	}
+	if _, _, ok := (*Table)(nil).Match(nil); ok {
+		t.Error("a nil table names an opening")
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	for _, in := range []string{
+		"",                              // no header
+		"eco\tname\tpgn\n",              // the Lichess header, not the derived one
+		Header + "\nC20\tKing's Pawn\n", // fields missing
+	} {
+		if _, err := Parse(strings.NewReader(in)); err == nil && in != "" {
+			t.Errorf("Parse(%q) accepted it", in)
+		}
+	}
+	if _, _, err := Replay("1. e4 e4"); err == nil {
+		t.Error("Replay accepted an illegal line")
+	}
+}
+
+// TestShippedTable replays every line of data/openings.tsv with
+// match/chessjs and checks the EPD beside it, so the shipped file cannot
+// drift from the generator or the rules. Without the file (it is data
+// fetched from Lichess, added by whoever ships vesper) there is nothing
+// to check.
+func TestShippedTable(t *testing.T) {
+	f, err := data.Open("data/openings.tsv")
+	if err != nil {
+		t.Skip(errNotShipped)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	n := 0
+	for sc.Scan() {
+		n++
+		if n == 1 {
+			continue
+		}
+		l := strings.Split(sc.Text(), "\t")
+		if len(l) != 4 {
+			t.Fatalf("line %d: %q", n, sc.Text())
+		}
+		epd, _, err := Replay(l[2])
+		if err != nil || epd != l[3] {
+			t.Errorf("line %d (%s %s): EPD %q, the moves reach %q (%v)", n, l[0], l[1], l[3], epd, err)
+		}
+	}
+	tb, err := shipped()
+	if errors.Is(err, errNotShipped) || tb.Len() < 3000 {
+		t.Fatalf("shipped table: %d positions, %v", tb.Len(), err)
+	}
+	o, _, ok := tb.Match(epds(t, "e2e4", "e7e5"))
+	if !ok || o.ECO != "C20" || o.Name != "King's Pawn Game" {
+		t.Errorf("1. e4 e5 is %+v, want C20 King's Pawn Game", o)
+	}
+	if Default().Len() != tb.Len() {
+		t.Error("Default is not the shipped table")
+	}
+}
+
+// TestLoadLichess derives a table from files in Lichess's format, as the
+// generator does, and refuses a line that does not play, naming it.
+func TestLoadLichess(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("eco\tname\tpgn\n"+body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, name := range LichessFiles {
+		write(name, "")
+	}
+	write("b.tsv", "B00\tKing's Pawn Game\t1. e4\n")
+	write("c.tsv", "C20\tKing's Pawn Game\t1. e4 e5\nC40\tKing's Knight Opening\t1. e4 e5 2. Nf3\n")
+	tb, err := LoadLichess(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o, ply, ok := tb.Match(epds(t, "e4", "e5", "Nf3", "Nc6")); !ok || o.ECO != "C40" || ply != 3 {
+		t.Errorf("Match = %+v at ply %d, want C40 at ply 3", o, ply)
+	}
+	if tb.Len() != 3 || tb.Digest() == "" {
+		t.Errorf("%d positions, digest %q", tb.Len(), tb.Digest())
+	}
+	write("d.tsv", "D00\tQueen's Pawn Game\t1. d4 d4\n")
+	if _, err := LoadLichess(dir); err == nil || !strings.Contains(err.Error(), "d.tsv:2") {
+		t.Errorf("an illegal line: %v, want an error naming d.tsv:2", err)
+	}
+	os.Remove(filepath.Join(dir, "e.tsv"))
+	if _, err := LoadLichess(dir); err == nil {
+		t.Error("a missing file is not an error")
+	}
+	var b strings.Builder
+	if err := Derive(&b, map[string]io.Reader{"a.tsv": strings.NewReader("eco,name,pgn\n")}, []string{"a.tsv"}); err == nil {
+		t.Error("a file with another header is accepted")
+	}
+}
