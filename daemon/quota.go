@@ -223,7 +223,8 @@ func (q *batchQuota) admitMatchEvent(ctx context.Context, it store.Incoming) (bo
 }
 
 // allowance is what author may add to match: the quota, or for one of its
-// two players the quota plus half the longest game of its kind. known
+// two players the quota plus the first player's share of the longest game
+// its rules allow (match.MaxPlies). known
 // says whether the match's players are known.
 func (q *batchQuota) allowance(ctx context.Context, id, author string) (int, bool, error) {
 	lim := q.n.lim.EventsPerAuthor
@@ -234,7 +235,7 @@ func (q *batchQuota) allowance(ctx context.Context, id, author string) (int, boo
 	if author != p.first && author != p.second {
 		return lim, p.second != "", nil
 	}
-	return lim + (maxPlies(p.kind)+1)/2, true, nil
+	return lim + (match.MaxPlies(p.kind)+1)/2, true, nil
 }
 
 // matchPlayers are a match's two players (second "" until accepted) and its
@@ -271,22 +272,6 @@ func (q *batchQuota) playersOf(ctx context.Context, id string) (matchPlayers, er
 		q.players[id] = p
 	}
 	return p, nil
-}
-
-// maxPlies bounds the board moves of a game of kind under its rules, all
-// of which end a game by themselves (PROTOCOL.md section 5): gomoku's
-// board has 225 points; chess ends at the fifty-move rule (a half-move
-// clock of 100), whose clock only a pawn move or a capture resets, and a
-// game has at most 96 pawn moves (8 pawns a side, 6 steps each) and 30
-// captures: 127 stretches of at most 100 plies between 126 resets.
-func maxPlies(kind string) int {
-	switch kind {
-	case nostr.GameGomoku:
-		return 15 * 15
-	case nostr.GameChess:
-		return 126 + 127*100
-	}
-	return 0
 }
 
 // pairCounts caches, per (match, author), the events the store holds, so
