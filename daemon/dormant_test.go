@@ -96,7 +96,7 @@ func TestDormantGameLeavesMemoryAndWakes(t *testing.T) {
 	}
 	met := newMetrics(func() int { return 0 })
 	met.statuses(n.statusCounts(ctx))
-	if got := gauge(t, met, "vesper_matches", "status", "dormant"); got != 2 {
+	if got := metric(t, met, "vesper_matches", "status", "dormant"); got != 2 {
 		t.Errorf(`vesper_matches{status="dormant"} = %v, want 2`, got)
 	}
 	// The house claims its timeout and rules on the request, two days late.
@@ -266,9 +266,9 @@ func (l *lockedLog) line(msg string) string {
 	return ""
 }
 
-// gauge reads the value of a gauge from the daemon's registry, -1 when it
-// has no series with that label.
-func gauge(t *testing.T, m *metrics, name, label, value string) float64 {
+// metric reads the value of a gauge or a counter from the daemon's
+// registry, -1 when it has no series with that label.
+func metric(t *testing.T, m *metrics, name, label, value string) float64 {
 	t.Helper()
 	families, err := m.reg.Gather()
 	if err != nil {
@@ -281,6 +281,9 @@ func gauge(t *testing.T, m *metrics, name, label, value string) float64 {
 		for _, s := range f.GetMetric() {
 			for _, l := range s.GetLabel() {
 				if l.GetName() == label && l.GetValue() == value {
+					if c := s.GetCounter(); c != nil {
+						return c.GetValue()
+					}
 					return s.GetGauge().GetValue()
 				}
 			}
