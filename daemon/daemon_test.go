@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"vesper/internal/testkit"
 	"vesper/relayd"
 	"vesper/store"
 )
@@ -30,10 +31,11 @@ func startRelays(t *testing.T, n int, opts relayd.Options) []*relayd.Relay {
 	return out
 }
 
-// waitFor polls cond until it holds, failing the test after d.
+// waitFor polls cond until it holds, failing the test after d scaled by
+// testkit.Scale: a loaded machine stretches every wait alike.
 func waitFor(t *testing.T, what string, d time.Duration, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(d)
+	deadline := time.Now().Add(testkit.Scale(d))
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)

@@ -212,7 +212,7 @@ func TestRunLeavesDormantGameAndWakesIt(t *testing.T) {
 	logs := &lockedLog{}
 	d := running(t, Config{Store: st, Relays: []string{rl.URL()}, Log: slog.New(slog.NewTextHandler(logs, nil)), Key: houseKey,
 		Arbiter: arbiter.DefaultConfig(), Clock: func() int64 { return now },
-		Run: Options{Tick: 50 * time.Millisecond, FirstSyncWait: time.Second}})
+		Run: Options{Tick: 50 * time.Millisecond, FirstSyncWait: testkit.Scale(time.Second)}})
 
 	waitFor(t, "the house's claim and ruling", 20*time.Second, func() bool {
 		a, errA := st.OutboxHas(ctx, "claim:"+w.house.ID+":1")
@@ -230,7 +230,7 @@ func TestRunLeavesDormantGameAndWakesIt(t *testing.T) {
 		t.Fatal(err)
 	}
 	claim := testkit.Sign(testkit.Key("alice"), nostr.NewResult(w.abandoned.ID, s.TimeoutWin(), now))
-	if ok := relay.Accepted(relay.Publish(ctx, []string{rl.URL()}, claim, 5*time.Second)); len(ok) == 0 {
+	if ok := relay.Accepted(relay.Publish(ctx, []string{rl.URL()}, claim, testkit.Scale(5*time.Second))); len(ok) == 0 {
 		t.Fatal("the relay refused the claim")
 	}
 	waitFor(t, "the claim making the abandoned game final", 20*time.Second, func() bool {

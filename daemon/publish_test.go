@@ -70,7 +70,7 @@ func startWriteAuthRelay(t *testing.T) *writeAuthRelay {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := &http.Server{Handler: kh, ReadHeaderTimeout: 5 * time.Second}
+	srv := &http.Server{Handler: kh, ReadHeaderTimeout: testkit.Scale(5 * time.Second)}
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
 	wr.url = "ws://" + ln.Addr().String()
@@ -132,7 +132,7 @@ func (wr *writeAuthRelay) by(kind int, author string) map[string]int {
 func runClient(t *testing.T, n *Daemon) *relay.Client {
 	t.Helper()
 	c := relay.New(relay.Config{Relays: n.relays, Key: n.key, MinBackoff: 10 * time.Millisecond,
-		MaxBackoff: 100 * time.Millisecond, DialTimeout: 2 * time.Second})
+		MaxBackoff: 100 * time.Millisecond, DialTimeout: testkit.Scale(2 * time.Second)})
 	ctx, cancel := context.WithCancel(context.Background())
 	recv := make(chan relay.Received, 64)
 	done := make(chan struct{})
@@ -179,7 +179,7 @@ func TestPublishPendingOnClientConnections(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		got, err := n.publishPendingVia(ctx, client, 5*time.Second)
+		got, err := n.publishPendingVia(ctx, client, testkit.Scale(5*time.Second))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -222,7 +222,7 @@ func TestPublishPendingOnClientConnections(t *testing.T) {
 	if _, _, err := n.st.OutboxAdd(ctx, "late", late); err != nil {
 		t.Fatal(err)
 	}
-	if res, err := n.publishPendingVia(ctx, alone, 5*time.Second); err != nil || len(res) != 1 || res[0].Error == "" {
+	if res, err := n.publishPendingVia(ctx, alone, testkit.Scale(5*time.Second)); err != nil || len(res) != 1 || res[0].Error == "" {
 		t.Fatalf("with the relay down: %+v, %v; want one failed item", res, err)
 	}
 	if it, ok, _ := n.st.OutboxGet(ctx, "late"); !ok || it.Done || it.Attempts != 1 {
@@ -232,7 +232,7 @@ func TestPublishPendingOnClientConnections(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, "the client to reconnect", 10*time.Second, func() bool { return alone.Connected() == 1 })
-	res, err := n.publishPendingVia(ctx, alone, 5*time.Second)
+	res, err := n.publishPendingVia(ctx, alone, testkit.Scale(5*time.Second))
 	if err != nil || len(res) != 1 || res[0].Error != "" || len(res[0].SentTo) != 1 || res[0].SentTo[0] != wrDown {
 		t.Fatalf("retry: %+v, %v; want sent to %s", res, err, wrDown)
 	}

@@ -36,7 +36,7 @@ func TestRunDaemonJoinsItsGoroutines(t *testing.T) {
 		done <- n.runDaemon(ctx, Options{Tick: 50 * time.Millisecond, SiteDir: filepath.Join(t.TempDir(), "site"), SiteEvery: time.Millisecond})
 	}()
 	// Let it run: connected, synced, building the site over and over.
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(testkit.Scale(30 * time.Second))
 	for !strings.Contains(stacks(), "(*Client).") {
 		if time.Now().After(deadline) {
 			t.Fatal("the relay client never started")
@@ -49,7 +49,7 @@ func TestRunDaemonJoinsItsGoroutines(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-	case <-time.After(30 * time.Second):
+	case <-time.After(testkit.Scale(30 * time.Second)):
 		t.Fatal("runDaemon did not return within 30 s of its context's end")
 	}
 	all := stacks()

@@ -119,7 +119,7 @@ func startAgent(t *testing.T, relayURL, name string, extra ...string) *agent {
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), testkit.Scale(30*time.Second))
 	defer cancel()
-	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, nil)
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: testkit.Scale(2 * time.Second)}, nil)
 	if err != nil {
 		t.Fatalf("%s: connect: %v (stderr: %s)", name, err, a.stderr.String())
 	}

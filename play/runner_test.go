@@ -400,7 +400,7 @@ func TestRunnerPublishesTalkAndReveals(t *testing.T) {
 	var rep reveal.Report
 	eventually(t, "the reveal", func() bool {
 		got, err := relay.Fetch(context.Background(), []string{url}, append(relay.MatchFilters(m.ID),
-			gn.Filter{Kinds: []int{nostr.KindReveal}, Tags: gn.TagMap{nostr.MatchTag: {m.ID}}}), 10*time.Second)
+			gn.Filter{Kinds: []int{nostr.KindReveal}, Tags: gn.TagMap{nostr.MatchTag: {m.ID}}}), testkit.Scale(10*time.Second))
 		if err != nil {
 			return false
 		}

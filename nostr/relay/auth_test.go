@@ -7,10 +7,10 @@ import (
 	"sync"
 	"testing"
 	"time"
-	"vesper/internal/testkit"
 
 	gn "github.com/nbd-wtf/go-nostr"
 
+	"vesper/internal/testkit"
 	"vesper/internal/testrelay"
 	"vesper/nostr"
 	"vesper/nostr/relay/internal/wire"
@@ -29,7 +29,7 @@ func TestFetchStrfryRestrictedReads(t *testing.T) {
 	defer cancel()
 	// The filters `vesper games` asks with: the challenges by id alone.
 	filters := []gn.Filter{{IDs: []string{m[0].ID}}, {Kinds: wire.MatchKinds(), Tags: gn.TagMap{nostr.MatchTag: {m[0].ID}}}}
-	got, err := FetchWith(ctx, []string{u}, filters, FetchOptions{Key: nostr.GenerateKey(), Timeout: 10 * time.Second})
+	got, err := FetchWith(ctx, []string{u}, filters, FetchOptions{Key: nostr.GenerateKey(), Timeout: testkit.Scale(10 * time.Second)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func TestWatchStrfryAuthReads(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		Watch(ctx, []string{u}, MatchFilters(m[0].ID), WatchOptions{Timeout: 10 * time.Second, Key: nostr.GenerateKey(),
+		Watch(ctx, []string{u}, MatchFilters(m[0].ID), WatchOptions{Timeout: testkit.Scale(10 * time.Second), Key: nostr.GenerateKey(),
 			OnStatus: func(_ string, ok bool, _ error) {
 				mu.Lock()
 				up = up || ok
@@ -111,7 +111,7 @@ func TestWatchStrfryAuthReads(t *testing.T) {
 		return up && s.has(gn.NormalizeURL(u), m...)
 	})
 	live := move(t, author, m[0].ID, 3, time.Now().Unix())
-	res := PublishWith(t.Context(), []string{u}, live, PublishOptions{Timeout: 10 * time.Second})
+	res := PublishWith(t.Context(), []string{u}, live, PublishOptions{Timeout: testkit.Scale(10 * time.Second)})
 	if !res[0].OK {
 		t.Fatalf("publish: %+v", res[0])
 	}

@@ -377,7 +377,7 @@ func TestWatchedProfilesIgnoreCursor(t *testing.T) {
 		if rec.Event.ID != profile.ID {
 			t.Fatalf("got %s, want the profile (the old move is before the cursor)", rec.Event.ID)
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(testkit.Scale(10 * time.Second)):
 		t.Fatal("no profile")
 	}
 }
@@ -401,7 +401,7 @@ func TestReadyAfterFirstBackfill(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- c.Run(ctx, out) }()
 	got := map[string]bool{}
-	deadline := time.After(20 * time.Second)
+	deadline := time.After(testkit.Scale(20 * time.Second))
 wait:
 	for {
 		select {
@@ -447,7 +447,7 @@ func TestCursorMarksFollowTheirEvents(t *testing.T) {
 	out := make(chan Received, 100)
 	go c.Run(ctx, out)
 	got := 0
-	deadline := time.After(20 * time.Second)
+	deadline := time.After(testkit.Scale(20 * time.Second))
 	for {
 		var rc Received
 		select {

@@ -13,13 +13,13 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-	"vesper/internal/testkit"
 
 	"github.com/fiatjaf/eventstore"
 	"github.com/fiatjaf/khatru"
 	gn "github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip11"
 
+	"vesper/internal/testkit"
 	"vesper/nostr"
 	"vesper/relayd"
 )
@@ -71,7 +71,7 @@ func startAuthRelay(t *testing.T) *authRelay {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := &http.Server{Handler: kh, ReadHeaderTimeout: 5 * time.Second}
+	srv := &http.Server{Handler: kh, ReadHeaderTimeout: testkit.Scale(5 * time.Second)}
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
 	ar.url = gn.NormalizeURL("ws://" + ln.Addr().String())
@@ -153,13 +153,13 @@ func TestClientPublishOneConnectionWithAuth(t *testing.T) {
 	// without a lock, so an EVENT it handles while an AUTH is in flight is
 	// a data race in the relay under -race (a real relay has its own
 	// locking). The rest go in parallel queues, as the daemon sends them.
-	results[0] = c.Publish(t.Context(), evs[0], 5*time.Second)
+	results[0] = c.Publish(t.Context(), evs[0], testkit.Scale(5*time.Second))
 	var wg sync.WaitGroup
 	for q := range queues {
 		wg.Go(func() {
 			for i := q; i < items; i += queues {
 				if i > 0 {
-					results[i] = c.Publish(t.Context(), evs[i], 5*time.Second)
+					results[i] = c.Publish(t.Context(), evs[i], testkit.Scale(5*time.Second))
 				}
 			}
 		})
@@ -195,7 +195,7 @@ func TestClientPublishNIP11(t *testing.T) {
 	ar := startAuthRelay(t)
 	c, _ := run(t, fastConfig(ar.url))
 	ev := move(t, nostr.GenerateKey(), "m", 1, time.Now().Unix())
-	res := c.Publish(t.Context(), ev, 5*time.Second)
+	res := c.Publish(t.Context(), ev, testkit.Scale(5*time.Second))
 	if len(res) != 1 || !errors.Is(res[0].Err, ErrWriteRestricted) || res[0].OK {
 		t.Fatalf("got %+v, want skipped with ErrWriteRestricted", res)
 	}
@@ -237,14 +237,14 @@ func TestClientPublishRelayDown(t *testing.T) {
 	up.Stop()
 	waitFor(t, "the client to see both relays down", func() bool { return c.Connected() == 0 })
 	late := move(t, key, "late", 1, now)
-	if got := Accepted(c.Publish(t.Context(), late, 5*time.Second)); len(got) != 0 {
+	if got := Accepted(c.Publish(t.Context(), late, testkit.Scale(5*time.Second))); len(got) != 0 {
 		t.Fatalf("accepted by %v with every relay down", got)
 	}
 	if err := down.Restart(); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, "the client to reconnect", func() bool { return c.Connected() == 1 })
-	res := c.Publish(t.Context(), late, 5*time.Second)
+	res := c.Publish(t.Context(), late, testkit.Scale(5*time.Second))
 	if got := Accepted(res); len(got) != 1 || got[0] != url(down) {
 		t.Fatalf("retry accepted by %v, want %s: %+v", got, url(down), res)
 	}
@@ -263,7 +263,7 @@ func TestClientPublishAnswers(t *testing.T) {
 
 	dup := move(t, key, "m", 1, now)
 	seed(t, r, dup)
-	res := c.Publish(t.Context(), dup, 5*time.Second)[0]
+	res := c.Publish(t.Context(), dup, testkit.Scale(5*time.Second))[0]
 	if !res.OK || !strings.HasPrefix(res.Message, "duplicate:") {
 		t.Errorf("duplicate: got %+v, want accepted with the relay's duplicate: answer", res)
 	}
@@ -272,7 +272,7 @@ func TestClientPublishAnswers(t *testing.T) {
 	slow := move(t, key, "m", 2, now)
 	done := make(chan PublishResult, 1)
 	writes := r.Writes()
-	go func() { done <- c.Publish(t.Context(), slow, 10*time.Second)[0] }()
+	go func() { done <- c.Publish(t.Context(), slow, testkit.Scale(10*time.Second))[0] }()
 	waitFor(t, "the first, refused attempt", func() bool { return r.Writes() > writes })
 	r.SetRejectWrites("")
 	if res := <-done; !res.OK {

@@ -9,11 +9,11 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"vesper/internal/testkit"
 
 	ws "github.com/coder/websocket"
 	gn "github.com/nbd-wtf/go-nostr"
 
+	"vesper/internal/testkit"
 	"vesper/nostr"
 	"vesper/nostr/relay/internal/wire"
 	"vesper/relayd"
@@ -38,7 +38,7 @@ func TestFetchPagesAndDedupes(t *testing.T) {
 			seed(t, b, ev)
 		}
 	}
-	got, err := Fetch(t.Context(), []string{a.URL(), b.URL(), deadURL(t)}, []gn.Filter{{Kinds: []int{nostr.KindMove}}}, 5*time.Second)
+	got, err := Fetch(t.Context(), []string{a.URL(), b.URL(), deadURL(t)}, []gn.Filter{{Kinds: []int{nostr.KindMove}}}, testkit.Scale(5*time.Second))
 	if err == nil || !strings.Contains(err.Error(), "127.0.0.1") {
 		t.Errorf("err: got %v, want the dead relay's failure", err)
 	}
@@ -61,7 +61,7 @@ func TestFetchLimit(t *testing.T) {
 	for i := range 10 {
 		seed(t, r, move(t, key, "m", i+1, base+int64(i)))
 	}
-	got, err := Fetch(t.Context(), []string{r.URL()}, []gn.Filter{{Kinds: []int{nostr.KindMove}, Limit: 5}}, 5*time.Second)
+	got, err := Fetch(t.Context(), []string{r.URL()}, []gn.Filter{{Kinds: []int{nostr.KindMove}, Limit: 5}}, testkit.Scale(5*time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +83,7 @@ func TestFetchMatch(t *testing.T) {
 	want = append(want, sign(t, alice, nostr.NewRequest(ch.ID, "", now-10)))
 	seed(t, r, want...)
 	seed(t, r, other, move(t, bob, other.ID, 1, now-50))
-	got, err := Fetch(t.Context(), []string{r.URL()}, MatchFilters(ch.ID), 5*time.Second)
+	got, err := Fetch(t.Context(), []string{r.URL()}, MatchFilters(ch.ID), testkit.Scale(5*time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +164,7 @@ func TestStrictParsing(t *testing.T) {
 			s := newSink()
 			u := rawRelay(t, tt.raw)
 			got, err := FetchWith(t.Context(), []string{u}, []gn.Filter{{Kinds: []int{nostr.KindMove}}},
-				FetchOptions{Timeout: 5 * time.Second, OnReject: s.onReject})
+				FetchOptions{Timeout: testkit.Scale(5 * time.Second), OnReject: s.onReject})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -10,6 +10,7 @@ import (
 
 	gn "github.com/nbd-wtf/go-nostr"
 
+	"vesper/internal/testkit"
 	"vesper/nostr"
 	"vesper/nostr/relay/follow"
 	"vesper/nostr/relay/internal/wire"
@@ -58,7 +59,7 @@ func TestFollowAtRunTime(t *testing.T) {
 	if st, ok := stateOf(c, url(away)); !ok || !st.Connected || st.Configured {
 		t.Errorf("state of the added relay: %+v", st)
 	}
-	res := c.Publish(t.Context(), move(t, key, ch.ID, 2, now+1), 5*time.Second)
+	res := c.Publish(t.Context(), move(t, key, ch.ID, 2, now+1), testkit.Scale(5*time.Second))
 	if len(res) != 1 || res[0].Relay != url(home) || !res[0].OK {
 		t.Errorf("Publish went to %+v, want the configured relay only", res)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"vesper/internal/hostile"
 	"vesper/internal/netguard"
+	"vesper/internal/testkit"
 	"vesper/nostr"
 )
 
@@ -30,14 +31,14 @@ func TestGuardRefusesStrangersLoopback(t *testing.T) {
 	}
 	guard := Guard{Strangers: []string{h.URL()}}
 
-	_, err := FetchWith(t.Context(), []string{h.URL()}, MatchFilters(strings.Repeat("ab", 32)), FetchOptions{Timeout: 5 * time.Second, Guard: guard})
+	_, err := FetchWith(t.Context(), []string{h.URL()}, MatchFilters(strings.Repeat("ab", 32)), FetchOptions{Timeout: testkit.Scale(5 * time.Second), Guard: guard})
 	if !errors.Is(err, netguard.ErrBlocked) {
 		t.Errorf("Fetch: %v, want netguard.ErrBlocked", err)
 	}
 	untouched("Fetch")
 
 	ev := move(t, nostr.GenerateKey(), strings.Repeat("ab", 32), 1, time.Now().Unix())
-	res := PublishWith(t.Context(), []string{home.URL(), h.URL()}, ev, PublishOptions{Timeout: 5 * time.Second, Guard: guard})
+	res := PublishWith(t.Context(), []string{home.URL(), h.URL()}, ev, PublishOptions{Timeout: testkit.Scale(5 * time.Second), Guard: guard})
 	if !res[0].OK || !errors.Is(res[1].Err, netguard.ErrBlocked) {
 		t.Errorf("Publish: %+v, want the home relay's OK and the stranger's refused", res)
 	}
@@ -56,7 +57,7 @@ func TestGuardRefusesStrangersLoopback(t *testing.T) {
 
 	// The operator's flag lets the same relay in.
 	if _, err := FetchWith(t.Context(), []string{h.URL()}, MatchFilters(strings.Repeat("ab", 32)),
-		FetchOptions{Timeout: 5 * time.Second, Guard: Guard{Strangers: guard.Strangers, AllowPrivate: true}}); err != nil {
+		FetchOptions{Timeout: testkit.Scale(5 * time.Second), Guard: Guard{Strangers: guard.Strangers, AllowPrivate: true}}); err != nil {
 		t.Errorf("Fetch with private addresses allowed: %v", err)
 	}
 	if h.Connections() == 0 {

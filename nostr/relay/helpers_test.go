@@ -141,7 +141,7 @@ func fastConfig(relays ...string) Config {
 		MinBackoff:   10 * time.Millisecond,
 		MaxBackoff:   200 * time.Millisecond,
 		PingInterval: 100 * time.Millisecond,
-		QueryTimeout: 5 * time.Second,
+		QueryTimeout: testkit.Scale(5 * time.Second),
 		DialTimeout:  testkit.Scale(5 * time.Second),
 		// Every test relay is on loopback, the followed ones too; the
 		// guard itself is tested with this off (guard_test.go).
@@ -185,7 +185,7 @@ func startClient(t *testing.T, c *Client, s *sink) {
 			if err != nil {
 				t.Errorf("Run: %v", err)
 			}
-		case <-time.After(10 * time.Second):
+		case <-time.After(testkit.Scale(10 * time.Second)):
 			t.Error("Run did not return after cancel")
 		}
 	})

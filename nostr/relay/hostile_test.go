@@ -197,7 +197,7 @@ func TestNoEOSEDripDoesNotHoldReady(t *testing.T) {
 		// The drip lasts 10 s (200 events, one per 50 ms): a wait the
 		// drip restarted would end only with it.
 		t0 := time.Now()
-		err = cn.WaitEOSE(t.Context(), s, time.Second)
+		err = cn.WaitEOSE(t.Context(), s, time.Second) // expected to run out
 		if !errors.Is(err, wire.ErrNoEOSE) {
 			t.Fatalf("waitEOSE: %v, want wire.ErrNoEOSE", err)
 		}
@@ -295,10 +295,10 @@ func TestHugeNIP11(t *testing.T) {
 		for range 8 {
 			ok := new(bool)
 			docs = append(docs, ok)
-			wg.Go(func() { *ok = limits.Document(t.Context(), h.URL(), 5*time.Second) != nil })
+			wg.Go(func() { *ok = limits.Document(t.Context(), h.URL(), testkit.Scale(5*time.Second)) != nil })
 		}
 		wg.Wait()
-		limits.Document(t.Context(), h.URL(), 5*time.Second)
+		limits.Document(t.Context(), h.URL(), testkit.Scale(5*time.Second))
 	})
 	for i, ok := range docs {
 		if *ok {
@@ -320,7 +320,7 @@ func TestNIP11CachedForPublish(t *testing.T) {
 	key := nostr.GenerateKey()
 	for i := range 5 {
 		ev := sign(t, key, nostr.NewChallenge("chess", "", time.Now().Unix()-int64(i)))
-		Publish(t.Context(), []string{h.URL()}, ev, 5*time.Second)
+		Publish(t.Context(), []string{h.URL()}, ev, testkit.Scale(5*time.Second))
 	}
 	if n := h.InfoRequests(); n != 1 {
 		t.Errorf("%d NIP-11 requests for 5 publications, want 1", n)
@@ -486,7 +486,7 @@ func TestCrashLoopCatchesUp(t *testing.T) {
 				}
 			case <-c.Ready():
 				break consume // the budget ended the session
-			case <-time.After(10 * time.Second):
+			case <-time.After(testkit.Scale(10 * time.Second)):
 				t.Fatal("run stalled")
 			}
 		}

@@ -9,6 +9,7 @@ import (
 
 	gn "github.com/nbd-wtf/go-nostr"
 
+	"vesper/internal/testkit"
 	"vesper/nostr"
 	"vesper/nostr/relay/limits"
 	"vesper/nostr/relay/reconcile"
@@ -44,7 +45,7 @@ func TestSmallMaxLimitAndMaxFilters(t *testing.T) {
 	seed(t, r, live)
 	waitFor(t, "a live move", func() bool { return s.has(url(r), live) })
 
-	got, err := FetchWith(t.Context(), []string{r.URL()}, MatchFilters(chs[3].ID), FetchOptions{Timeout: 5 * time.Second})
+	got, err := FetchWith(t.Context(), []string{r.URL()}, MatchFilters(chs[3].ID), FetchOptions{Timeout: testkit.Scale(5 * time.Second)})
 	if err != nil || len(got) != 3 {
 		t.Errorf("Fetch: %d events, %v; want 3", len(got), err)
 	}
@@ -53,7 +54,7 @@ func TestSmallMaxLimitAndMaxFilters(t *testing.T) {
 		Local:       func(context.Context, []int) ([]reconcile.Item, error) { return nil, nil },
 		Open:        func(context.Context) ([]string, error) { return nil, nil },
 		Known:       func(context.Context, []string) (map[string]bool, error) { return map[string]bool{}, nil },
-		DialTimeout: 5 * time.Second}, out)
+		DialTimeout: testkit.Scale(5 * time.Second)}, out)
 	if err != nil || stats[0].Error != "" || stats[0].Fetched != len(evs)+1 {
 		t.Errorf("Sync: %+v %v, want %d events", stats, err, len(evs)+1)
 	}
@@ -72,11 +73,11 @@ func TestAuthFirst(t *testing.T) {
 	r := startRelay(t, relayd.Options{RequireAuth: true})
 	key := nostr.GenerateKey()
 	ev := move(t, key, "m", 1, time.Now().Unix())
-	res := PublishWith(t.Context(), []string{r.URL()}, ev, PublishOptions{Timeout: 5 * time.Second, Key: key})
+	res := PublishWith(t.Context(), []string{r.URL()}, ev, PublishOptions{Timeout: testkit.Scale(5 * time.Second), Key: key})
 	if !res[0].OK || r.Writes() != 1 {
 		t.Fatalf("publish: %+v with %d EVENTs sent, want accepted at the first", res[0], r.Writes())
 	}
-	got, err := FetchWith(t.Context(), []string{r.URL()}, []gn.Filter{{IDs: []string{ev.ID}}}, FetchOptions{Timeout: 5 * time.Second, Key: key})
+	got, err := FetchWith(t.Context(), []string{r.URL()}, []gn.Filter{{IDs: []string{ev.ID}}}, FetchOptions{Timeout: testkit.Scale(5 * time.Second), Key: key})
 	if err != nil || len(got) != 1 {
 		t.Fatalf("fetch: %v %v", got, err)
 	}
@@ -85,7 +86,7 @@ func TestAuthFirst(t *testing.T) {
 	c, s := run(t, cfg)
 	waitFor(t, "the event behind AUTH", func() bool { return s.has(url(r), ev) })
 	second := move(t, key, "m", 2, time.Now().Unix())
-	if res := c.Publish(t.Context(), second, 5*time.Second); !res[0].OK || r.Writes() != 2 {
+	if res := c.Publish(t.Context(), second, testkit.Scale(5*time.Second)); !res[0].OK || r.Writes() != 2 {
 		t.Errorf("client publish: %+v with %d EVENTs sent in all, want 2", res[0], r.Writes())
 	}
 }
@@ -115,7 +116,7 @@ func TestPublishSkipsByNIP11(t *testing.T) {
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			opts := PublishOptions{Timeout: 5 * time.Second, Key: key}
+			opts := PublishOptions{Timeout: testkit.Scale(5 * time.Second), Key: key}
 			if tt.may {
 				opts.MayWrite = []string{tt.relay.URL() + "/"}
 			}
@@ -136,7 +137,7 @@ func TestPublishSkipsByNIP11(t *testing.T) {
 	cfg := fastConfig(restricted.URL(), window.URL())
 	cfg.Key = key
 	c, _ := run(t, cfg)
-	res := c.Publish(t.Context(), move(t, key, "m", 9, now+600), 5*time.Second)
+	res := c.Publish(t.Context(), move(t, key, "m", 9, now+600), testkit.Scale(5*time.Second))
 	if res[0].Skipped != "restricted_writes" || !strings.HasPrefix(res[1].Skipped, "created_at_upper_limit") {
 		t.Errorf("client publish: %+v", res)
 	}
@@ -177,7 +178,7 @@ func TestInspect(t *testing.T) {
 		RestrictedWrites: true, CreatedAtUpperLimit: 60})
 	plain := startRelay(t, relayd.Options{NoNegentropy: true})
 	dead := deadURL(t)
-	got := Inspect(t.Context(), []string{r.URL(), plain.URL(), dead}, InspectOptions{Timeout: 3 * time.Second})
+	got := Inspect(t.Context(), []string{r.URL(), plain.URL(), dead}, InspectOptions{Timeout: testkit.Scale(3 * time.Second)})
 	if len(got) != 3 {
 		t.Fatalf("%d answers", len(got))
 	}
@@ -208,13 +209,13 @@ func TestAuthFirstOnAReusedPort(t *testing.T) {
 	key := nostr.GenerateKey()
 	open := startRelay(t, relayd.Options{})
 	addr := strings.TrimPrefix(open.URL(), "ws://")
-	if res := PublishWith(t.Context(), []string{open.URL()}, move(t, key, "m", 1, time.Now().Unix()), PublishOptions{Timeout: 5 * time.Second, Key: key}); !res[0].OK {
+	if res := PublishWith(t.Context(), []string{open.URL()}, move(t, key, "m", 1, time.Now().Unix()), PublishOptions{Timeout: testkit.Scale(5 * time.Second), Key: key}); !res[0].OK {
 		t.Fatalf("publish to the open relay: %+v", res[0])
 	}
 	open.Close()
 	r := startRelay(t, relayd.Options{RequireAuth: true, Listen: addr})
 	ev := move(t, key, "m", 2, time.Now().Unix())
-	res := PublishWith(t.Context(), []string{r.URL()}, ev, PublishOptions{Timeout: 5 * time.Second, Key: key})
+	res := PublishWith(t.Context(), []string{r.URL()}, ev, PublishOptions{Timeout: testkit.Scale(5 * time.Second), Key: key})
 	if !res[0].OK || r.Writes() != 1 {
 		t.Fatalf("publish: %+v with %d EVENTs sent, want accepted at the first", res[0], r.Writes())
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"vesper/internal/testkit"
 	"vesper/nostr"
 	"vesper/relayd"
 )
@@ -19,7 +20,7 @@ func TestPublishPerRelay(t *testing.T) {
 	ev := move(t, key, "m", 1, time.Now().Unix())
 	refusing.SetRejectWrites("blocked: not today") // not announced in NIP-11
 	relays := []string{good.URL(), dead, refusing.URL()}
-	results := Publish(t.Context(), relays, ev, 5*time.Second)
+	results := Publish(t.Context(), relays, ev, testkit.Scale(5*time.Second))
 	if len(results) != 3 {
 		t.Fatalf("got %d results, want 3", len(results))
 	}
@@ -56,7 +57,7 @@ func TestPublishDuplicateCountsAsAccepted(t *testing.T) {
 			r := startRelay(t, relayd.Options{DuplicateNotOK: notOK})
 			ev := move(t, nostr.GenerateKey(), "m", 1, time.Now().Unix())
 			seed(t, r, ev)
-			res := Publish(t.Context(), []string{r.URL()}, ev, 5*time.Second)
+			res := Publish(t.Context(), []string{r.URL()}, ev, testkit.Scale(5*time.Second))
 			if !res[0].OK || res[0].Err != nil {
 				t.Fatalf("got %+v, want accepted", res[0])
 			}
@@ -73,7 +74,7 @@ func TestPublishRateLimited(t *testing.T) {
 	ev := move(t, nostr.GenerateKey(), "m", 1, time.Now().Unix())
 	done := make(chan []PublishResult, 1)
 	go func() {
-		done <- PublishWith(t.Context(), []string{r.URL()}, ev, PublishOptions{Timeout: 10 * time.Second, IgnoreNIP11: true})
+		done <- PublishWith(t.Context(), []string{r.URL()}, ev, PublishOptions{Timeout: testkit.Scale(10 * time.Second), IgnoreNIP11: true})
 	}()
 	waitFor(t, "the first, refused attempt", func() bool { return r.Writes() >= 1 })
 	r.SetRejectWrites("")
@@ -104,7 +105,7 @@ func TestPublishNIP11AndAuth(t *testing.T) {
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ev := move(t, key, "m", i+1, time.Now().Unix())
-			tt.opts.Timeout = 5 * time.Second
+			tt.opts.Timeout = testkit.Scale(5 * time.Second)
 			res := PublishWith(t.Context(), []string{tt.relay.URL()}, ev, tt.opts)[0]
 			if res.OK != tt.ok || errors.Is(res.Err, ErrWriteRestricted) != tt.skipped || !strings.HasPrefix(res.Message, tt.msgStart) {
 				t.Errorf("got %+v, want ok=%v skipped=%v message %q...", res, tt.ok, tt.skipped, tt.msgStart)

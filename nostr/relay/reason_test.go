@@ -11,13 +11,13 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-	"vesper/internal/testkit"
 
 	ws "github.com/coder/websocket"
 	gn "github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip77/negentropy"
 	"github.com/nbd-wtf/go-nostr/nip77/negentropy/storage/vector"
 
+	"vesper/internal/testkit"
 	"vesper/nostr"
 	"vesper/nostr/relay/internal/wire"
 	"vesper/nostr/relay/limits"
@@ -202,14 +202,14 @@ func TestRefusalAnsweredWithAuth(t *testing.T) {
 			}
 
 			rr := startRefusing(t, c.reason, ev)
-			got, err := FetchWith(ctx, []string{rr.url}, []gn.Filter{{Kinds: []int{nostr.KindMove}}}, FetchOptions{Key: key, Timeout: 10 * time.Second})
+			got, err := FetchWith(ctx, []string{rr.url}, []gn.Filter{{Kinds: []int{nostr.KindMove}}}, FetchOptions{Key: key, Timeout: testkit.Scale(10 * time.Second)})
 			check("REQ", rr, err)
 			if c.auth && (len(got) != 1 || got[0].Event.ID != ev.ID) {
 				t.Errorf("REQ: fetched %d events, want the relay's one", len(got))
 			}
 
 			rr = startRefusing(t, c.reason, ev)
-			res := PublishWith(ctx, []string{rr.url}, ev, PublishOptions{Key: key, Timeout: 10 * time.Second})[0]
+			res := PublishWith(ctx, []string{rr.url}, ev, PublishOptions{Key: key, Timeout: testkit.Scale(10 * time.Second)})[0]
 			if res.OK != c.auth || res.Err != nil || rr.auths.Load() != map[bool]int64{true: 1}[c.auth] {
 				t.Errorf("OK: %+v after %d AUTHs, want accepted %v", res, rr.auths.Load(), c.auth)
 			}
@@ -217,7 +217,7 @@ func TestRefusalAnsweredWithAuth(t *testing.T) {
 			if c.auth {
 				// No key: the refusal stands, and the error says why.
 				rr = startRefusing(t, c.reason, ev)
-				_, err := FetchWith(ctx, []string{rr.url}, []gn.Filter{{Kinds: []int{nostr.KindMove}}}, FetchOptions{Timeout: 10 * time.Second})
+				_, err := FetchWith(ctx, []string{rr.url}, []gn.Filter{{Kinds: []int{nostr.KindMove}}}, FetchOptions{Timeout: testkit.Scale(10 * time.Second)})
 				if !errors.Is(err, wire.ErrAuthNoKey) {
 					t.Errorf("REQ without a key: %v, want wire.ErrAuthNoKey", err)
 				}

@@ -69,7 +69,7 @@ func TestWatchAuthFirst(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		Watch(ctx, []string{r.URL()}, MatchFilters(match), WatchOptions{Timeout: 5 * time.Second, Key: key}, s.add)
+		Watch(ctx, []string{r.URL()}, MatchFilters(match), WatchOptions{Timeout: testkit.Scale(5 * time.Second), Key: key}, s.add)
 	}()
 	waitFor(t, "the event behind AUTH", func() bool { return s.has(url(r), ev) })
 	cancel()

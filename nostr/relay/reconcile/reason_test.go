@@ -12,13 +12,13 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-	"vesper/internal/testkit"
 
 	ws "github.com/coder/websocket"
 	gn "github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip77/negentropy"
 	"github.com/nbd-wtf/go-nostr/nip77/negentropy/storage/vector"
 
+	"vesper/internal/testkit"
 	"vesper/nostr"
 	"vesper/nostr/relay/internal/wire"
 	"vesper/nostr/relay/limits"
@@ -169,7 +169,8 @@ func TestNegRefusalAnsweredWithAuth(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), testkit.Scale(2*time.Minute))
 			defer cancel()
 			rr := startRefusing(t, c.reason, ev)
-			o := negOptions{maxRounds: 8, first: 10 * time.Second, silence: 10 * time.Second, dial: 10 * time.Second, key: key}
+			d := testkit.Scale(10 * time.Second)
+			o := negOptions{maxRounds: 8, first: d, silence: d, dial: d, key: key}
 			nr, err := negReconcile(ctx, rr.url, gn.Filter{Kinds: []int{nostr.KindMove}}, nil, o)
 			switch {
 			case c.auth && (err != nil || rr.auths.Load() != 1):

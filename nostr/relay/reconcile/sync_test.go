@@ -65,7 +65,7 @@ func (l *memLocal) options(relays ...string) Options {
 			}
 			return out, nil
 		},
-		QueryTimeout: 5 * time.Second,
+		QueryTimeout: testkit.Scale(5 * time.Second),
 		ProbeTimeout: testkit.Scale(2 * time.Second),
 		DialTimeout:  testkit.Scale(5 * time.Second),
 		AllowPrivate: true, // every test relay is on loopback (guard_test.go turns it off)
