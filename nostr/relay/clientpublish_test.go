@@ -21,6 +21,7 @@ import (
 
 	"vesper/internal/testkit"
 	"vesper/nostr"
+	"vesper/nostr/relay/internal/relaytest"
 	"vesper/relayd"
 )
 
@@ -146,7 +147,7 @@ func TestClientPublishOneConnectionWithAuth(t *testing.T) {
 	evs := make([]*nostr.Event, items)
 	now := time.Now().Unix()
 	for i := range evs {
-		evs[i] = move(t, key, strconvI(int64(i%queues)), i/queues+1, now)
+		evs[i] = relaytest.Move(t, key, strconvI(int64(i%queues)), i/queues+1, now)
 	}
 	results := make([][]PublishResult, items)
 	// The first goes alone: khatru v0.19.1 sets a connection's AUTH pubkey
@@ -194,7 +195,7 @@ func TestClientPublishOneConnectionWithAuth(t *testing.T) {
 func TestClientPublishNIP11(t *testing.T) {
 	ar := startAuthRelay(t)
 	c, _ := run(t, fastConfig(ar.url))
-	ev := move(t, nostr.GenerateKey(), "m", 1, time.Now().Unix())
+	ev := relaytest.Move(t, nostr.GenerateKey(), "m", 1, time.Now().Unix())
 	res := c.Publish(t.Context(), ev, testkit.Scale(5*time.Second))
 	if len(res) != 1 || !errors.Is(res[0].Err, ErrWriteRestricted) || res[0].OK {
 		t.Fatalf("got %+v, want skipped with ErrWriteRestricted", res)
@@ -209,19 +210,19 @@ func TestClientPublishNIP11(t *testing.T) {
 // once a relay is back, and the client's reconnect, not the publication,
 // is what dials.
 func TestClientPublishRelayDown(t *testing.T) {
-	up := startRelay(t, relayd.Options{})
-	down := startRelay(t, relayd.Options{})
+	up := relaytest.StartRelay(t, relayd.Options{})
+	down := relaytest.StartRelay(t, relayd.Options{})
 	down.Stop()
 	key := nostr.GenerateKey()
 	c, _ := run(t, fastConfig(up.URL(), down.URL()))
 	now := time.Now().Unix()
 	for i := range 10 {
-		ev := move(t, key, "m", i+1, now)
+		ev := relaytest.Move(t, key, "m", i+1, now)
 		t0 := time.Now()
 		timeout := testkit.Scale(20 * time.Second)
 		res := c.Publish(t.Context(), ev, timeout)
-		if got := Accepted(res); len(got) != 1 || got[0] != url(up) {
-			t.Fatalf("item %d accepted by %v, want only %s: %+v", i, got, url(up), res)
+		if got := Accepted(res); len(got) != 1 || got[0] != relaytest.URL(up) {
+			t.Fatalf("item %d accepted by %v, want only %s: %+v", i, got, relaytest.URL(up), res)
 		}
 		if !errors.Is(res[1].Err, ErrNotConnected) {
 			t.Fatalf("item %d: the relay that is down answered %+v, want ErrNotConnected", i, res[1])
@@ -236,7 +237,7 @@ func TestClientPublishRelayDown(t *testing.T) {
 
 	up.Stop()
 	waitFor(t, "the client to see both relays down", func() bool { return c.Connected() == 0 })
-	late := move(t, key, "late", 1, now)
+	late := relaytest.Move(t, key, "late", 1, now)
 	if got := Accepted(c.Publish(t.Context(), late, testkit.Scale(5*time.Second))); len(got) != 0 {
 		t.Fatalf("accepted by %v with every relay down", got)
 	}
@@ -245,8 +246,8 @@ func TestClientPublishRelayDown(t *testing.T) {
 	}
 	waitFor(t, "the client to reconnect", func() bool { return c.Connected() == 1 })
 	res := c.Publish(t.Context(), late, testkit.Scale(5*time.Second))
-	if got := Accepted(res); len(got) != 1 || got[0] != url(down) {
-		t.Fatalf("retry accepted by %v, want %s: %+v", got, url(down), res)
+	if got := Accepted(res); len(got) != 1 || got[0] != relaytest.URL(down) {
+		t.Fatalf("retry accepted by %v, want %s: %+v", got, relaytest.URL(down), res)
 	}
 	if !down.Has(late.ID) {
 		t.Error("the relay that came back does not have the retried event")
@@ -256,20 +257,20 @@ func TestClientPublishRelayDown(t *testing.T) {
 // TestClientPublishAnswers: on the shared connection, "duplicate:" counts
 // as accepted and "rate-limited:" is waited out within the timeout.
 func TestClientPublishAnswers(t *testing.T) {
-	r := startRelay(t, relayd.Options{DuplicateNotOK: true})
+	r := relaytest.StartRelay(t, relayd.Options{DuplicateNotOK: true})
 	c, _ := run(t, fastConfig(r.URL()))
 	key := nostr.GenerateKey()
 	now := time.Now().Unix()
 
-	dup := move(t, key, "m", 1, now)
-	seed(t, r, dup)
+	dup := relaytest.Move(t, key, "m", 1, now)
+	relaytest.Seed(t, r, dup)
 	res := c.Publish(t.Context(), dup, testkit.Scale(5*time.Second))[0]
 	if !res.OK || !strings.HasPrefix(res.Message, "duplicate:") {
 		t.Errorf("duplicate: got %+v, want accepted with the relay's duplicate: answer", res)
 	}
 
 	r.SetRejectWrites("rate-limited: slow down")
-	slow := move(t, key, "m", 2, now)
+	slow := relaytest.Move(t, key, "m", 2, now)
 	done := make(chan PublishResult, 1)
 	writes := r.Writes()
 	go func() { done <- c.Publish(t.Context(), slow, testkit.Scale(10*time.Second))[0] }()

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"vesper/nostr/relay/internal/relaytest"
 	"vesper/relayd"
 
 	gn "github.com/nbd-wtf/go-nostr"
@@ -22,7 +24,7 @@ import (
 // addresses; the operator's own relays are dialed as written.
 func TestGuardRefusesStrangersLoopback(t *testing.T) {
 	h := startHostile(t, hostile.Options{})
-	home := startRelay(t, relayd.Options{})
+	home := relaytest.StartRelay(t, relayd.Options{})
 	untouched := func(what string) {
 		t.Helper()
 		if c, i := h.Connections(), h.InfoRequests(); c != 0 || i != 0 {
@@ -37,7 +39,7 @@ func TestGuardRefusesStrangersLoopback(t *testing.T) {
 	}
 	untouched("Fetch")
 
-	ev := move(t, nostr.GenerateKey(), strings.Repeat("ab", 32), 1, time.Now().Unix())
+	ev := relaytest.Move(t, nostr.GenerateKey(), strings.Repeat("ab", 32), 1, time.Now().Unix())
 	res := PublishWith(t.Context(), []string{home.URL(), h.URL()}, ev, PublishOptions{Timeout: testkit.Scale(5 * time.Second), Guard: guard})
 	if !res[0].OK || !errors.Is(res[1].Err, netguard.ErrBlocked) {
 		t.Errorf("Publish: %+v, want the home relay's OK and the stranger's refused", res)

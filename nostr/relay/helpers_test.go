@@ -4,31 +4,13 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"slices"
 	"sync"
 	"testing"
 	"time"
 
-	gn "github.com/nbd-wtf/go-nostr"
-
 	"vesper/internal/testkit"
 	"vesper/nostr"
-	"vesper/nostr/relay/limits"
-	"vesper/relayd"
 )
-
-func startRelay(t *testing.T, opts relayd.Options) *relayd.Relay {
-	t.Helper()
-	r, err := relayd.Start(t.Context(), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// A NIP-11 document cached for an earlier relay on this port is not
-	// this relay's.
-	limits.Forget(r.URL())
-	t.Cleanup(func() { r.Close() })
-	return r
-}
 
 // deadURL is a loopback address nothing listens on.
 func deadURL(t *testing.T) string {
@@ -40,28 +22,6 @@ func deadURL(t *testing.T) string {
 	addr := ln.Addr().String()
 	ln.Close()
 	return "ws://" + addr
-}
-
-func sign(t *testing.T, key nostr.SecretKey, ev *nostr.Event) *nostr.Event {
-	t.Helper()
-	if err := key.Sign(ev); err != nil {
-		t.Fatal(err)
-	}
-	return ev
-}
-
-func move(t *testing.T, key nostr.SecretKey, match string, ply int, createdAt int64) *nostr.Event {
-	return sign(t, key, nostr.NewMove(match, ply, "e2e4", createdAt))
-}
-
-// seed stores events on the relay directly, as if published earlier.
-func seed(t *testing.T, r *relayd.Relay, evs ...*nostr.Event) {
-	t.Helper()
-	for _, ev := range evs {
-		if err := r.Publish(t.Context(), ev); err != nil {
-			t.Fatal(err)
-		}
-	}
 }
 
 // waitFor polls cond until it holds; no sleeping for synchronisation.
@@ -191,33 +151,4 @@ func startClient(t *testing.T, c *Client, s *sink) {
 	})
 }
 
-func url(r *relayd.Relay) string { return gn.NormalizeURL(r.URL()) }
-
 func strconvI(v int64) string { return fmt.Sprint(v) }
-
-var (
-	oldMu  sync.Mutex
-	oldSeq int64
-)
-
-func oldMatch(t *testing.T, key nostr.SecretKey, n int) []*nostr.Event {
-	t.Helper()
-	oldMu.Lock()
-	oldSeq++
-	t0 := time.Now().Add(-90*24*time.Hour).Unix() + oldSeq*1000
-	oldMu.Unlock()
-	ch := sign(t, key, nostr.NewChallenge("chess", "", t0))
-	evs := []*nostr.Event{ch}
-	for i := 1; i <= n; i++ {
-		evs = append(evs, move(t, key, ch.ID, i, t0+int64(i)))
-	}
-	return evs
-}
-func evIDs(evs []*nostr.Event) []string {
-	var out []string
-	for _, ev := range evs {
-		out = append(out, ev.ID)
-	}
-	slices.Sort(out)
-	return out
-}

@@ -9,15 +9,16 @@ import (
 
 	"vesper/internal/testkit"
 	"vesper/nostr"
+	"vesper/nostr/relay/internal/relaytest"
 	"vesper/relayd"
 )
 
 func TestPublishPerRelay(t *testing.T) {
-	good := startRelay(t, relayd.Options{})
-	refusing := startRelay(t, relayd.Options{})
+	good := relaytest.StartRelay(t, relayd.Options{})
+	refusing := relaytest.StartRelay(t, relayd.Options{})
 	dead := deadURL(t)
 	key := nostr.GenerateKey()
-	ev := move(t, key, "m", 1, time.Now().Unix())
+	ev := relaytest.Move(t, key, "m", 1, time.Now().Unix())
 	refusing.SetRejectWrites("blocked: not today") // not announced in NIP-11
 	relays := []string{good.URL(), dead, refusing.URL()}
 	results := Publish(t.Context(), relays, ev, testkit.Scale(5*time.Second))
@@ -42,7 +43,7 @@ func TestPublishPerRelay(t *testing.T) {
 			}
 		})
 	}
-	if got, want := Accepted(results), []string{url(good)}; !slices.Equal(got, want) {
+	if got, want := Accepted(results), []string{relaytest.URL(good)}; !slices.Equal(got, want) {
 		t.Errorf("Accepted: got %v, want %v", got, want)
 	}
 	if !good.Has(ev.ID) {
@@ -54,9 +55,9 @@ func TestPublishDuplicateCountsAsAccepted(t *testing.T) {
 	for _, notOK := range []bool{false, true} {
 		name := map[bool]string{false: "OK true", true: "OK false duplicate:"}[notOK]
 		t.Run(name, func(t *testing.T) {
-			r := startRelay(t, relayd.Options{DuplicateNotOK: notOK})
-			ev := move(t, nostr.GenerateKey(), "m", 1, time.Now().Unix())
-			seed(t, r, ev)
+			r := relaytest.StartRelay(t, relayd.Options{DuplicateNotOK: notOK})
+			ev := relaytest.Move(t, nostr.GenerateKey(), "m", 1, time.Now().Unix())
+			relaytest.Seed(t, r, ev)
 			res := Publish(t.Context(), []string{r.URL()}, ev, testkit.Scale(5*time.Second))
 			if !res[0].OK || res[0].Err != nil {
 				t.Fatalf("got %+v, want accepted", res[0])
@@ -69,9 +70,9 @@ func TestPublishDuplicateCountsAsAccepted(t *testing.T) {
 }
 
 func TestPublishRateLimited(t *testing.T) {
-	r := startRelay(t, relayd.Options{})
+	r := relaytest.StartRelay(t, relayd.Options{})
 	r.SetRejectWrites("rate-limited: slow down")
-	ev := move(t, nostr.GenerateKey(), "m", 1, time.Now().Unix())
+	ev := relaytest.Move(t, nostr.GenerateKey(), "m", 1, time.Now().Unix())
 	done := make(chan []PublishResult, 1)
 	go func() {
 		done <- PublishWith(t.Context(), []string{r.URL()}, ev, PublishOptions{Timeout: testkit.Scale(10 * time.Second), IgnoreNIP11: true})
@@ -85,8 +86,8 @@ func TestPublishRateLimited(t *testing.T) {
 }
 
 func TestPublishNIP11AndAuth(t *testing.T) {
-	authRelay := startRelay(t, relayd.Options{RequireAuth: true})
-	readOnly := startRelay(t, relayd.Options{RestrictedWrites: true, RejectWrites: "restricted: read only"})
+	authRelay := relaytest.StartRelay(t, relayd.Options{RequireAuth: true})
+	readOnly := relaytest.StartRelay(t, relayd.Options{RestrictedWrites: true, RejectWrites: "restricted: read only"})
 	key := nostr.GenerateKey()
 	tests := []struct {
 		name     string
@@ -104,7 +105,7 @@ func TestPublishNIP11AndAuth(t *testing.T) {
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ev := move(t, key, "m", i+1, time.Now().Unix())
+			ev := relaytest.Move(t, key, "m", i+1, time.Now().Unix())
 			tt.opts.Timeout = testkit.Scale(5 * time.Second)
 			res := PublishWith(t.Context(), []string{tt.relay.URL()}, ev, tt.opts)[0]
 			if res.OK != tt.ok || errors.Is(res.Err, ErrWriteRestricted) != tt.skipped || !strings.HasPrefix(res.Message, tt.msgStart) {
