@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log"
-	"net"
-	"net/http"
-	"slices"
+	"maps"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -18,6 +16,7 @@ import (
 	gn "github.com/nbd-wtf/go-nostr"
 
 	"vesper/internal/testkit"
+	"vesper/internal/testrelay"
 	"vesper/nostr"
 	"vesper/nostr/relay"
 	"vesper/relayd"
@@ -66,14 +65,7 @@ func startWriteAuthRelay(t *testing.T) *writeAuthRelay {
 		}
 		return false, ""
 	})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: kh, ReadHeaderTimeout: testkit.Scale(5 * time.Second)}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
-	wr.url = "ws://" + ln.Addr().String()
+	wr.url = testrelay.Serve(t, kh)
 	return wr
 }
 
@@ -88,26 +80,12 @@ func (wr *writeAuthRelay) put(evs ...*gn.Event) {
 
 // query serves the newest matching events first, within the filter's limit.
 func (wr *writeAuthRelay) query(_ context.Context, f gn.Filter) (chan *gn.Event, error) {
-	var evs []*gn.Event
-	if !f.LimitZero {
-		wr.mu.Lock()
-		for _, ev := range wr.events {
-			if f.Matches(ev) {
-				evs = append(evs, ev)
-			}
-		}
-		wr.mu.Unlock()
+	if f.LimitZero {
+		return testrelay.Chan(nil), nil
 	}
-	slices.SortFunc(evs, func(a, b *gn.Event) int { return int(b.CreatedAt) - int(a.CreatedAt) })
-	if f.Limit > 0 && len(evs) > f.Limit {
-		evs = evs[:f.Limit]
-	}
-	ch := make(chan *gn.Event, len(evs))
-	for _, ev := range evs {
-		ch <- ev
-	}
-	close(ch)
-	return ch, nil
+	wr.mu.Lock()
+	defer wr.mu.Unlock()
+	return testrelay.Chan(testrelay.Newest(maps.Values(wr.events), f, f.Limit)), nil
 }
 
 // by counts the stored events of kind by author, per match (the g tag).

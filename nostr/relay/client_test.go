@@ -125,7 +125,7 @@ func TestDeadRelayDoesNotStall(t *testing.T) {
 	key := nostr.GenerateKey()
 	ev := relaytest.Move(t, key, "m", 1, time.Now().Unix())
 	relaytest.Seed(t, r, ev)
-	c, s := run(t, fastConfig(deadURL(t), r.URL(), deadURL(t)))
+	c, s := run(t, fastConfig(testkit.DeadRelay(t), r.URL(), testkit.DeadRelay(t)))
 	waitFor(t, "the event from the live relay", func() bool { return s.has(relaytest.URL(r), ev) })
 	live := relaytest.Move(t, key, "m", 2, time.Now().Unix())
 	relaytest.Seed(t, r, live)
@@ -395,7 +395,7 @@ func TestReadyAfterFirstBackfill(t *testing.T) {
 		evs = append(evs, relaytest.Move(t, key, "m", i+1, base+int64(i)))
 	}
 	relaytest.Seed(t, r, evs...)
-	c := New(fastConfig(r.URL(), deadURL(t)))
+	c := New(fastConfig(r.URL(), testkit.DeadRelay(t)))
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	out := make(chan Received) // unbuffered: a send completes only when this test has the event

@@ -5,9 +5,8 @@ import (
 	"errors"
 	"io"
 	"log"
-	"net"
+	"maps"
 	"net/http"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -20,6 +19,7 @@ import (
 	"github.com/nbd-wtf/go-nostr/nip11"
 
 	"vesper/internal/testkit"
+	"vesper/internal/testrelay"
 	"vesper/nostr"
 	"vesper/nostr/relay/internal/relaytest"
 	"vesper/relayd"
@@ -68,14 +68,7 @@ func startAuthRelay(t *testing.T) *authRelay {
 			info.Limitation = &nip11.RelayLimitationDocument{AuthRequired: true}
 			return info
 		})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: kh, ReadHeaderTimeout: testkit.Scale(5 * time.Second)}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
-	ar.url = gn.NormalizeURL("ws://" + ln.Addr().String())
+	ar.url = gn.NormalizeURL(testrelay.Serve(t, kh))
 	return ar
 }
 
@@ -92,26 +85,12 @@ func (ar *authRelay) save(_ context.Context, ev *gn.Event) error {
 
 // query serves the newest matching events first, within the filter's limit.
 func (ar *authRelay) query(_ context.Context, f gn.Filter) (chan *gn.Event, error) {
-	ar.mu.Lock()
-	var evs []*gn.Event
-	for _, ev := range ar.events {
-		if f.Matches(ev) {
-			evs = append(evs, ev)
-		}
-	}
-	ar.mu.Unlock()
-	slices.SortFunc(evs, func(a, b *gn.Event) int { return int(b.CreatedAt) - int(a.CreatedAt) })
 	if f.LimitZero {
-		evs = nil
-	} else if f.Limit > 0 && len(evs) > f.Limit {
-		evs = evs[:f.Limit]
+		return testrelay.Chan(nil), nil
 	}
-	ch := make(chan *gn.Event, len(evs))
-	for _, ev := range evs {
-		ch <- ev
-	}
-	close(ch)
-	return ch, nil
+	ar.mu.Lock()
+	defer ar.mu.Unlock()
+	return testrelay.Chan(testrelay.Newest(maps.Values(ar.events), f, f.Limit)), nil
 }
 
 func (ar *authRelay) has(id string) bool {

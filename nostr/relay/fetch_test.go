@@ -37,7 +37,7 @@ func TestFetchPagesAndDedupes(t *testing.T) {
 			relaytest.Seed(t, b, ev)
 		}
 	}
-	got, err := Fetch(t.Context(), []string{a.URL(), b.URL(), deadURL(t)}, []gn.Filter{{Kinds: []int{nostr.KindMove}}}, testkit.Scale(5*time.Second))
+	got, err := Fetch(t.Context(), []string{a.URL(), b.URL(), testkit.DeadRelay(t)}, []gn.Filter{{Kinds: []int{nostr.KindMove}}}, testkit.Scale(5*time.Second))
 	if err == nil || !strings.Contains(err.Error(), "127.0.0.1") {
 		t.Errorf("err: got %v, want the dead relay's failure", err)
 	}

@@ -80,7 +80,7 @@ func TestFollowBeforeRun(t *testing.T) {
 	cfg := fastConfig(home.URL())
 	cfg.BackfillBudget = time.Hour // Ready must not wait on the dead relay's budget
 	c := New(cfg)
-	c.Follow(away.URL(), deadURL(t))
+	c.Follow(away.URL(), testkit.DeadRelay(t))
 	s := newSink()
 	startClient(t, c, s)
 	waitReady(t, c, 10*time.Second)
@@ -92,7 +92,7 @@ func TestFollowBeforeRun(t *testing.T) {
 // away, not a MaxBackoff.
 func TestFollowDeadRelayPutAside(t *testing.T) {
 	home := relaytest.StartRelay(t, relayd.Options{})
-	dead := gn.NormalizeURL(deadURL(t))
+	dead := gn.NormalizeURL(testkit.DeadRelay(t))
 	cfg := fastConfig(home.URL())
 	cfg.AsideAfter = 3
 	cfg.AsideBackoff = time.Hour

@@ -3,7 +3,6 @@ package relay
 import (
 	"context"
 	"fmt"
-	"net"
 	"sync"
 	"testing"
 	"time"
@@ -11,18 +10,6 @@ import (
 	"vesper/internal/testkit"
 	"vesper/nostr"
 )
-
-// deadURL is a loopback address nothing listens on.
-func deadURL(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	return "ws://" + addr
-}
 
 // waitFor polls cond until it holds; no sleeping for synchronisation.
 func waitFor(t *testing.T, what string, cond func() bool) {

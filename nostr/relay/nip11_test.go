@@ -178,7 +178,7 @@ func TestInspect(t *testing.T) {
 	r := relaytest.StartRelay(t, relayd.Options{Name: "test relay", MaxLimit: 7, MaxFilters: 2, MaxSubscriptions: 9,
 		RestrictedWrites: true, CreatedAtUpperLimit: 60})
 	plain := relaytest.StartRelay(t, relayd.Options{NoNegentropy: true})
-	dead := deadURL(t)
+	dead := testkit.DeadRelay(t)
 	got := Inspect(t.Context(), []string{r.URL(), plain.URL(), dead}, InspectOptions{Timeout: testkit.Scale(3 * time.Second)})
 	if len(got) != 3 {
 		t.Fatalf("%d answers", len(got))

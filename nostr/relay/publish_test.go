@@ -16,7 +16,7 @@ import (
 func TestPublishPerRelay(t *testing.T) {
 	good := relaytest.StartRelay(t, relayd.Options{})
 	refusing := relaytest.StartRelay(t, relayd.Options{})
-	dead := deadURL(t)
+	dead := testkit.DeadRelay(t)
 	key := nostr.GenerateKey()
 	ev := relaytest.Move(t, key, "m", 1, time.Now().Unix())
 	refusing.SetRejectWrites("blocked: not today") // not announced in NIP-11

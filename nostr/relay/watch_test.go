@@ -22,7 +22,7 @@ func TestWatchStoredLiveAndReconnect(t *testing.T) {
 	const match = "aa00000000000000000000000000000000000000000000000000000000000000"
 	now := time.Now().Unix()
 	relaytest.Seed(t, r, relaytest.Move(t, key, match, 1, now-10))
-	dead := deadURL(t)
+	dead := testkit.DeadRelay(t)
 
 	s := newSink()
 	var mu sync.Mutex
