@@ -261,17 +261,8 @@ func (a *agent) countMessages(sub string) int {
 	return n
 }
 
-// waitFor polls cond until it holds, failing the test after a deadline.
+// waitFor polls cond until it holds, failing the test after 30 s, scaled.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.After(testkit.Scale(30 * time.Second))
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	for !cond() {
-		select {
-		case <-deadline:
-			t.Fatalf("timed out waiting for %s", what)
-		case <-tick.C:
-		}
-	}
+	testkit.WaitFor(t, what, 30*time.Second, cond)
 }

@@ -11,16 +11,10 @@ import (
 	"vesper/nostr"
 )
 
-// waitFor polls cond until it holds; no sleeping for synchronisation.
+// waitFor polls cond until it holds, failing the test after 30 s, scaled.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(testkit.Scale(30 * time.Second))
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testkit.WaitFor(t, what, 30*time.Second, cond)
 }
 
 // sink records what a client delivers.
