@@ -1,15 +1,22 @@
 package relaytest
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
+	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	gn "github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip77/negentropy"
 	"github.com/nbd-wtf/go-nostr/nip77/negentropy/storage/vector"
 
+	"vesper/internal/testkit"
 	"vesper/internal/testrelay"
+	"vesper/nostr"
+	"vesper/nostr/relay/internal/wire"
 )
 
 // Refusing is a relay that refuses every REQ (CLOSED), EVENT (OK false)
@@ -133,4 +140,30 @@ var Refusals = []Refusal{
 	{"ERROR: auth-required: requested filter requires authentication", true},
 	{"restricted: members only", false},
 	{"ERROR: restricted: members only", false},
+}
+
+// EachRefusal runs f as a subtest for each of Refusals, with the move the
+// Refusing relays serve and a generous deadline.
+func EachRefusal(t *testing.T, f func(t *testing.T, ctx context.Context, c Refusal, ev *nostr.Event)) {
+	ev := Move(t, nostr.GenerateKey(), strings.Repeat("ab", 32), 1, time.Now().Unix()-60)
+	for _, c := range Refusals {
+		t.Run(c.Reason, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(t.Context(), testkit.Scale(2*time.Minute))
+			defer cancel()
+			f(t, ctx, c, ev)
+		})
+	}
+}
+
+// Check fails the test unless what the client did against rr, ending in
+// err, is what c asks: served after one AUTH, or (restricted) refused
+// with wire.ErrRestricted, never wire.ErrAuthRequired, and no AUTH.
+func (c Refusal) Check(t testing.TB, what string, rr *Refusing, err error) {
+	t.Helper()
+	switch {
+	case c.Auth && (err != nil || rr.Auths() != 1):
+		t.Errorf("%s: %v after %d AUTHs, want served after one AUTH", what, err, rr.Auths())
+	case !c.Auth && (!errors.Is(err, wire.ErrRestricted) || errors.Is(err, wire.ErrAuthRequired) || rr.Auths() != 0):
+		t.Errorf("%s: %v after %d AUTHs, want wire.ErrRestricted and no AUTH", what, err, rr.Auths())
+	}
 }
