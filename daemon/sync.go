@@ -26,7 +26,10 @@ const syncWindow = 50_000
 // syncOptions are the store's side of relay.Sync. full scans every
 // challenge on the fallback relays; otherwise each relay is scanned in
 // full when it never was, or not for fullEvery, and from its last
-// completed sync minus the challenge expiry (match.ChallengeExpiry) otherwise.
+// completed sync minus the challenge expiry (match.ChallengeExpiry)
+// otherwise: a challenge older than that at the last sync, and not seen
+// then, is either expired or a match whose accept and moves name it,
+// which the fallback follows anyway.
 func (n *Daemon) syncOptions(ctx context.Context, fullEvery time.Duration, full bool) reconcile.Options {
 	now := n.clock()
 	return reconcile.Options{
@@ -81,10 +84,6 @@ func (n *Daemon) syncOptions(ctx context.Context, fullEvery time.Duration, full 
 			if err != nil || now-scanned >= int64(fullEvery/time.Second) {
 				return 0
 			}
-			// A challenge older than the accept window at the last
-			// sync, and not seen then, is either expired or a match
-			// whose accept and moves name it, which the fallback
-			// follows anyway.
 			return max(1, last-match.ChallengeExpiry-syncMargin)
 		},
 		Key:    n.key,
