@@ -6,12 +6,14 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"vesper/internal/testkit"
 )
 
 // TestUCIPlayerStockfish: `vesper play --uci` asks Stockfish, with an
 // option set, for a move at a node limit and gets a legal one with a score.
 func TestUCIPlayerStockfish(t *testing.T) {
-	p, err := StartUCIPlayer(t.Context(), stockfish(t), map[string]string{"Threads": "1", "Hash": "16"}, 30*time.Second)
+	p, err := StartUCIPlayer(t.Context(), stockfish(t), map[string]string{"Threads": "1", "Hash": "16"}, testkit.Scale(30*time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +39,7 @@ func TestUCIPlayerHangs(t *testing.T) {
 	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	p, err := StartUCIPlayer(t.Context(), script, nil, 300*time.Millisecond)
+	p, err := StartUCIPlayer(t.Context(), script, nil, testkit.Scale(300*time.Millisecond))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"vesper/analysis"
+	"vesper/internal/pause"
 	"vesper/store"
 )
 
@@ -71,7 +72,7 @@ func (n *Daemon) analyse(ctx context.Context) {
 		}
 		took, ok := n.analyseNext(ctx, an, queue[0])
 		queue = queue[1:]
-		if !ok || !sleep(ctx, time.Duration(float64(took)*(1/share-1))) {
+		if !ok || !pause.For(ctx, time.Duration(float64(took)*(1/share-1))) {
 			return
 		}
 	}
@@ -139,22 +140,6 @@ func (n *Daemon) analyseNext(ctx context.Context, an *analysis.Analyser, id stri
 		n.log.Warn("analysis failed", "match", g.Match, "err", g.Error)
 	}
 	return took, true
-}
-
-// sleep waits d (nothing when d is not positive); false once ctx has
-// ended.
-func sleep(ctx context.Context, d time.Duration) bool {
-	if d <= 0 {
-		return true
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
 }
 
 // analyseStored grades one stored final game and stores the grade (or why

@@ -29,7 +29,7 @@ func TestDaemonAnalysesFinishedGames(t *testing.T) {
 			rl := startRelays(t, 1, relayd.Options{})[0]
 			st := openStore(t)
 			running(t, Config{Store: st, Relays: []string{rl.URL()}, Log: discardLog(),
-				Run:      Options{Tick: 50 * time.Millisecond, FirstSyncWait: time.Second},
+				Run:      Options{Tick: 50 * time.Millisecond, FirstSyncWait: testkit.Scale(time.Second)},
 				Analysis: &AnalysisOptions{Engine: eng, Share: 1}})
 			alice, bob := testkit.Key("alice"), testkit.Key("bob")
 			now := time.Now().Unix() - 100
@@ -47,7 +47,7 @@ func TestDaemonAnalysesFinishedGames(t *testing.T) {
 			live.Move(bob, 1, "e2e4", now+2)
 			ctx := context.Background()
 			for _, ev := range append(append([]*nostr.Event{}, m.Events...), live.Events...) {
-				if ok := relay.Accepted(relay.Publish(ctx, []string{rl.URL()}, ev, 5*time.Second)); len(ok) == 0 {
+				if ok := relay.Accepted(relay.Publish(ctx, []string{rl.URL()}, ev, testkit.Scale(5*time.Second))); len(ok) == 0 {
 					t.Fatalf("the relay refused %s", ev.ID)
 				}
 			}

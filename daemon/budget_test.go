@@ -10,28 +10,6 @@ import (
 	"vesper/site"
 )
 
-// heldBackGauge reads vesper_duties_held_back{what}.
-func heldBackGauge(t *testing.T, m *metrics, what string) float64 {
-	t.Helper()
-	fams, err := m.reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range fams {
-		if f.GetName() != "vesper_duties_held_back" {
-			continue
-		}
-		for _, mm := range f.GetMetric() {
-			for _, l := range mm.GetLabel() {
-				if l.GetName() == "what" && l.GetValue() == what {
-					return mm.GetGauge().GetValue()
-				}
-			}
-		}
-	}
-	return -1
-}
-
 // finishedChess is a final chess match (scholar's mate, both results
 // signed) between a and b, challenged at t.
 func finishedChess(t *testing.T, a, b nostr.SecretKey, at int64) *testkit.Match {
@@ -80,13 +58,13 @@ func TestRecordsBudgetAndListing(t *testing.T) {
 	}
 	pass(3)
 	pass(0)
-	if got := heldBackGauge(t, n.met, "records"); got != 2 {
+	if got := metric(t, n.met, "vesper_duties_held_back", "what", "records"); got != 2 {
 		t.Errorf("records held back: %v, want 2", got)
 	}
 	n.clock = func() int64 { return tNow + 3601 }
 	pass(2)
 	pass(0)
-	if got := heldBackGauge(t, n.met, "records"); got != 0 {
+	if got := metric(t, n.met, "vesper_duties_held_back", "what", "records"); got != 0 {
 		t.Errorf("records held back once done: %v, want 0", got)
 	}
 	due, err := n.st.FinalWithoutDuty(ctx, nostr.GameChess, recordDuty(""), 100)
@@ -121,7 +99,7 @@ func TestRulingsBudget(t *testing.T) {
 			}
 		}
 		if hour == 0 {
-			if got := heldBackGauge(t, n.met, "rulings"); got != 3 {
+			if got := metric(t, n.met, "vesper_duties_held_back", "what", "rulings"); got != 3 {
 				t.Errorf("rulings held back: %v, want 3", got)
 			}
 		}

@@ -6,8 +6,8 @@ import (
 	"log/slog"
 	"path/filepath"
 	"testing"
-	"time"
 
+	"vesper/internal/testkit"
 	"vesper/relayd"
 	"vesper/store"
 )
@@ -30,17 +30,8 @@ func startRelays(t *testing.T, n int, opts relayd.Options) []*relayd.Relay {
 	return out
 }
 
-// waitFor polls cond until it holds, failing the test after d.
-func waitFor(t *testing.T, what string, d time.Duration, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
+// waitFor polls cond until it holds, failing the test after d, scaled.
+var waitFor = testkit.WaitFor
 
 // openStore opens a fresh store in the test's directory, closed at its end.
 func openStore(t testing.TB) *store.Store {

@@ -96,7 +96,7 @@ func TestDormantGameLeavesMemoryAndWakes(t *testing.T) {
 	}
 	met := newMetrics(func() int { return 0 })
 	met.statuses(n.statusCounts(ctx))
-	if got := gauge(t, met, "vesper_matches", "status", "dormant"); got != 2 {
+	if got := metric(t, met, "vesper_matches", "status", "dormant"); got != 2 {
 		t.Errorf(`vesper_matches{status="dormant"} = %v, want 2`, got)
 	}
 	// The house claims its timeout and rules on the request, two days late.
@@ -212,7 +212,7 @@ func TestRunLeavesDormantGameAndWakesIt(t *testing.T) {
 	logs := &lockedLog{}
 	d := running(t, Config{Store: st, Relays: []string{rl.URL()}, Log: slog.New(slog.NewTextHandler(logs, nil)), Key: houseKey,
 		Arbiter: arbiter.DefaultConfig(), Clock: func() int64 { return now },
-		Run: Options{Tick: 50 * time.Millisecond, FirstSyncWait: time.Second}})
+		Run: Options{Tick: 50 * time.Millisecond, FirstSyncWait: testkit.Scale(time.Second)}})
 
 	waitFor(t, "the house's claim and ruling", 20*time.Second, func() bool {
 		a, errA := st.OutboxHas(ctx, "claim:"+w.house.ID+":1")
@@ -230,7 +230,7 @@ func TestRunLeavesDormantGameAndWakesIt(t *testing.T) {
 		t.Fatal(err)
 	}
 	claim := testkit.Sign(testkit.Key("alice"), nostr.NewResult(w.abandoned.ID, s.TimeoutWin(), now))
-	if ok := relay.Accepted(relay.Publish(ctx, []string{rl.URL()}, claim, 5*time.Second)); len(ok) == 0 {
+	if ok := relay.Accepted(relay.Publish(ctx, []string{rl.URL()}, claim, testkit.Scale(5*time.Second))); len(ok) == 0 {
 		t.Fatal("the relay refused the claim")
 	}
 	waitFor(t, "the claim making the abandoned game final", 20*time.Second, func() bool {
@@ -266,9 +266,9 @@ func (l *lockedLog) line(msg string) string {
 	return ""
 }
 
-// gauge reads the value of a gauge from the daemon's registry, -1 when it
-// has no series with that label.
-func gauge(t *testing.T, m *metrics, name, label, value string) float64 {
+// metric reads the value of a gauge or a counter from the daemon's
+// registry, -1 when it has no series with that label.
+func metric(t *testing.T, m *metrics, name, label, value string) float64 {
 	t.Helper()
 	families, err := m.reg.Gather()
 	if err != nil {
@@ -281,6 +281,9 @@ func gauge(t *testing.T, m *metrics, name, label, value string) float64 {
 		for _, s := range f.GetMetric() {
 			for _, l := range s.GetLabel() {
 				if l.GetName() == label && l.GetValue() == value {
+					if c := s.GetCounter(); c != nil {
+						return c.GetValue()
+					}
 					return s.GetGauge().GetValue()
 				}
 			}

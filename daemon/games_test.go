@@ -21,16 +21,3 @@ func TestChooseMoveByGame(t *testing.T) {
 		t.Errorf("a game of go: %q, %v; want an error naming the game", mv, err)
 	}
 }
-
-// The per-author quota's bound comes from the game's rules; a kind that
-// is no game has none.
-func TestMaxPliesByGame(t *testing.T) {
-	for _, c := range []struct {
-		kind string
-		want int
-	}{{"chess", 126 + 127*100}, {"gomoku", 225}, {"go", 0}} {
-		if got := maxPlies(c.kind); got != c.want {
-			t.Errorf("maxPlies(%q) = %d, want %d", c.kind, got, c.want)
-		}
-	}
-}

@@ -78,8 +78,10 @@ func (n *Daemon) holdAfter(ctx context.Context, q *batchQuota, released []store.
 	for i, it := range q.held {
 		evs[i], relays[i] = it.Event, it.Relay
 	}
-	evicted, err := n.st.HoldChallenges(ctx, evs, relays, now, n.lim.HeldChallenges)
-	n.met.held(len(evs), evicted)
+	// Counted as the store holds them for the first time: one held
+	// already (sent again, or offered again) counts nothing.
+	added, evicted, err := n.st.HoldChallenges(ctx, evs, relays, now, n.lim.HeldChallenges)
+	n.met.held(added, evicted)
 	return err
 }
 
@@ -124,7 +126,7 @@ func (n *Daemon) retryPage(ctx context.Context, held []store.Held, now int64) ([
 		}
 		items = append(items, store.Incoming{Event: h.Event, Relay: h.Relay, SeenAt: now})
 	}
-	fresh, err := n.putItems(ctx, items, now)
+	fresh, err := n.putItems(ctx, items, now, true)
 	if err != nil {
 		return nil, err
 	}

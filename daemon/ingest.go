@@ -31,19 +31,20 @@ func (n *Daemon) ingest(ctx context.Context, batch []relay.Received) ([]string, 
 // that had it) and kind 0 profiles, and returns the events that were new;
 // the quotas drop what is over them (counted in metrics).
 func (n *Daemon) put(ctx context.Context, batch []relay.Received, now int64) ([]*nostr.Event, error) {
-	return n.putItems(ctx, n.screen(ctx, batch, now), now)
+	return n.putItems(ctx, n.screen(ctx, batch, now), now, false)
 }
 
 // putItems stores the items the quotas admit and returns the events that
 // were new. Events over the per-match quota whose match's players are not
 // known yet (its challenge and accept came in the same batch) are
-// admitted again once the rest is stored, when the fold can tell.
-func (n *Daemon) putItems(ctx context.Context, items []store.Incoming, now int64) ([]*nostr.Event, error) {
-	fresh, deferred, err := n.admitStore(ctx, items, now, false)
+// admitted again once the rest is stored, when the fold can tell. retried
+// says the items are held challenges offered again (held.go).
+func (n *Daemon) putItems(ctx context.Context, items []store.Incoming, now int64, retried bool) ([]*nostr.Event, error) {
+	fresh, deferred, err := n.admitStore(ctx, items, now, false, retried)
 	if err != nil || len(deferred) == 0 {
 		return fresh, err
 	}
-	more, _, err := n.admitStore(ctx, deferred, now, true)
+	more, _, err := n.admitStore(ctx, deferred, now, true, retried)
 	return append(fresh, more...), err
 }
 
@@ -105,7 +106,7 @@ func (n *Daemon) putProfile(ctx context.Context, ev *nostr.Event) {
 // rest is stored (none when last). A challenge over its relay's budget is held, and a
 // held challenge that an admitted accept or move from another key
 // answers comes in with it (held.go).
-func (n *Daemon) admitStore(ctx context.Context, items []store.Incoming, now int64, last bool) (fresh []*nostr.Event, deferred []store.Incoming, err error) {
+func (n *Daemon) admitStore(ctx context.Context, items []store.Incoming, now int64, last, retried bool) (fresh []*nostr.Event, deferred []store.Incoming, err error) {
 	if len(items) == 0 {
 		return nil, nil, nil
 	}
@@ -113,7 +114,7 @@ func (n *Daemon) admitStore(ctx context.Context, items []store.Incoming, now int
 	if err != nil {
 		return nil, nil, err
 	}
-	q.last = last
+	q.last, q.retried = last, retried
 	var in []store.Incoming
 	for _, it := range items {
 		ok, err := q.admit(ctx, it)

@@ -77,9 +77,7 @@ func BenchmarkIngestFromRelay(b *testing.B) {
 		done := make(chan struct{})
 		start := time.Now()
 		go func() { _ = n.runDaemon(ctx, Options{Tick: time.Hour}); close(done) }()
-		for !summariesAre(st, want) {
-			time.Sleep(10 * time.Millisecond)
-		}
+		testkit.WaitFor(b, "the summaries", 10*time.Minute, func() bool { return summariesAre(st, want) })
 		el := time.Since(start)
 		cancel()
 		<-done

@@ -40,7 +40,7 @@ func newMetrics(connected func() int) *metrics {
 	m.quotas = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "vesper_quota_dropped_total", Help: "Events dropped by a quota, by quota (open_challenges, match_events, relay_challenges)."}, []string{"quota"})
 	m.deferred = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "vesper_duties_deferred_total", Help: "Duties left for a later pass, by why (per_pass: the --max-duties bound; skew: it would be stamped beyond --max-skew)."}, []string{"why"})
 	m.stubs = prometheus.NewCounter(prometheus.CounterOpts{Name: "vesper_events_stubbed_total", Help: "Events every match ignores for what they are (over 65536 bytes, not one g tag), stored as a small stub without their body."})
-	m.holds = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "vesper_challenges_held_total", Help: "Challenges over a relay's hourly budget kept to retry (held), and held ones dropped to keep --held-challenges (evicted)."}, []string{"what"})
+	m.holds = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "vesper_challenges_held_total", Help: "Challenges over a relay's hourly budget kept to retry, each counted once however often it is sent or offered again (held), and held ones dropped to keep --held-challenges (evicted)."}, []string{"what"})
 	m.backlog = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "vesper_duties_held_back", Help: "Duties due that the last pass held back for an hourly budget (records: --records-per-hour, rulings: --rulings-per-hour) or because a player is not listed (records_unlisted); they are done when the budget or the listing allows."}, []string{"what"})
 	m.reg.MustRegister(m.recv, m.store, m.reject, m.pub, m.fold, m.relays, m.byStatus, m.quotas, m.deferred, m.stubs, m.holds, m.backlog)
 	return m
@@ -118,8 +118,11 @@ func (m *metrics) stubbed() {
 	}
 }
 
+// held counts challenges held for the first time, which the relay budget
+// dropped, and held ones evicted.
 func (m *metrics) held(held, evicted int) {
 	if m != nil {
+		m.quotas.WithLabelValues("relay_challenges").Add(float64(held))
 		m.holds.WithLabelValues("held").Add(float64(held))
 		m.holds.WithLabelValues("evicted").Add(float64(evicted))
 	}

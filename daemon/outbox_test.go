@@ -20,12 +20,12 @@ func TestFollowsPlayersWriteRelays(t *testing.T) {
 	home, own := rs[0], rs[1]
 	st := openStore(t)
 	d := running(t, Config{Store: st, Relays: []string{home.URL()}, Log: discardLog(), AllowPrivateRelays: true,
-		Run: Options{Tick: 50 * time.Millisecond, FirstSyncWait: time.Second}})
+		Run: Options{Tick: 50 * time.Millisecond, FirstSyncWait: testkit.Scale(time.Second)}})
 	ctx := context.Background()
 	publish := func(url string, evs ...*nostr.Event) {
 		t.Helper()
 		for _, ev := range evs {
-			if ok := relay.Accepted(relay.Publish(ctx, []string{url}, ev, 5*time.Second)); len(ok) == 0 {
+			if ok := relay.Accepted(relay.Publish(ctx, []string{url}, ev, testkit.Scale(5*time.Second))); len(ok) == 0 {
 				t.Fatalf("%s refused %s", url, ev.ID)
 			}
 		}

@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log"
-	"net"
-	"net/http"
-	"slices"
+	"maps"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -18,6 +16,7 @@ import (
 	gn "github.com/nbd-wtf/go-nostr"
 
 	"vesper/internal/testkit"
+	"vesper/internal/testrelay"
 	"vesper/nostr"
 	"vesper/nostr/relay"
 	"vesper/relayd"
@@ -66,14 +65,7 @@ func startWriteAuthRelay(t *testing.T) *writeAuthRelay {
 		}
 		return false, ""
 	})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: kh, ReadHeaderTimeout: 5 * time.Second}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
-	wr.url = "ws://" + ln.Addr().String()
+	wr.url = testrelay.Serve(t, kh)
 	return wr
 }
 
@@ -88,26 +80,12 @@ func (wr *writeAuthRelay) put(evs ...*gn.Event) {
 
 // query serves the newest matching events first, within the filter's limit.
 func (wr *writeAuthRelay) query(_ context.Context, f gn.Filter) (chan *gn.Event, error) {
-	var evs []*gn.Event
-	if !f.LimitZero {
-		wr.mu.Lock()
-		for _, ev := range wr.events {
-			if f.Matches(ev) {
-				evs = append(evs, ev)
-			}
-		}
-		wr.mu.Unlock()
+	if f.LimitZero {
+		return testrelay.Chan(nil), nil
 	}
-	slices.SortFunc(evs, func(a, b *gn.Event) int { return int(b.CreatedAt) - int(a.CreatedAt) })
-	if f.Limit > 0 && len(evs) > f.Limit {
-		evs = evs[:f.Limit]
-	}
-	ch := make(chan *gn.Event, len(evs))
-	for _, ev := range evs {
-		ch <- ev
-	}
-	close(ch)
-	return ch, nil
+	wr.mu.Lock()
+	defer wr.mu.Unlock()
+	return testrelay.Chan(testrelay.Newest(maps.Values(wr.events), f, f.Limit)), nil
 }
 
 // by counts the stored events of kind by author, per match (the g tag).
@@ -132,7 +110,7 @@ func (wr *writeAuthRelay) by(kind int, author string) map[string]int {
 func runClient(t *testing.T, n *Daemon) *relay.Client {
 	t.Helper()
 	c := relay.New(relay.Config{Relays: n.relays, Key: n.key, MinBackoff: 10 * time.Millisecond,
-		MaxBackoff: 100 * time.Millisecond, DialTimeout: 2 * time.Second})
+		MaxBackoff: 100 * time.Millisecond, DialTimeout: testkit.Scale(2 * time.Second)})
 	ctx, cancel := context.WithCancel(context.Background())
 	recv := make(chan relay.Received, 64)
 	done := make(chan struct{})
@@ -179,7 +157,7 @@ func TestPublishPendingOnClientConnections(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		got, err := n.publishPendingVia(ctx, client, 5*time.Second)
+		got, err := n.publishPendingVia(ctx, client, testkit.Scale(5*time.Second))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -222,7 +200,7 @@ func TestPublishPendingOnClientConnections(t *testing.T) {
 	if _, _, err := n.st.OutboxAdd(ctx, "late", late); err != nil {
 		t.Fatal(err)
 	}
-	if res, err := n.publishPendingVia(ctx, alone, 5*time.Second); err != nil || len(res) != 1 || res[0].Error == "" {
+	if res, err := n.publishPendingVia(ctx, alone, testkit.Scale(5*time.Second)); err != nil || len(res) != 1 || res[0].Error == "" {
 		t.Fatalf("with the relay down: %+v, %v; want one failed item", res, err)
 	}
 	if it, ok, _ := n.st.OutboxGet(ctx, "late"); !ok || it.Done || it.Attempts != 1 {
@@ -232,7 +210,7 @@ func TestPublishPendingOnClientConnections(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, "the client to reconnect", 10*time.Second, func() bool { return alone.Connected() == 1 })
-	res, err := n.publishPendingVia(ctx, alone, 5*time.Second)
+	res, err := n.publishPendingVia(ctx, alone, testkit.Scale(5*time.Second))
 	if err != nil || len(res) != 1 || res[0].Error != "" || len(res[0].SentTo) != 1 || res[0].SentTo[0] != wrDown {
 		t.Fatalf("retry: %+v, %v; want sent to %s", res, err, wrDown)
 	}

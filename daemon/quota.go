@@ -65,6 +65,10 @@ type batchQuota struct {
 	// last says this is the batch's second pass (after the fold): an
 	// event still over the per-match quota is dropped, not deferred.
 	last bool
+	// retried says the batch is held challenges offered a new hour's
+	// budget: each was counted when it was first held, so a drop now
+	// counts nothing.
+	retried bool
 
 	held     []store.Incoming // new challenges over their relay's budget
 	deferred []store.Incoming // events over the per-match quota, for after the fold
@@ -127,15 +131,11 @@ func (q *batchQuota) admitChallenge(ctx context.Context, it store.Incoming) (boo
 			return false, err
 		}
 		if c >= lim.OpenPerAuthor {
-			return q.unlessAnswered(ctx, ev, "open_challenges", nil)
+			return q.unlessAnswered(ctx, ev, func() { q.dropped("open_challenges") })
 		}
 	}
 	if !q.n.quota.take(it.Relay, q.now, lim.RelayChallenges) {
-		return q.unlessAnswered(ctx, ev, "relay_challenges", func() {
-			if len(nostr.MarshalEvent(ev)) <= maxHeldBytes {
-				q.held = append(q.held, it)
-			}
-		})
+		return q.unlessAnswered(ctx, ev, func() { q.hold(it) })
 	}
 	if counted {
 		q.open[ev.PubKey]++
@@ -144,19 +144,36 @@ func (q *batchQuota) admitChallenge(ctx context.Context, it store.Incoming) (boo
 }
 
 // unlessAnswered admits a challenge over quota when another key answered
-// it; otherwise it counts the drop and calls hold, if any.
-func (q *batchQuota) unlessAnswered(ctx context.Context, ev *nostr.Event, quota string, hold func()) (bool, error) {
+// it; otherwise it calls drop.
+func (q *batchQuota) unlessAnswered(ctx context.Context, ev *nostr.Event, drop func()) (bool, error) {
 	if q.answeredByOther(ev.ID, ev.PubKey) {
 		return true, nil
 	}
 	if named, err := q.n.st.NamedByOther(ctx, ev.ID, ev.PubKey); err != nil || named {
 		return err == nil, err
 	}
-	q.n.met.quota(quota)
-	if hold != nil {
-		hold()
-	}
+	drop()
 	return false, nil
+}
+
+// dropped counts a drop by quota, unless the batch offers held challenges
+// again: they were counted once, when first held.
+func (q *batchQuota) dropped(quota string) {
+	if !q.retried {
+		q.n.met.quota(quota)
+	}
+}
+
+// hold keeps a challenge over its relay's budget to retry (held.go). It is
+// counted as dropped when the store holds it for the first time
+// (holdAfter), so that one a relay sends again, or an hour offers again,
+// counts once; one too large to hold is dropped now.
+func (q *batchQuota) hold(it store.Incoming) {
+	if len(nostr.MarshalEvent(it.Event)) > maxHeldBytes {
+		q.dropped("relay_challenges")
+		return
+	}
+	q.held = append(q.held, it)
 }
 
 func (q *batchQuota) answeredByOther(match, author string) bool {
@@ -213,7 +230,7 @@ func (q *batchQuota) admitMatchEvent(ctx context.Context, it store.Incoming) (bo
 			q.deferred = append(q.deferred, it)
 			return false, nil
 		}
-		q.n.met.quota("match_events")
+		q.dropped("match_events")
 		return false, nil
 	}
 	for _, m := range matches {
@@ -223,7 +240,8 @@ func (q *batchQuota) admitMatchEvent(ctx context.Context, it store.Incoming) (bo
 }
 
 // allowance is what author may add to match: the quota, or for one of its
-// two players the quota plus half the longest game of its kind. known
+// two players the quota plus the first player's share of the longest game
+// its rules allow (match.MaxPlies). known
 // says whether the match's players are known.
 func (q *batchQuota) allowance(ctx context.Context, id, author string) (int, bool, error) {
 	lim := q.n.lim.EventsPerAuthor
@@ -234,7 +252,7 @@ func (q *batchQuota) allowance(ctx context.Context, id, author string) (int, boo
 	if author != p.first && author != p.second {
 		return lim, p.second != "", nil
 	}
-	return lim + (maxPlies(p.kind)+1)/2, true, nil
+	return lim + (match.MaxPlies(p.kind)+1)/2, true, nil
 }
 
 // matchPlayers are a match's two players (second "" until accepted) and its
@@ -271,16 +289,6 @@ func (q *batchQuota) playersOf(ctx context.Context, id string) (matchPlayers, er
 		q.players[id] = p
 	}
 	return p, nil
-}
-
-// maxPlies bounds the board moves of a game of kind under its rules (the
-// game's match.Spec); 0 for a kind that is not a game.
-func maxPlies(kind string) int {
-	g, err := match.LookupGame(kind)
-	if err != nil {
-		return 0
-	}
-	return g.MaxPlies
 }
 
 // pairCounts caches, per (match, author), the events the store holds, so

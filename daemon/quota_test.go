@@ -206,3 +206,61 @@ func TestChallengeFloodCensorsNoMatch(t *testing.T) {
 		t.Errorf("%d challenges held (%v), want the bound, 50", held, err)
 	}
 }
+
+// A held challenge is counted once, as held and as dropped by the relay
+// budget: not again when a relay sends it again, nor each hour it is
+// offered a budget that has no room for it.
+func TestHeldChallengeCountedOnce(t *testing.T) {
+	n := testNode(t, nostr.SecretKey{})
+	n.lim.RelayChallenges, n.lim.HeldChallenges = 2, 50
+	n.met = newMetrics(func() int { return 0 })
+	var chs []*nostr.Event
+	for i := 0; i < 6; i++ {
+		chs = append(chs, testkit.Sign(testkit.Key(fmt.Sprint("held", i)), nostr.NewChallenge("chess", "", tNow-100+int64(i))))
+	}
+	counts := func(when string, held, dropped float64) {
+		t.Helper()
+		if got := metric(t, n.met, "vesper_challenges_held_total", "what", "held"); got != held {
+			t.Errorf("%s: %v counted held, want %v", when, got, held)
+		}
+		if got := metric(t, n.met, "vesper_quota_dropped_total", "quota", "relay_challenges"); got != dropped {
+			t.Errorf("%s: %v counted dropped by the relay budget, want %v", when, got, dropped)
+		}
+	}
+	deliver(t, n, "ws://flood", chs...)
+	counts("the flood", 4, 4)
+	deliver(t, n, "ws://flood", chs[5])
+	counts("a held one sent again", 4, 4)
+	// Each hour two of the four come in; the others are offered again.
+	n.clock = func() int64 { return tNow + 3600 }
+	deliver(t, n, "ws://flood")
+	if held, err := n.st.HeldCount(context.Background()); err != nil || held != 2 {
+		t.Fatalf("%d challenges held after an hour (%v), want 2", held, err)
+	}
+	counts("an hour on", 4, 4)
+}
+
+// A held challenge offered an hour's budget while its author has its fill
+// of open challenges stays held, and counts no drop: it counted when held.
+func TestHeldChallengeOverOpenQuotaCountsOnce(t *testing.T) {
+	n := testNode(t, nostr.SecretKey{})
+	n.lim.RelayChallenges, n.lim.OpenPerAuthor = 1, 1
+	n.met = newMetrics(func() int { return 0 })
+	alice := testkit.Key("alice")
+	deliver(t, n, "ws://x", testkit.Sign(testkit.Key("carol"), nostr.NewChallenge("chess", "", tNow-30)))
+	deliver(t, n, "ws://x", testkit.Sign(alice, nostr.NewChallenge("chess", "", tNow-20))) // held
+	deliver(t, n, "ws://y", testkit.Sign(alice, nostr.NewChallenge("chess", "", tNow-10))) // alice's one open
+	for h := int64(1); h <= 3; h++ {
+		n.clock = func() int64 { return tNow + h*3600 }
+		deliver(t, n, "ws://x")
+	}
+	if held, err := n.st.HeldCount(context.Background()); err != nil || held != 1 {
+		t.Errorf("%d held (%v), want alice's one", held, err)
+	}
+	if got := metric(t, n.met, "vesper_quota_dropped_total", "quota", "open_challenges"); got > 0 {
+		t.Errorf("%v counted dropped by the open quota, want none", got)
+	}
+	if got := metric(t, n.met, "vesper_quota_dropped_total", "quota", "relay_challenges"); got != 1 {
+		t.Errorf("%v counted dropped by the relay budget, want 1", got)
+	}
+}

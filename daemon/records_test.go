@@ -30,7 +30,7 @@ func TestGameRecordsOncePerFinalMatch(t *testing.T) {
 	house, alice, bob := testkit.Key("house"), testkit.Key("alice"), testkit.Key("bob")
 	siteDir := filepath.Join(t.TempDir(), "site")
 	cfg := Config{Store: st, Key: house, Relays: []string{rl.URL()}, Arbiter: arbiter.Config{}, Log: discardLog(),
-		Run: Options{Tick: 50 * time.Millisecond, FirstSyncWait: time.Second, SiteDir: siteDir, SiteEvery: 100 * time.Millisecond}}
+		Run: Options{Tick: 50 * time.Millisecond, FirstSyncWait: testkit.Scale(time.Second), SiteDir: siteDir, SiteEvery: 100 * time.Millisecond}}
 
 	now := time.Now().Unix() - 100
 	mate := testkit.NewMatch(alice, bob, "chess", "", now)
@@ -48,12 +48,12 @@ func TestGameRecordsOncePerFinalMatch(t *testing.T) {
 	ctx := context.Background()
 	bots := []*nostr.Event{botProfile(alice, now), botProfile(bob, now)}
 	for _, ev := range append(append(bots, mate.Events...), live.Events...) {
-		if ok := relay.Accepted(relay.Publish(ctx, []string{rl.URL()}, ev, 5*time.Second)); len(ok) == 0 {
+		if ok := relay.Accepted(relay.Publish(ctx, []string{rl.URL()}, ev, testkit.Scale(5*time.Second))); len(ok) == 0 {
 			t.Fatalf("the relay refused %s", ev.ID)
 		}
 	}
 	records := func() []*nostr.Event {
-		got, err := relay.Fetch(ctx, []string{rl.URL()}, []gn.Filter{{Kinds: []int{nostr.KindGameRecord}}}, 5*time.Second)
+		got, err := relay.Fetch(ctx, []string{rl.URL()}, []gn.Filter{{Kinds: []int{nostr.KindGameRecord}}}, testkit.Scale(5*time.Second))
 		if err != nil {
 			t.Fatal(err)
 		}

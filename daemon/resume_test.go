@@ -123,7 +123,7 @@ func TestRunResumesAndUpgrades(t *testing.T) {
 	var clock atomic.Int64
 	clock.Store(now)
 	d := running(t, Config{Store: st, Relays: []string{rl.URL()}, Log: discardLog(),
-		Clock: clock.Load, Run: Options{Tick: 50 * time.Millisecond, FirstSyncWait: time.Second}})
+		Clock: clock.Load, Run: Options{Tick: 50 * time.Millisecond, FirstSyncWait: testkit.Scale(time.Second)}})
 	ctx := context.Background()
 
 	waitFor(t, "the stale summary re-folded", 10*time.Second, func() bool {
@@ -134,7 +134,7 @@ func TestRunResumesAndUpgrades(t *testing.T) {
 	mv := testkit.Sign(testkit.Key("bob"), nostr.NewMove(w.live.ID, 2, "e7e5", now+5))
 	late := testkit.Sign(testkit.Key("mallory"), nostr.NewMove(w.final.ID, 8, "a2a3", now+5))
 	for _, ev := range []*nostr.Event{mv, late} {
-		if ok := relay.Accepted(relay.Publish(ctx, []string{rl.URL()}, ev, 5*time.Second)); len(ok) == 0 {
+		if ok := relay.Accepted(relay.Publish(ctx, []string{rl.URL()}, ev, testkit.Scale(5*time.Second))); len(ok) == 0 {
 			t.Fatalf("the relay refused %s", ev.ID)
 		}
 	}

@@ -36,20 +36,14 @@ func TestRunDaemonJoinsItsGoroutines(t *testing.T) {
 		done <- n.runDaemon(ctx, Options{Tick: 50 * time.Millisecond, SiteDir: filepath.Join(t.TempDir(), "site"), SiteEvery: time.Millisecond})
 	}()
 	// Let it run: connected, synced, building the site over and over.
-	deadline := time.Now().Add(30 * time.Second)
-	for !strings.Contains(stacks(), "(*Client).") {
-		if time.Now().After(deadline) {
-			t.Fatal("the relay client never started")
-		}
-		time.Sleep(10 * time.Millisecond) // polling for the goroutine to appear
-	}
+	waitFor(t, "the relay client to start", 30*time.Second, func() bool { return strings.Contains(stacks(), "(*Client).") })
 	cancel()
 	select {
 	case err := <-done:
 		if err != nil {
 			t.Fatal(err)
 		}
-	case <-time.After(30 * time.Second):
+	case <-time.After(testkit.Scale(30 * time.Second)):
 		t.Fatal("runDaemon did not return within 30 s of its context's end")
 	}
 	all := stacks()

@@ -3,7 +3,6 @@ package daemon
 import (
 	"context"
 	"fmt"
-	"net"
 	"testing"
 	"time"
 
@@ -214,7 +213,7 @@ func TestSyncerCoalescesReconnects(t *testing.T) {
 	s := newSyncer(n, Options{ReconnectGap: time.Minute}, out, done, nil)
 	at := time.Unix(tNow, 0)
 	s.wall = func() time.Time { return at }
-	u := closedRelay(t) // the sync fails at once
+	u := testkit.DeadRelay(t) // the sync fails at once
 	s.covered[u], s.lastRun[u] = true, at
 
 	s.connected(u)
@@ -238,16 +237,4 @@ func TestSyncerCoalescesReconnects(t *testing.T) {
 	if m := <-out; m.Event != nil || m.Relay != "" {
 		t.Fatalf("behind the run: %+v, want its marker", m)
 	}
-}
-
-// closedRelay is a loopback ws:// URL nothing listens on.
-func closedRelay(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	return "ws://" + addr
 }

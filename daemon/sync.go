@@ -10,16 +10,11 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"vesper/match"
 	"vesper/nostr/relay"
 	"vesper/nostr/relay/reconcile"
 	"vesper/store"
 )
-
-// expiry is the 7 days after which an unaccepted challenge expires
-// (PROTOCOL.md section 2): a challenge older than that at the last sync,
-// and not seen then, is either expired or a match whose accept and moves
-// name it, which the fallback follows anyway.
-const expiry = 7 * 86400
 
 // syncMargin widens the challenge window of the fallback for clock skew
 // between this machine and the relays' stamps.
@@ -31,7 +26,10 @@ const syncWindow = 50_000
 // syncOptions are the store's side of relay.Sync. full scans every
 // challenge on the fallback relays; otherwise each relay is scanned in
 // full when it never was, or not for fullEvery, and from its last
-// completed sync minus the 7-day expiry otherwise.
+// completed sync minus the challenge expiry (match.ChallengeExpiry)
+// otherwise: a challenge older than that at the last sync, and not seen
+// then, is either expired or a match whose accept and moves name it,
+// which the fallback follows anyway.
 func (n *Daemon) syncOptions(ctx context.Context, fullEvery time.Duration, full bool) reconcile.Options {
 	now := n.clock()
 	return reconcile.Options{
@@ -86,7 +84,7 @@ func (n *Daemon) syncOptions(ctx context.Context, fullEvery time.Duration, full 
 			if err != nil || now-scanned >= int64(fullEvery/time.Second) {
 				return 0
 			}
-			return max(1, last-expiry-syncMargin)
+			return max(1, last-match.ChallengeExpiry-syncMargin)
 		},
 		Key:    n.key,
 		Logger: n.log,

@@ -1,7 +1,6 @@
 package daemon
 
 import (
-	"bufio"
 	"context"
 	"database/sql"
 	"fmt"
@@ -34,7 +33,7 @@ import (
 //	go test ./daemon -run '^$' -bench RestartSync -benchtime 1x -timeout 2h -vesper.scale 1000
 func BenchmarkRestartSync(b *testing.B) {
 	benchfx.EachSize(b, func(b *testing.B, fx benchfx.Fixture) {
-		season := readSeason(b, fx)
+		season := benchfx.ReadEvents(b, fx.EventsPath())
 		base := withOpen(b, rebuiltStore(b, fx), fx.Meta.Matches/10)
 		open, err := openMatchesOf(base)
 		if err != nil {
@@ -103,30 +102,6 @@ func benchRestartSync(b *testing.B, variant, base string, season, fresh []*nostr
 		b.ReportMetric(float64(read1-read0)/1e6, "MB-to-relay")
 		b.ReportMetric(float64(written1-written0)/1e6, "MB-from-relay")
 	}
-}
-
-// readSeason parses the fixture's events.
-func readSeason(b *testing.B, fx benchfx.Fixture) []*nostr.Event {
-	b.Helper()
-	f, err := os.Open(fx.EventsPath())
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer f.Close()
-	var out []*nostr.Event
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		ev, err := nostr.ParseEvent(sc.Bytes())
-		if err != nil {
-			b.Fatal(err)
-		}
-		out = append(out, ev)
-	}
-	if err := sc.Err(); err != nil {
-		b.Fatal(err)
-	}
-	return out
 }
 
 // rebuiltStore is the fixture's store with its summaries, as the daemon

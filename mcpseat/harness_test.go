@@ -119,7 +119,7 @@ func startAgent(t *testing.T, relayURL, name string, extra ...string) *agent {
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), testkit.Scale(30*time.Second))
 	defer cancel()
-	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, nil)
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: testkit.Scale(2 * time.Second)}, nil)
 	if err != nil {
 		t.Fatalf("%s: connect: %v (stderr: %s)", name, err, a.stderr.String())
 	}
@@ -261,17 +261,8 @@ func (a *agent) countMessages(sub string) int {
 	return n
 }
 
-// waitFor polls cond until it holds, failing the test after a deadline.
+// waitFor polls cond until it holds, failing the test after 30 s, scaled.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.After(testkit.Scale(30 * time.Second))
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	for !cond() {
-		select {
-		case <-deadline:
-			t.Fatalf("timed out waiting for %s", what)
-		case <-tick.C:
-		}
-	}
+	testkit.WaitFor(t, what, 30*time.Second, cond)
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"vesper/internal/testkit"
 	"vesper/nostr"
 )
 
@@ -37,7 +38,7 @@ func TestMalformedLinesKeepServing(t *testing.T) {
 	if err := os.WriteFile(keyFile, []byte(nostr.GenerateKey().Hex()), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), testkit.Scale(2*time.Minute))
 	defer cancel()
 	cmd := exec.CommandContext(ctx, binPath, "mcp", "--key", keyFile, "--relays", r.URL())
 	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+dir, "XDG_CONFIG_HOME="+dir)

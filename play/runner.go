@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"vesper/internal/pause"
 	"vesper/match"
 	"vesper/nostr"
 	"vesper/seat"
@@ -292,7 +293,7 @@ func (r *Runner) postSeries(i int) {
 			return
 		}
 		r.out(Line{Type: "error", Note: "series challenge", Error: err.Error()})
-		if !sleep(ctx, r.cfg.Backoff) {
+		if !pause.For(ctx, r.cfg.Backoff) {
 			return
 		}
 	}
@@ -313,17 +314,6 @@ func (r *Runner) postOpen(i int) {
 		return
 	}
 	r.out(Line{Type: "challenge", Match: rep.Match, Note: "open challenge"})
-}
-
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
 }
 
 // dispatch hands a stream event to its match's worker, starting one; a
@@ -510,7 +500,7 @@ func (w *worker) run() {
 				break
 			}
 			w.r.out(Line{Type: "error", Match: w.id, Note: ev.Type, Error: err.Error()})
-			if !sleep(ctx, backoff) || w.pending() {
+			if !pause.For(ctx, backoff) || w.pending() {
 				break
 			}
 			backoff = min(2*backoff, time.Minute)

@@ -59,13 +59,7 @@ func fold(t *testing.T, url, id string) *match.State {
 // is generous, never a budget.
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(testkit.Scale(2 * time.Minute))
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	testkit.WaitFor(t, what, 2*time.Minute, cond)
 }
 
 // runner starts a runner for key.
@@ -400,7 +394,7 @@ func TestRunnerPublishesTalkAndReveals(t *testing.T) {
 	var rep reveal.Report
 	eventually(t, "the reveal", func() bool {
 		got, err := relay.Fetch(context.Background(), []string{url}, append(relay.MatchFilters(m.ID),
-			gn.Filter{Kinds: []int{nostr.KindReveal}, Tags: gn.TagMap{nostr.MatchTag: {m.ID}}}), 10*time.Second)
+			gn.Filter{Kinds: []int{nostr.KindReveal}, Tags: gn.TagMap{nostr.MatchTag: {m.ID}}}), testkit.Scale(10*time.Second))
 		if err != nil {
 			return false
 		}

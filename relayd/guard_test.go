@@ -13,6 +13,7 @@ import (
 	"github.com/nbd-wtf/go-nostr/nip77/negentropy"
 	"github.com/nbd-wtf/go-nostr/nip77/negentropy/storage/empty"
 
+	"vesper/internal/testkit"
 	"vesper/nostr"
 )
 
@@ -30,7 +31,7 @@ func dialAs(ctx context.Context, url, client string) (*ws.Conn, *http.Response, 
 // client got HTTP 429.
 func TestPerIPLimitKeepsHonestClients(t *testing.T) {
 	r := startRelay(t, Options{Limits: Limits{MaxConnections: 6, MaxConnectionsPerIP: 4, ClientKey: byHeader}})
-	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), testkit.Scale(time.Minute))
 	defer cancel()
 	got := 0
 	for range 10 {
@@ -62,7 +63,7 @@ func TestPerIPLimitKeepsHonestClients(t *testing.T) {
 func TestIdleConnectionClosed(t *testing.T) {
 	r := startRelay(t, Options{Limits: Limits{IdleTimeout: 200 * time.Millisecond}})
 	sub := dial(t, r.URL())
-	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), testkit.Scale(time.Minute))
 	defer cancel()
 	if err := sub.send(ctx, "REQ", "live", gn.Filter{Kinds: []int{nostr.KindMove}}); err != nil {
 		t.Fatal(err)
@@ -91,7 +92,7 @@ func TestIdleConnectionClosed(t *testing.T) {
 // label of the relay's answer and, for NEG-ERR, its reason.
 func negOpen(t *testing.T, rc *rawClient, sub string) (label, reason string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), testkit.Scale(30*time.Second))
 	defer cancel()
 	start := negentropy.New(empty.Empty{}, 1<<20).Start()
 	if err := rc.send(ctx, "NEG-OPEN", sub, gn.Filter{Kinds: []int{nostr.KindMove}}, start); err != nil {
@@ -157,7 +158,7 @@ func TestNegSessionCaps(t *testing.T) {
 	}
 	// Reopening an open session's id replaces it, as khatru does.
 	wantNeg(t, c1, "a", "NEG-MSG", "")
-	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), testkit.Scale(10*time.Second))
 	defer cancel()
 	if err := c1.send(ctx, "NEG-CLOSE", "a"); err != nil {
 		t.Fatal(err)

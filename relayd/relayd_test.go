@@ -37,16 +37,10 @@ func signed(t *testing.T, key nostr.SecretKey, kind int, createdAt int64, conten
 	return ev
 }
 
-// waitFor polls cond until it holds or the deadline passes.
+// waitFor polls cond until it holds, failing the test after 30 s, scaled.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(testkit.Scale(30 * time.Second))
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testkit.WaitFor(t, what, 30*time.Second, cond)
 }
 
 func stores(t *testing.T) map[string]string {

@@ -3,7 +3,6 @@ package seat
 import (
 	"context"
 	"errors"
-	"net"
 	"strings"
 	"sync"
 	"testing"
@@ -23,17 +22,6 @@ func startRelay(t *testing.T) *relayd.Relay {
 	}
 	t.Cleanup(func() { r.Close() })
 	return r
-}
-
-// deadRelay is a loopback port with nothing listening.
-func deadRelay(t *testing.T) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	return "ws://" + addr
 }
 
 // seats' timeout is scaled by $VESPER_TEST_SCALE.
@@ -300,7 +288,7 @@ func TestSeatChallengesAreFresh(t *testing.T) {
 func TestSeatReadsPastDeadRelays(t *testing.T) {
 	ctx := context.Background()
 	r := startRelay(t)
-	relays := []string{deadRelay(t), testkit.BlackHole(t), r.URL()}
+	relays := []string{testkit.DeadRelay(t), testkit.BlackHole(t), r.URL()}
 	const timeout = 2 * time.Second
 	a, b := fastSeats(relays, timeout)
 	start := time.Now()

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"vesper/internal/testkit"
 )
 
 // chromium finds Debian's chromium; the test is skipped without it unless
@@ -36,7 +38,7 @@ func chromium(t *testing.T) string {
 // have run by then).
 func loadPage(t *testing.T, bin, url, shot string) string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Scale(90*time.Second))
 	defer cancel()
 	profile := t.TempDir()
 	cmd := exec.CommandContext(ctx, bin,

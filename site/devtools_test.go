@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+
+	"vesper/internal/testkit"
 )
 
 // browser is one headless Chromium driven over the DevTools protocol, so a
@@ -69,13 +71,13 @@ func startBrowser(t *testing.T, bin string) *browser {
 			t.Fatal("chromium exited before opening its DevTools port")
 		}
 		wsURL = ws
-	case <-time.After(60 * time.Second):
+	case <-time.After(testkit.Scale(60 * time.Second)):
 		t.Fatal("chromium did not open its DevTools port within 60 s")
 	}
 	host := strings.TrimPrefix(wsURL, "ws://")
 	host, _, _ = strings.Cut(host, "/")
 	page := b.pageTarget(t, host)
-	dctx, dcancel := context.WithTimeout(ctx, 30*time.Second)
+	dctx, dcancel := context.WithTimeout(ctx, testkit.Scale(30*time.Second))
 	defer dcancel()
 	conn, _, err := websocket.Dial(dctx, page, nil)
 	if err != nil {
@@ -90,7 +92,7 @@ func startBrowser(t *testing.T, bin string) *browser {
 // until Chromium lists it.
 func (b *browser) pageTarget(t *testing.T, host string) string {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(testkit.Scale(30 * time.Second))
 	for time.Now().Before(deadline) {
 		resp, err := http.Get("http://" + host + "/json/list")
 		if err == nil {
@@ -127,7 +129,7 @@ func (b *browser) call(t *testing.T, method string, params any, result any) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Scale(60*time.Second))
 	defer cancel()
 	if err := b.conn.Write(ctx, websocket.MessageText, msg); err != nil {
 		t.Fatalf("%s: %v", method, err)
@@ -203,7 +205,7 @@ func (b *browser) openAt(t *testing.T, url string, width, height int) {
 	// The mark is on the old document's window; the new document has none.
 	b.eval(t, `window.vesperOld = true`, nil)
 	b.call(t, "Page.navigate", map[string]any{"url": url}, nil)
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(testkit.Scale(30 * time.Second))
 	for {
 		var ready bool
 		b.eval(t, `document.readyState === "complete" && !window.vesperOld`, &ready)

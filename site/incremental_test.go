@@ -211,7 +211,7 @@ func TestSwapIsAtomic(t *testing.T) {
 			}
 		}()
 	}
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(testkit.Scale(5 * time.Second))
 	for i := 0; i < 15 && time.Now().Before(deadline); i++ {
 		f.in.Now += 61 // the index changes with every build
 		if i%3 == 0 {

@@ -37,26 +37,19 @@ type Held struct {
 // HoldChallenges keeps challenges refused for now, each once (a second
 // hold of an id keeps the first), and then the newest max of all held (max
 // < 1: no bound), by held_at: the older ones were offered at least one
-// later hour's budget already. It returns how many it evicted.
-func (s *Store) HoldChallenges(ctx context.Context, evs []*nostr.Event, relays []string, now int64, max int) (int, error) {
-	var evicted int64
-	err := s.write(ctx, func(tx *sql.Tx) error {
+// later hour's budget already. It returns how many it held for the first
+// time and how many it evicted.
+func (s *Store) HoldChallenges(ctx context.Context, evs []*nostr.Event, relays []string, now int64, max int) (added, evicted int, err error) {
+	err = s.write(ctx, func(tx *sql.Tx) error {
 		if err := ensureHeld(ctx, tx); err != nil {
 			return err
 		}
 		for i, ev := range evs {
-			if ev.Kind != nostr.KindChallenge {
-				return fmt.Errorf("event %s is not a challenge", ev.ID)
-			}
-			if err := checkIDs(ev); err != nil {
+			n, err := holdOne(ctx, tx, ev, relays[i], now)
+			if err != nil {
 				return err
 			}
-			if _, err := tx.ExecContext(ctx,
-				`INSERT INTO held_challenges (id, pubkey, relay, created_at, held_at, raw) VALUES (?, ?, ?, ?, ?, ?)
-				 ON CONFLICT (id) DO NOTHING`,
-				ev.ID, ev.PubKey, relays[i], int64(ev.CreatedAt), now, nostr.MarshalEvent(ev)); err != nil {
-				return err
-			}
+			added += n
 		}
 		if max < 1 {
 			return nil
@@ -66,13 +59,36 @@ func (s *Store) HoldChallenges(ctx context.Context, evs []*nostr.Event, relays [
 		if err != nil {
 			return err
 		}
-		evicted, err = res.RowsAffected()
+		evicted, err = rowsAffected(res)
 		return err
 	})
 	if err != nil {
-		return 0, fmt.Errorf("store: hold challenges: %w", err)
+		return 0, 0, fmt.Errorf("store: hold challenges: %w", err)
 	}
-	return int(evicted), nil
+	return added, evicted, nil
+}
+
+// holdOne holds ev unless it is held already, and returns 1 if it was not.
+func holdOne(ctx context.Context, tx *sql.Tx, ev *nostr.Event, relay string, now int64) (int, error) {
+	if ev.Kind != nostr.KindChallenge {
+		return 0, fmt.Errorf("event %s is not a challenge", ev.ID)
+	}
+	if err := checkIDs(ev); err != nil {
+		return 0, err
+	}
+	res, err := tx.ExecContext(ctx,
+		`INSERT INTO held_challenges (id, pubkey, relay, created_at, held_at, raw) VALUES (?, ?, ?, ?, ?, ?)
+		 ON CONFLICT (id) DO NOTHING`,
+		ev.ID, ev.PubKey, relay, int64(ev.CreatedAt), now, nostr.MarshalEvent(ev))
+	if err != nil {
+		return 0, err
+	}
+	return rowsAffected(res)
+}
+
+func rowsAffected(res sql.Result) (int, error) {
+	n, err := res.RowsAffected()
+	return int(n), err
 }
 
 func ensureHeld(ctx context.Context, tx *sql.Tx) error {

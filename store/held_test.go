@@ -22,21 +22,26 @@ func TestHeldChallenges(t *testing.T) {
 	for i := int64(0); i < 5; i++ {
 		evs = append(evs, signed(t, nostr.GenerateKey(), nostr.NewChallenge(nostr.GameChess, "", 100+i)))
 	}
-	hold := func(evs []*nostr.Event, at int64, max int) int {
+	hold := func(evs []*nostr.Event, at int64, max int) (added, evicted int) {
 		relays := make([]string, len(evs))
 		for i := range relays {
 			relays[i] = "ws://r"
 		}
-		evicted, err := s.HoldChallenges(ctx, evs, relays, at, max)
+		added, evicted, err := s.HoldChallenges(ctx, evs, relays, at, max)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return evicted
+		return added, evicted
 	}
-	hold(evs[:3], 1000, 4)
-	hold(evs[:1], 2000, 4) // held again: keeps its first held_at
-	if ev := hold(evs[3:], 1500, 4); ev != 1 {
-		t.Errorf("evicted %d, want 1 (5 held, bound 4)", ev)
+	if add, _ := hold(evs[:3], 1000, 4); add != 3 {
+		t.Errorf("held %d for the first time, want 3", add)
+	}
+	// Held again: keeps its first held_at, and is not new.
+	if add, _ := hold(evs[:2], 2000, 4); add != 0 {
+		t.Errorf("held %d of two held already for the first time, want 0", add)
+	}
+	if add, ev := hold(evs[3:], 1500, 4); add != 2 || ev != 1 {
+		t.Errorf("held %d, evicted %d, want 2 and 1 (5 held, bound 4)", add, ev)
 	}
 	h, err := s.HeldAfter(ctx, 0, "", 10)
 	if err != nil || len(h) != 4 {

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"vesper/internal/testkit"
 	"vesper/nostr"
@@ -353,11 +352,6 @@ func TestCheckpointsRunInTheBackground(t *testing.T) {
 	if _, err := s.PutEvents(ctx, []Incoming{{Event: ev, SeenAt: 990}}); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(testkit.Scale(20 * checkpointEvery))
-	for s.checkpoints.Load() == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("no background checkpoint copied the write")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testkit.WaitFor(t, "a background checkpoint to copy the write", 20*checkpointEvery,
+		func() bool { return s.checkpoints.Load() > 0 })
 }

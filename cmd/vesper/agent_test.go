@@ -353,7 +353,7 @@ func TestAgentStatusObject(t *testing.T) {
 func TestAgentReadsPastBadRelays(t *testing.T) {
 	e := newAgentEnv(t)
 	id := e.ok(t, "challenge", "--key", e.aKey)["match"].(string)
-	relays := deadRelayURL(t) + "," + testkit.BlackHole(t) + "," + e.relay.URL()
+	relays := testkit.DeadRelay(t) + "," + testkit.BlackHole(t) + "," + e.relay.URL()
 	// The timeout is the live relay's budget too: 2 s (scaled), since
 	// 300 ms failed on a loaded machine; the bound is a few times it, far
 	// under what the black hole would hold a read with no timeout.

@@ -168,19 +168,8 @@ func expected(t *testing.T, m *testkit.Match, now int64) string {
 	return strings.TrimSpace(string(match.MarshalLine(st.Summary(now))))
 }
 
-// waitFor polls until cond holds or the deadline passes.
-// d is scaled by $VESPER_TEST_SCALE here, so callers give the deadline an
-// unloaded machine needs, with a margin.
-func waitFor(t *testing.T, what string, d time.Duration, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(testkit.Scale(d))
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
+// waitFor polls cond until it holds, failing the test after d, scaled.
+var waitFor = testkit.WaitFor
 
 // scholarsMate builds a finished, final chess match stamped around now.
 func scholarsMate(t *testing.T, a, b nostr.SecretKey) *testkit.Match {

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"net"
 	"strings"
 	"testing"
 	"time"
@@ -22,24 +21,13 @@ func startRelayWith(t *testing.T, opts relayd.Options) *relayd.Relay {
 	return r
 }
 
-func closedPort(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	return "ws://" + addr
-}
-
 // TestRelaysCommand: `vesper relays` reports per relay what its NIP-11
 // document says (NIP-77 offered or not, each limitation), how vesper adapts
 // to it, and whether it answered; --json is one object.
 func TestRelaysCommand(t *testing.T) {
 	lim := startRelayWith(t, relayd.Options{Name: "limited", MaxLimit: 50, MaxFilters: 2, RestrictedWrites: true, CreatedAtUpperLimit: 60})
 	plain := startRelayWith(t, relayd.Options{NoNegentropy: true})
-	dead := closedPort(t)
+	dead := testkit.DeadRelay(t)
 	r := vesper(t, nil, nil, "relays", "--json", "--timeout", testkit.ScaleFlag(3*time.Second), "--relays", strings.Join([]string{lim.URL(), plain.URL(), dead}, ","))
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,10 +14,10 @@ import (
 	"testing"
 	"time"
 
-	ws "github.com/coder/websocket"
 	gn "github.com/nbd-wtf/go-nostr"
 
 	"vesper/internal/testkit"
+	"vesper/internal/testrelay"
 	"vesper/match"
 	"vesper/nostr"
 	"vesper/relayd"
@@ -337,37 +336,18 @@ func TestDaemonRevealedMatch(t *testing.T) {
 // never answers NEG-OPEN holds the start's sync for its query timeout,
 // but duties wait --first-sync-wait at most.
 func TestDaemonSyncStallDoesNotHoldDuties(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		if req.Header.Get("Accept") == "application/nostr+json" {
-			w.Write([]byte(`{"supported_nips":[1,11,77]}`))
-			return
-		}
-		c, err := ws.Accept(w, req, nil)
-		if err != nil {
-			return
-		}
-		defer c.CloseNow()
-		for {
-			_, msg, err := c.Read(req.Context())
-			if err != nil {
-				return
+	// An empty relay; NEG-OPEN gets nothing.
+	u := testrelay.Scripted(t, `{"supported_nips":[1,11,77]}`, func() func(testrelay.Frame) []string {
+		return func(f testrelay.Frame) []string {
+			if f.Label == "REQ" {
+				return []string{testrelay.EOSE(f.Sub)}
 			}
-			var arr []json.RawMessage
-			var label, sub string
-			if json.Unmarshal(msg, &arr) != nil || len(arr) < 2 {
-				continue
-			}
-			json.Unmarshal(arr[0], &label)
-			json.Unmarshal(arr[1], &sub)
-			if label == "REQ" { // an empty relay; NEG-OPEN gets nothing
-				c.Write(req.Context(), ws.MessageText, fmt.Appendf(nil, `["EOSE",%q]`, sub))
-			}
+			return nil
 		}
-	}))
-	t.Cleanup(srv.Close)
+	})
 	data := t.TempDir()
 	start := time.Now()
-	startDaemon(t, data, "ws"+strings.TrimPrefix(srv.URL, "http"), "--first-sync-wait", "1s")
+	startDaemon(t, data, u, "--first-sync-wait", "1s")
 	if !waitLog(filepath.Join(data, "daemon.log"), "relays backfilled and synced", 20*time.Second) {
 		t.Fatal("duties did not begin while the sync stalled")
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"net"
 	"strings"
 	"sync"
 	"testing"
@@ -10,15 +9,6 @@ import (
 
 	"vesper/internal/testkit"
 )
-
-func deadRelayURL(t *testing.T) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return "ws://" + ln.Addr().String()
-}
 
 // seatRun runs one agent command with --json and returns its object.
 func seatRun(t *testing.T, relays string, args ...string) map[string]any {
@@ -109,7 +99,7 @@ func playout(t *testing.T, relays, aKey, bKey, id string, aMoves, bMoves []strin
 func TestSeatEndToEndChess(t *testing.T) {
 	t.Parallel()
 	e := newAgentEnv(t)
-	relays := strings.Join([]string{deadRelayURL(t), testkit.BlackHole(t), e.relay.URL()}, ",")
+	relays := strings.Join([]string{testkit.DeadRelay(t), testkit.BlackHole(t), e.relay.URL()}, ",")
 	id := seatRun(t, relays, "challenge", "--key", e.aKey, "--timeout", testkit.ScaleFlag(500*time.Millisecond))["match"].(string)
 	seatRun(t, relays, "accept", "--key", e.bKey, "--timeout", testkit.ScaleFlag(500*time.Millisecond), id)
 	a, b, _ := playout(t, relays, e.aKey, e.bKey, id, []string{"f2f3", "g2g4"}, []string{"e7e5", "d8h4"})

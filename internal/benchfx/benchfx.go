@@ -16,6 +16,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+
 	"vesper/internal/sim"
 	"vesper/nostr"
 	"vesper/store"
@@ -308,4 +309,29 @@ func EachSize(b *testing.B, f func(b *testing.B, fx Fixture)) {
 		}
 		b.Run(fmt.Sprintf("matches=%d", n), func(b *testing.B) { f(b, Scale(b, n)) })
 	}
+}
+
+// ReadEvents parses a season file written by WriteSeason, one event a
+// line, failing the benchmark on a line that is not an event.
+func ReadEvents(b testing.TB, path string) []*nostr.Event {
+	b.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	var out []*nostr.Event
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		ev, err := nostr.ParseEvent(sc.Bytes())
+		if err != nil {
+			b.Fatal(err)
+		}
+		out = append(out, ev)
+	}
+	if err := sc.Err(); err != nil {
+		b.Fatal(err)
+	}
+	return out
 }

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"vesper/internal/testkit"
 )
 
 // TestCheckIPRanges pins each refused range by an address inside it and
@@ -151,7 +153,7 @@ func loopbackServer(t *testing.T) (addr string, accepted chan struct{}) {
 func TestDialerRefusesLoopback(t *testing.T) {
 	addr, accepted := loopbackServer(t)
 	_, port, _ := net.SplitHostPort(addr)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Scale(time.Minute))
 	defer cancel()
 	for _, target := range []string{addr, net.JoinHostPort("localhost", port)} {
 		d := &net.Dialer{Control: Policy{}.Control}
@@ -178,7 +180,7 @@ func TestDialerRefusesLoopback(t *testing.T) {
 
 func TestDialerAllowPrivate(t *testing.T) {
 	addr, accepted := loopbackServer(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Scale(time.Minute))
 	defer cancel()
 	d := &net.Dialer{Control: Policy{AllowPrivate: true}.Control}
 	c, err := d.DialContext(ctx, "tcp", addr)
@@ -197,7 +199,7 @@ func TestDialerAllowPrivate(t *testing.T) {
 // own hook rather than replacing it, and runs it only after the policy.
 func TestDialerKeepsBaseControl(t *testing.T) {
 	addr, _ := loopbackServer(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Scale(time.Minute))
 	defer cancel()
 	var calls int
 	base := &net.Dialer{Control: func(string, string, syscall.RawConn) error { calls++; return nil }}

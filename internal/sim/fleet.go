@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"vesper/internal/pause"
 	"vesper/nostr"
 	"vesper/relayd"
 )
@@ -161,11 +162,11 @@ func (f *Fleet) RunFaults(ctx context.Context) {
 		}
 		f.faults.Go(func() {
 			for {
-				if !sleepCtx(ctx, m.Spec.DownEvery) {
+				if !pause.For(ctx, m.Spec.DownEvery) {
 					return
 				}
 				f.note(f.setDown(m, true))
-				if !sleepCtx(ctx, m.Spec.DownFor) {
+				if !pause.For(ctx, m.Spec.DownFor) {
 					return
 				}
 				f.note(f.setDown(m, false))
@@ -214,7 +215,7 @@ func (f *Fleet) setDown(m *Member, down bool) error {
 func (f *Fleet) AwaitFaults(ctx context.Context, patience time.Duration) bool {
 	deadline := time.Now().Add(patience)
 	for !f.faultsMet() {
-		if time.Now().After(deadline) || !sleepCtx(ctx, 100*time.Millisecond) {
+		if time.Now().After(deadline) || !pause.For(ctx, 100*time.Millisecond) {
 			return false
 		}
 	}
@@ -295,16 +296,4 @@ func (f *Fleet) Stats() []MemberStats {
 		out = append(out, st)
 	}
 	return out
-}
-
-// sleepCtx waits d or until ctx ends; it reports whether d passed.
-func sleepCtx(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
 }

@@ -302,7 +302,7 @@ func (g *gen) plyLimit(ending string) int {
 	case g.m.Game == nostr.GameChess:
 		return 16 + g.r.IntN(170)
 	}
-	return 225
+	return match.MaxPlies(g.m.Game) // gomoku, resigned: up to a full board
 }
 
 // end ends a game still running after play (s is its fold) the way

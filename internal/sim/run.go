@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"vesper/internal/pause"
 	"vesper/nostr"
 	"vesper/store"
 )
@@ -284,17 +285,17 @@ func (r *run) killTimes(live []Delivery) []time.Duration {
 	return killAt
 }
 
-// killer kills the daemon at each of killAt and starts it again after a
-// pause; it returns when done or when ctx ends.
-func (r *run) killer(ctx context.Context, killAt []time.Duration, pause time.Duration) {
+// killer kills the daemon at each of killAt and starts it again after
+// down; it returns when done or when ctx ends.
+func (r *run) killer(ctx context.Context, killAt []time.Duration, down time.Duration) {
 	start := time.Now()
 	for _, at := range killAt {
-		if !sleepUntil(ctx, start.Add(at)) {
+		if !pause.Until(ctx, start.Add(at)) {
 			return
 		}
 		r.d.kill()
 		r.rep.Kills++
-		sleepUntil(ctx, time.Now().Add(pause))
+		pause.For(ctx, down)
 		if err := r.d.start(); err != nil {
 			r.say("restart failed: %v", err)
 			return
@@ -306,14 +307,14 @@ func (r *run) killer(ctx context.Context, killAt []time.Duration, pause time.Dur
 // is killed and restarted, then ends the faults.
 func (r *run) liveTail(ctx context.Context, live []Delivery) error {
 	killAt := r.killTimes(live)
-	pause := time.Duration(r.rng.Int64N(int64(2 * time.Second)))
+	down := time.Duration(r.rng.Int64N(int64(2 * time.Second)))
 	var killer sync.WaitGroup
 	killCtx, stopKilling := context.WithCancel(ctx)
 	defer stopKilling()
-	killer.Go(func() { r.killer(killCtx, killAt, pause) })
+	killer.Go(func() { r.killer(killCtx, killAt, down) })
 	t0 := time.Now()
 	for _, dl := range live {
-		if !sleepUntil(ctx, time.Unix(dl.At, 0)) {
+		if !pause.Until(ctx, time.Unix(dl.At, 0)) {
 			return ctx.Err()
 		}
 		if err := deliver(ctx, r.fleet, dl); err != nil {
@@ -364,7 +365,7 @@ func (r *run) catchUp(ctx context.Context) (*storeCheck, error) {
 			r.say("no progress for %s: giving up", r.o.Stall)
 			break
 		}
-		if !sleepUntil(ctx, time.Now().Add(2*time.Second)) {
+		if !pause.For(ctx, 2*time.Second) {
 			return nil, ctx.Err()
 		}
 	}
@@ -438,19 +439,4 @@ func injectForged(ctx context.Context, f *Fleet, s *Season, count int, rng *rand
 		n++
 	}
 	return n, nil
-}
-
-func sleepUntil(ctx context.Context, t time.Time) bool {
-	d := time.Until(t)
-	if d <= 0 {
-		return ctx.Err() == nil
-	}
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-timer.C:
-		return true
-	}
 }

@@ -38,3 +38,15 @@ func BlackHole(t testing.TB) string {
 	})
 	return "ws://" + ln.Addr().String()
 }
+
+// DeadRelay returns a ws:// URL on loopback that nothing listens on: a
+// relay that is down, which refuses every connection at once.
+func DeadRelay(t testing.TB) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return "ws://" + ln.Addr().String()
+}

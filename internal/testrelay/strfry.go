@@ -1,7 +1,6 @@
 package testrelay
 
 import (
-	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/json"
@@ -236,20 +235,8 @@ func (r *strfry) fullyRestricted(fs gn.Filters) bool {
 // query is every stored event f matches, newest first, at most limit.
 func (r *strfry) query(f gn.Filter, limit int) []*gn.Event {
 	r.mu.Lock()
-	var out []*gn.Event
-	for _, ev := range r.events {
-		if f.Matches(ev) {
-			out = append(out, ev)
-		}
-	}
-	r.mu.Unlock()
-	slices.SortFunc(out, func(a, b *gn.Event) int {
-		return cmp.Or(cmp.Compare(b.CreatedAt, a.CreatedAt), strings.Compare(a.ID, b.ID))
-	})
-	if len(out) > limit {
-		out = out[:limit]
-	}
-	return out
+	defer r.mu.Unlock()
+	return Newest(slices.Values(r.events), f, limit)
 }
 
 // strfryConn is one client connection and its state.

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"testing"
 	"time"
+
+	"vesper/internal/testkit"
 )
 
 // benchItems signs n messages spread over k keys.
@@ -19,7 +21,7 @@ func benchItems(b *testing.B, n, k int) []Item {
 // the machine.
 func reportPerSig(b *testing.B, n int, cpu0 time.Duration, cpuOK bool) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/1e3/float64(b.N*n), "µs/sig")
-	if cpu1, ok := processCPU(); ok && cpuOK {
+	if cpu1, ok := testkit.ProcessCPU(); ok && cpuOK {
 		b.ReportMetric(float64((cpu1-cpu0).Nanoseconds())/1e3/float64(b.N*n), "cpu-µs/sig")
 	}
 }
@@ -31,7 +33,7 @@ func BenchmarkVerify(b *testing.B) {
 	for _, c := range []struct{ n, keys int }{{1000, 50}, {8192, 500}, {1000, 1000}} {
 		b.Run(fmt.Sprintf("items=%d/keys=%d", c.n, c.keys), func(b *testing.B) {
 			items := benchItems(b, c.n, c.keys)
-			cpu0, cpuOK := processCPU()
+			cpu0, cpuOK := testkit.ProcessCPU()
 			for b.Loop() {
 				for i, ok := range Verify(items) {
 					if !ok {
@@ -47,7 +49,7 @@ func BenchmarkVerify(b *testing.B) {
 // BenchmarkIndividual: the same 1,000 items checked one by one by btcec.
 func BenchmarkIndividual(b *testing.B) {
 	items := benchItems(b, 1000, 50)
-	cpu0, cpuOK := processCPU()
+	cpu0, cpuOK := testkit.ProcessCPU()
 	for b.Loop() {
 		for i := range items {
 			if !reference(items[i]) {

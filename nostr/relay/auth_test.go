@@ -7,12 +7,13 @@ import (
 	"sync"
 	"testing"
 	"time"
-	"vesper/internal/testkit"
 
 	gn "github.com/nbd-wtf/go-nostr"
 
+	"vesper/internal/testkit"
 	"vesper/internal/testrelay"
 	"vesper/nostr"
+	"vesper/nostr/relay/internal/relaytest"
 	"vesper/nostr/relay/internal/wire"
 	"vesper/nostr/relay/limits"
 )
@@ -23,13 +24,13 @@ import (
 // earlier filters again once it has authenticated, so the challenge
 // (found by id) is not lost.
 func TestFetchStrfryRestrictedReads(t *testing.T) {
-	m := oldMatch(t, nostr.GenerateKey(), 4)
+	m := relaytest.OldMatch(t, nostr.GenerateKey(), 4)
 	u := startStrfry(t, testrelay.StrfryOptions{AuthReads: true, Seed: m})
 	ctx, cancel := context.WithTimeout(t.Context(), testkit.Scale(2*time.Minute))
 	defer cancel()
 	// The filters `vesper games` asks with: the challenges by id alone.
 	filters := []gn.Filter{{IDs: []string{m[0].ID}}, {Kinds: wire.MatchKinds(), Tags: gn.TagMap{nostr.MatchTag: {m[0].ID}}}}
-	got, err := FetchWith(ctx, []string{u}, filters, FetchOptions{Key: nostr.GenerateKey(), Timeout: 10 * time.Second})
+	got, err := FetchWith(ctx, []string{u}, filters, FetchOptions{Key: nostr.GenerateKey(), Timeout: testkit.Scale(10 * time.Second)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +39,7 @@ func TestFetchStrfryRestrictedReads(t *testing.T) {
 		gotIDs = append(gotIDs, r.Event.ID)
 	}
 	slices.Sort(gotIDs)
-	if want := evIDs(m); !slices.Equal(gotIDs, want) {
+	if want := relaytest.IDs(m); !slices.Equal(gotIDs, want) {
 		t.Fatalf("fetched %d events, want the match's %d with its challenge", len(gotIDs), len(want))
 	}
 }
@@ -48,8 +49,8 @@ func TestFetchStrfryRestrictedReads(t *testing.T) {
 // answered with AUTH. Without a key, the session fails saying so, and the
 // relay is retried at the put-aside pace, not every MaxBackoff.
 func TestClientStrfryAuthReads(t *testing.T) {
-	m := oldMatch(t, nostr.GenerateKey(), 3)
-	recent := move(t, nostr.GenerateKey(), m[0].ID, 4, time.Now().Unix()-30)
+	m := relaytest.OldMatch(t, nostr.GenerateKey(), 3)
+	recent := relaytest.Move(t, nostr.GenerateKey(), m[0].ID, 4, time.Now().Unix()-30)
 	u := startStrfry(t, testrelay.StrfryOptions{AuthReads: true, Seed: append(slices.Clone(m), recent)})
 	cfg := fastConfig(u)
 	cfg.Key = nostr.GenerateKey()
@@ -89,7 +90,7 @@ func startStrfry(t *testing.T, opts testrelay.StrfryOptions) string {
 // then gets the challenge, the moves, and a new move live.
 func TestWatchStrfryAuthReads(t *testing.T) {
 	author := nostr.GenerateKey()
-	m := oldMatch(t, author, 2)
+	m := relaytest.OldMatch(t, author, 2)
 	u := startStrfry(t, testrelay.StrfryOptions{AuthReads: true, Seed: m})
 	s := newSink()
 	var mu sync.Mutex
@@ -98,7 +99,7 @@ func TestWatchStrfryAuthReads(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		Watch(ctx, []string{u}, MatchFilters(m[0].ID), WatchOptions{Timeout: 10 * time.Second, Key: nostr.GenerateKey(),
+		Watch(ctx, []string{u}, MatchFilters(m[0].ID), WatchOptions{Timeout: testkit.Scale(10 * time.Second), Key: nostr.GenerateKey(),
 			OnStatus: func(_ string, ok bool, _ error) {
 				mu.Lock()
 				up = up || ok
@@ -110,8 +111,8 @@ func TestWatchStrfryAuthReads(t *testing.T) {
 		defer mu.Unlock()
 		return up && s.has(gn.NormalizeURL(u), m...)
 	})
-	live := move(t, author, m[0].ID, 3, time.Now().Unix())
-	res := PublishWith(t.Context(), []string{u}, live, PublishOptions{Timeout: 10 * time.Second})
+	live := relaytest.Move(t, author, m[0].ID, 3, time.Now().Unix())
+	res := PublishWith(t.Context(), []string{u}, live, PublishOptions{Timeout: testkit.Scale(10 * time.Second)})
 	if !res[0].OK {
 		t.Fatalf("publish: %+v", res[0])
 	}

@@ -6,6 +6,7 @@ import (
 
 	gn "github.com/nbd-wtf/go-nostr"
 
+	"vesper/internal/testkit"
 	"vesper/nostr"
 	"vesper/relayd"
 )
@@ -29,7 +30,7 @@ func BenchmarkFetchPaged(b *testing.B) {
 		}
 	}
 	b.ResetTimer()
-	cpu0, _ := processCPU()
+	cpu0, _ := testkit.ProcessCPU()
 	for b.Loop() {
 		got, err := Fetch(b.Context(), []string{r.URL()}, []gn.Filter{{Kinds: []int{nostr.KindMove}}}, time.Minute)
 		if err != nil || len(got) != n {
@@ -38,7 +39,7 @@ func BenchmarkFetchPaged(b *testing.B) {
 	}
 	b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "events/s")
 	// The relay runs in this process: its CPU time is in the figure too.
-	if cpu1, ok := processCPU(); ok {
+	if cpu1, ok := testkit.ProcessCPU(); ok {
 		b.ReportMetric(float64((cpu1-cpu0).Nanoseconds())/float64(n*b.N), "cpu-ns/event")
 	}
 }

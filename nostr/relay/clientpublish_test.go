@@ -5,22 +5,23 @@ import (
 	"errors"
 	"io"
 	"log"
-	"net"
+	"maps"
 	"net/http"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
-	"vesper/internal/testkit"
 
 	"github.com/fiatjaf/eventstore"
 	"github.com/fiatjaf/khatru"
 	gn "github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip11"
 
+	"vesper/internal/testkit"
+	"vesper/internal/testrelay"
 	"vesper/nostr"
+	"vesper/nostr/relay/internal/relaytest"
 	"vesper/relayd"
 )
 
@@ -67,14 +68,7 @@ func startAuthRelay(t *testing.T) *authRelay {
 			info.Limitation = &nip11.RelayLimitationDocument{AuthRequired: true}
 			return info
 		})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: kh, ReadHeaderTimeout: 5 * time.Second}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
-	ar.url = gn.NormalizeURL("ws://" + ln.Addr().String())
+	ar.url = gn.NormalizeURL(testrelay.Serve(t, kh))
 	return ar
 }
 
@@ -91,26 +85,12 @@ func (ar *authRelay) save(_ context.Context, ev *gn.Event) error {
 
 // query serves the newest matching events first, within the filter's limit.
 func (ar *authRelay) query(_ context.Context, f gn.Filter) (chan *gn.Event, error) {
-	ar.mu.Lock()
-	var evs []*gn.Event
-	for _, ev := range ar.events {
-		if f.Matches(ev) {
-			evs = append(evs, ev)
-		}
-	}
-	ar.mu.Unlock()
-	slices.SortFunc(evs, func(a, b *gn.Event) int { return int(b.CreatedAt) - int(a.CreatedAt) })
 	if f.LimitZero {
-		evs = nil
-	} else if f.Limit > 0 && len(evs) > f.Limit {
-		evs = evs[:f.Limit]
+		return testrelay.Chan(nil), nil
 	}
-	ch := make(chan *gn.Event, len(evs))
-	for _, ev := range evs {
-		ch <- ev
-	}
-	close(ch)
-	return ch, nil
+	ar.mu.Lock()
+	defer ar.mu.Unlock()
+	return testrelay.Chan(testrelay.Newest(maps.Values(ar.events), f, f.Limit)), nil
 }
 
 func (ar *authRelay) has(id string) bool {
@@ -146,20 +126,20 @@ func TestClientPublishOneConnectionWithAuth(t *testing.T) {
 	evs := make([]*nostr.Event, items)
 	now := time.Now().Unix()
 	for i := range evs {
-		evs[i] = move(t, key, strconvI(int64(i%queues)), i/queues+1, now)
+		evs[i] = relaytest.Move(t, key, strconvI(int64(i%queues)), i/queues+1, now)
 	}
 	results := make([][]PublishResult, items)
 	// The first goes alone: khatru v0.19.1 sets a connection's AUTH pubkey
 	// without a lock, so an EVENT it handles while an AUTH is in flight is
 	// a data race in the relay under -race (a real relay has its own
 	// locking). The rest go in parallel queues, as the daemon sends them.
-	results[0] = c.Publish(t.Context(), evs[0], 5*time.Second)
+	results[0] = c.Publish(t.Context(), evs[0], testkit.Scale(5*time.Second))
 	var wg sync.WaitGroup
 	for q := range queues {
 		wg.Go(func() {
 			for i := q; i < items; i += queues {
 				if i > 0 {
-					results[i] = c.Publish(t.Context(), evs[i], 5*time.Second)
+					results[i] = c.Publish(t.Context(), evs[i], testkit.Scale(5*time.Second))
 				}
 			}
 		})
@@ -194,8 +174,8 @@ func TestClientPublishOneConnectionWithAuth(t *testing.T) {
 func TestClientPublishNIP11(t *testing.T) {
 	ar := startAuthRelay(t)
 	c, _ := run(t, fastConfig(ar.url))
-	ev := move(t, nostr.GenerateKey(), "m", 1, time.Now().Unix())
-	res := c.Publish(t.Context(), ev, 5*time.Second)
+	ev := relaytest.Move(t, nostr.GenerateKey(), "m", 1, time.Now().Unix())
+	res := c.Publish(t.Context(), ev, testkit.Scale(5*time.Second))
 	if len(res) != 1 || !errors.Is(res[0].Err, ErrWriteRestricted) || res[0].OK {
 		t.Fatalf("got %+v, want skipped with ErrWriteRestricted", res)
 	}
@@ -209,19 +189,19 @@ func TestClientPublishNIP11(t *testing.T) {
 // once a relay is back, and the client's reconnect, not the publication,
 // is what dials.
 func TestClientPublishRelayDown(t *testing.T) {
-	up := startRelay(t, relayd.Options{})
-	down := startRelay(t, relayd.Options{})
+	up := relaytest.StartRelay(t, relayd.Options{})
+	down := relaytest.StartRelay(t, relayd.Options{})
 	down.Stop()
 	key := nostr.GenerateKey()
 	c, _ := run(t, fastConfig(up.URL(), down.URL()))
 	now := time.Now().Unix()
 	for i := range 10 {
-		ev := move(t, key, "m", i+1, now)
+		ev := relaytest.Move(t, key, "m", i+1, now)
 		t0 := time.Now()
 		timeout := testkit.Scale(20 * time.Second)
 		res := c.Publish(t.Context(), ev, timeout)
-		if got := Accepted(res); len(got) != 1 || got[0] != url(up) {
-			t.Fatalf("item %d accepted by %v, want only %s: %+v", i, got, url(up), res)
+		if got := Accepted(res); len(got) != 1 || got[0] != relaytest.URL(up) {
+			t.Fatalf("item %d accepted by %v, want only %s: %+v", i, got, relaytest.URL(up), res)
 		}
 		if !errors.Is(res[1].Err, ErrNotConnected) {
 			t.Fatalf("item %d: the relay that is down answered %+v, want ErrNotConnected", i, res[1])
@@ -236,17 +216,17 @@ func TestClientPublishRelayDown(t *testing.T) {
 
 	up.Stop()
 	waitFor(t, "the client to see both relays down", func() bool { return c.Connected() == 0 })
-	late := move(t, key, "late", 1, now)
-	if got := Accepted(c.Publish(t.Context(), late, 5*time.Second)); len(got) != 0 {
+	late := relaytest.Move(t, key, "late", 1, now)
+	if got := Accepted(c.Publish(t.Context(), late, testkit.Scale(5*time.Second))); len(got) != 0 {
 		t.Fatalf("accepted by %v with every relay down", got)
 	}
 	if err := down.Restart(); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, "the client to reconnect", func() bool { return c.Connected() == 1 })
-	res := c.Publish(t.Context(), late, 5*time.Second)
-	if got := Accepted(res); len(got) != 1 || got[0] != url(down) {
-		t.Fatalf("retry accepted by %v, want %s: %+v", got, url(down), res)
+	res := c.Publish(t.Context(), late, testkit.Scale(5*time.Second))
+	if got := Accepted(res); len(got) != 1 || got[0] != relaytest.URL(down) {
+		t.Fatalf("retry accepted by %v, want %s: %+v", got, relaytest.URL(down), res)
 	}
 	if !down.Has(late.ID) {
 		t.Error("the relay that came back does not have the retried event")
@@ -256,23 +236,23 @@ func TestClientPublishRelayDown(t *testing.T) {
 // TestClientPublishAnswers: on the shared connection, "duplicate:" counts
 // as accepted and "rate-limited:" is waited out within the timeout.
 func TestClientPublishAnswers(t *testing.T) {
-	r := startRelay(t, relayd.Options{DuplicateNotOK: true})
+	r := relaytest.StartRelay(t, relayd.Options{DuplicateNotOK: true})
 	c, _ := run(t, fastConfig(r.URL()))
 	key := nostr.GenerateKey()
 	now := time.Now().Unix()
 
-	dup := move(t, key, "m", 1, now)
-	seed(t, r, dup)
-	res := c.Publish(t.Context(), dup, 5*time.Second)[0]
+	dup := relaytest.Move(t, key, "m", 1, now)
+	relaytest.Seed(t, r, dup)
+	res := c.Publish(t.Context(), dup, testkit.Scale(5*time.Second))[0]
 	if !res.OK || !strings.HasPrefix(res.Message, "duplicate:") {
 		t.Errorf("duplicate: got %+v, want accepted with the relay's duplicate: answer", res)
 	}
 
 	r.SetRejectWrites("rate-limited: slow down")
-	slow := move(t, key, "m", 2, now)
+	slow := relaytest.Move(t, key, "m", 2, now)
 	done := make(chan PublishResult, 1)
 	writes := r.Writes()
-	go func() { done <- c.Publish(t.Context(), slow, 10*time.Second)[0] }()
+	go func() { done <- c.Publish(t.Context(), slow, testkit.Scale(10*time.Second))[0] }()
 	waitFor(t, "the first, refused attempt", func() bool { return r.Writes() > writes })
 	r.SetRejectWrites("")
 	if res := <-done; !res.OK {

@@ -2,43 +2,42 @@ package relay
 
 import (
 	"context"
-	"encoding/json"
-	"net/http"
-	"net/http/httptest"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
 	"time"
-	"vesper/internal/testkit"
 
-	ws "github.com/coder/websocket"
 	gn "github.com/nbd-wtf/go-nostr"
 
+	"vesper/internal/testkit"
+	"vesper/internal/testrelay"
 	"vesper/nostr"
+	"vesper/nostr/relay/internal/relaytest"
 	"vesper/nostr/relay/internal/wire"
 	"vesper/relayd"
 )
 
 func TestFetchPagesAndDedupes(t *testing.T) {
-	a := startRelay(t, relayd.Options{MaxLimit: 5, HideLimits: true})
-	b := startRelay(t, relayd.Options{MaxLimit: 3})
+	a := relaytest.StartRelay(t, relayd.Options{MaxLimit: 5, HideLimits: true})
+	b := relaytest.StartRelay(t, relayd.Options{MaxLimit: 3})
 	key := nostr.GenerateKey()
 	base := time.Now().Unix() - 100
 	var all []*nostr.Event
 	for i := range 20 {
-		ev := move(t, key, "m", i+1, base+int64(i))
+		ev := relaytest.Move(t, key, "m", i+1, base+int64(i))
 		all = append(all, ev)
 		switch {
 		case i < 8:
-			seed(t, a, ev)
+			relaytest.Seed(t, a, ev)
 		case i < 14:
-			seed(t, a, ev)
-			seed(t, b, ev)
+			relaytest.Seed(t, a, ev)
+			relaytest.Seed(t, b, ev)
 		default:
-			seed(t, b, ev)
+			relaytest.Seed(t, b, ev)
 		}
 	}
-	got, err := Fetch(t.Context(), []string{a.URL(), b.URL(), deadURL(t)}, []gn.Filter{{Kinds: []int{nostr.KindMove}}}, 5*time.Second)
+	got, err := Fetch(t.Context(), []string{a.URL(), b.URL(), testkit.DeadRelay(t)}, []gn.Filter{{Kinds: []int{nostr.KindMove}}}, testkit.Scale(5*time.Second))
 	if err == nil || !strings.Contains(err.Error(), "127.0.0.1") {
 		t.Errorf("err: got %v, want the dead relay's failure", err)
 	}
@@ -55,13 +54,13 @@ func TestFetchPagesAndDedupes(t *testing.T) {
 }
 
 func TestFetchLimit(t *testing.T) {
-	r := startRelay(t, relayd.Options{MaxLimit: 2, HideLimits: true})
+	r := relaytest.StartRelay(t, relayd.Options{MaxLimit: 2, HideLimits: true})
 	key := nostr.GenerateKey()
 	base := time.Now().Unix() - 100
 	for i := range 10 {
-		seed(t, r, move(t, key, "m", i+1, base+int64(i)))
+		relaytest.Seed(t, r, relaytest.Move(t, key, "m", i+1, base+int64(i)))
 	}
-	got, err := Fetch(t.Context(), []string{r.URL()}, []gn.Filter{{Kinds: []int{nostr.KindMove}, Limit: 5}}, 5*time.Second)
+	got, err := Fetch(t.Context(), []string{r.URL()}, []gn.Filter{{Kinds: []int{nostr.KindMove}, Limit: 5}}, testkit.Scale(5*time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,19 +70,19 @@ func TestFetchLimit(t *testing.T) {
 }
 
 func TestFetchMatch(t *testing.T) {
-	r := startRelay(t, relayd.Options{MaxLimit: 4})
+	r := relaytest.StartRelay(t, relayd.Options{MaxLimit: 4})
 	alice, bob := nostr.GenerateKey(), nostr.GenerateKey()
 	now := time.Now().Unix()
-	ch := sign(t, alice, nostr.NewChallenge("chess", "", now-100))
-	other := sign(t, alice, nostr.NewChallenge("gomoku", "", now-99))
-	want := []*nostr.Event{ch, sign(t, bob, nostr.NewAccept(ch.ID, alice.PublicKey(), now-90))}
+	ch := relaytest.Sign(t, alice, nostr.NewChallenge("chess", "", now-100))
+	other := relaytest.Sign(t, alice, nostr.NewChallenge("gomoku", "", now-99))
+	want := []*nostr.Event{ch, relaytest.Sign(t, bob, nostr.NewAccept(ch.ID, alice.PublicKey(), now-90))}
 	for i := range 9 {
-		want = append(want, move(t, alice, ch.ID, i+1, now-80+int64(i)))
+		want = append(want, relaytest.Move(t, alice, ch.ID, i+1, now-80+int64(i)))
 	}
-	want = append(want, sign(t, alice, nostr.NewRequest(ch.ID, "", now-10)))
-	seed(t, r, want...)
-	seed(t, r, other, move(t, bob, other.ID, 1, now-50))
-	got, err := Fetch(t.Context(), []string{r.URL()}, MatchFilters(ch.ID), 5*time.Second)
+	want = append(want, relaytest.Sign(t, alice, nostr.NewRequest(ch.ID, "", now-10)))
+	relaytest.Seed(t, r, want...)
+	relaytest.Seed(t, r, other, relaytest.Move(t, bob, other.ID, 1, now-50))
+	got, err := Fetch(t.Context(), []string{r.URL()}, MatchFilters(ch.ID), testkit.Scale(5*time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +90,7 @@ func TestFetchMatch(t *testing.T) {
 		t.Fatalf("got %d events, want %d", len(got), len(want))
 	}
 	for i, ev := range want {
-		if got[i].Event.ID != ev.ID || got[i].Relay != url(r) {
+		if got[i].Event.ID != ev.ID || got[i].Relay != relaytest.URL(r) {
 			t.Errorf("event %d: got %s from %s, want %s", i, got[i].Event.ID, got[i].Relay, ev.ID)
 		}
 	}
@@ -102,45 +101,26 @@ func TestFetchMatch(t *testing.T) {
 // unrequested kinds), and that ignores since, until and limit.
 func rawRelay(t *testing.T, events ...string) string {
 	t.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		c, err := ws.Accept(w, r, nil)
-		if err != nil {
-			return
-		}
-		defer c.CloseNow()
-		ctx := r.Context()
-		for {
-			_, msg, err := c.Read(ctx)
-			if err != nil {
-				return
+	return testrelay.Scripted(t, "", func() func(testrelay.Frame) []string {
+		return func(f testrelay.Frame) []string {
+			if f.Label != "REQ" {
+				return nil
 			}
-			var req []json.RawMessage
-			var label, id string
-			if json.Unmarshal(msg, &req) != nil || len(req) < 2 {
-				continue
-			}
-			json.Unmarshal(req[0], &label)
-			json.Unmarshal(req[1], &id)
-			if label != "REQ" {
-				continue
-			}
-			sid, _ := json.Marshal(id)
+			var out []string
 			for _, ev := range events {
-				c.Write(ctx, ws.MessageText, []byte(`["EVENT",`+string(sid)+`,`+ev+`]`))
+				out = append(out, fmt.Sprintf(`["EVENT",%q,%s]`, f.Sub, ev))
 			}
-			c.Write(ctx, ws.MessageText, []byte(`["EOSE",`+string(sid)+`]`))
+			return append(out, testrelay.EOSE(f.Sub))
 		}
-	}))
-	t.Cleanup(srv.Close)
-	return "ws" + strings.TrimPrefix(srv.URL, "http")
+	})
 }
 
 func TestStrictParsing(t *testing.T) {
 	key := nostr.GenerateKey()
 	now := time.Now().Unix()
-	good := move(t, key, "m", 1, now)
-	empty := sign(t, key, &nostr.Event{Kind: nostr.KindMove, CreatedAt: gn.Timestamp(now - 1), Tags: nostr.Tags{{"g", "m"}}})
-	profile := sign(t, key, &nostr.Event{Kind: nostr.KindProfile, CreatedAt: gn.Timestamp(now - 2), Content: "{}"})
+	good := relaytest.Move(t, key, "m", 1, now)
+	empty := relaytest.Sign(t, key, &nostr.Event{Kind: nostr.KindMove, CreatedAt: gn.Timestamp(now - 1), Tags: nostr.Tags{{"g", "m"}}})
+	profile := relaytest.Sign(t, key, &nostr.Event{Kind: nostr.KindProfile, CreatedAt: gn.Timestamp(now - 2), Content: "{}"})
 	js := func(ev *nostr.Event) string { return string(nostr.MarshalEvent(ev)) }
 	ts := `"created_at":` + strconvI(now-1)
 	tests := []struct {
@@ -164,7 +144,7 @@ func TestStrictParsing(t *testing.T) {
 			s := newSink()
 			u := rawRelay(t, tt.raw)
 			got, err := FetchWith(t.Context(), []string{u}, []gn.Filter{{Kinds: []int{nostr.KindMove}}},
-				FetchOptions{Timeout: 5 * time.Second, OnReject: s.onReject})
+				FetchOptions{Timeout: testkit.Scale(5 * time.Second), OnReject: s.onReject})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -190,7 +170,7 @@ func TestPagerEndsOnRelayIgnoringUntil(t *testing.T) {
 	now := time.Now().Unix()
 	var raws []string
 	for i := range 5 {
-		raws = append(raws, string(nostr.MarshalEvent(move(t, key, "m", i+1, now-int64(i)))))
+		raws = append(raws, string(nostr.MarshalEvent(relaytest.Move(t, key, "m", i+1, now-int64(i)))))
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), testkit.Scale(30*time.Second))
 	defer cancel()

@@ -10,8 +10,10 @@ import (
 
 	gn "github.com/nbd-wtf/go-nostr"
 
+	"vesper/internal/testkit"
 	"vesper/nostr"
 	"vesper/nostr/relay/follow"
+	"vesper/nostr/relay/internal/relaytest"
 	"vesper/nostr/relay/internal/wire"
 	"vesper/relayd"
 )
@@ -22,7 +24,7 @@ func relayListEvent(t *testing.T, key nostr.SecretKey, at int64, read, write []s
 	if err != nil {
 		t.Fatal(err)
 	}
-	return sign(t, key, ev)
+	return relaytest.Sign(t, key, ev)
 }
 
 func stateOf(c *Client, u string) (relayState, bool) {
@@ -38,33 +40,33 @@ func stateOf(c *Client, u string) (relayState, bool) {
 // like a configured one (stored events, then live ones, from that relay),
 // and does not take part in Publish.
 func TestFollowAtRunTime(t *testing.T) {
-	home, away := startRelay(t, relayd.Options{}), startRelay(t, relayd.Options{})
+	home, away := relaytest.StartRelay(t, relayd.Options{}), relaytest.StartRelay(t, relayd.Options{})
 	key := nostr.GenerateKey()
 	now := time.Now().Unix()
-	ch := sign(t, key, nostr.NewChallenge("chess", "", now-60))
-	seed(t, away, ch)
+	ch := relaytest.Sign(t, key, nostr.NewChallenge("chess", "", now-60))
+	relaytest.Seed(t, away, ch)
 	c, s := run(t, fastConfig(home.URL()))
 	waitReady(t, c, 10*time.Second)
-	if got := c.Follow(away.URL(), home.URL(), away.URL()); !slices.Equal(got, []string{url(away)}) {
-		t.Fatalf("Follow added %v, want only %s", got, url(away))
+	if got := c.Follow(away.URL(), home.URL(), away.URL()); !slices.Equal(got, []string{relaytest.URL(away)}) {
+		t.Fatalf("Follow added %v, want only %s", got, relaytest.URL(away))
 	}
-	waitFor(t, "the stored event from the added relay", func() bool { return s.has(url(away), ch) })
-	mv := move(t, key, ch.ID, 1, now)
-	seed(t, away, mv)
-	waitFor(t, "a live event from the added relay", func() bool { return s.has(url(away), mv) })
-	if s.has(url(home), ch) {
+	waitFor(t, "the stored event from the added relay", func() bool { return s.has(relaytest.URL(away), ch) })
+	mv := relaytest.Move(t, key, ch.ID, 1, now)
+	relaytest.Seed(t, away, mv)
+	waitFor(t, "a live event from the added relay", func() bool { return s.has(relaytest.URL(away), mv) })
+	if s.has(relaytest.URL(home), ch) {
 		t.Error("the configured relay delivered an event it does not have")
 	}
-	if st, ok := stateOf(c, url(away)); !ok || !st.Connected || st.Configured {
+	if st, ok := stateOf(c, relaytest.URL(away)); !ok || !st.Connected || st.Configured {
 		t.Errorf("state of the added relay: %+v", st)
 	}
-	res := c.Publish(t.Context(), move(t, key, ch.ID, 2, now+1), 5*time.Second)
-	if len(res) != 1 || res[0].Relay != url(home) || !res[0].OK {
+	res := c.Publish(t.Context(), relaytest.Move(t, key, ch.ID, 2, now+1), testkit.Scale(5*time.Second))
+	if len(res) != 1 || res[0].Relay != relaytest.URL(home) || !res[0].OK {
 		t.Errorf("Publish went to %+v, want the configured relay only", res)
 	}
 	c.SetFollowed(nil)
 	waitFor(t, "the unfollowed relay's connection to close", func() bool { return away.Connections() == 0 })
-	if slices.Contains(c.Relays(), url(away)) {
+	if slices.Contains(c.Relays(), relaytest.URL(away)) {
 		t.Errorf("Relays after SetFollowed(nil): %v", c.Relays())
 	}
 }
@@ -72,25 +74,25 @@ func TestFollowAtRunTime(t *testing.T) {
 // TestFollowBeforeRun: relays added before Run start with it, and never
 // hold Ready back, even when they are dead.
 func TestFollowBeforeRun(t *testing.T) {
-	home, away := startRelay(t, relayd.Options{}), startRelay(t, relayd.Options{})
-	ev := move(t, nostr.GenerateKey(), "m", 1, time.Now().Unix())
-	seed(t, away, ev)
+	home, away := relaytest.StartRelay(t, relayd.Options{}), relaytest.StartRelay(t, relayd.Options{})
+	ev := relaytest.Move(t, nostr.GenerateKey(), "m", 1, time.Now().Unix())
+	relaytest.Seed(t, away, ev)
 	cfg := fastConfig(home.URL())
 	cfg.BackfillBudget = time.Hour // Ready must not wait on the dead relay's budget
 	c := New(cfg)
-	c.Follow(away.URL(), deadURL(t))
+	c.Follow(away.URL(), testkit.DeadRelay(t))
 	s := newSink()
 	startClient(t, c, s)
 	waitReady(t, c, 10*time.Second)
-	waitFor(t, "the event of the relay followed before Run", func() bool { return s.has(url(away), ev) })
+	waitFor(t, "the event of the relay followed before Run", func() bool { return s.has(relaytest.URL(away), ev) })
 }
 
 // TestFollowDeadRelayPutAside: a followed relay that keeps failing is put
 // aside: after AsideAfter failed sessions its next try is an AsideBackoff
 // away, not a MaxBackoff.
 func TestFollowDeadRelayPutAside(t *testing.T) {
-	home := startRelay(t, relayd.Options{})
-	dead := gn.NormalizeURL(deadURL(t))
+	home := relaytest.StartRelay(t, relayd.Options{})
+	dead := gn.NormalizeURL(testkit.DeadRelay(t))
 	cfg := fastConfig(home.URL())
 	cfg.AsideAfter = 3
 	cfg.AsideBackoff = time.Hour
@@ -108,7 +110,7 @@ func TestFollowDeadRelayPutAside(t *testing.T) {
 	if wait := time.Until(st.RetryAt); wait < 29*time.Minute || wait > time.Hour {
 		t.Errorf("next try in %v, want about half an hour to an hour", wait)
 	}
-	if home, _ := stateOf(c, url(home)); !home.Configured || !home.Connected || home.Aside {
+	if home, _ := stateOf(c, relaytest.URL(home)); !home.Configured || !home.Connected || home.Aside {
 		t.Errorf("configured relay state %+v", home)
 	}
 }
@@ -118,31 +120,31 @@ func TestFollowDeadRelayPutAside(t *testing.T) {
 func TestFollowCap(t *testing.T) {
 	rs := make([]*relayd.Relay, 4)
 	for i := range rs {
-		rs[i] = startRelay(t, relayd.Options{})
+		rs[i] = relaytest.StartRelay(t, relayd.Options{})
 	}
 	cfg := fastConfig(rs[0].URL())
 	cfg.MaxRelays = 3
 	c, _ := run(t, cfg)
-	if got := c.Follow(rs[1].URL(), rs[2].URL(), rs[3].URL()); !slices.Equal(got, []string{url(rs[1]), url(rs[2])}) {
+	if got := c.Follow(rs[1].URL(), rs[2].URL(), rs[3].URL()); !slices.Equal(got, []string{relaytest.URL(rs[1]), relaytest.URL(rs[2])}) {
 		t.Errorf("Follow added %v, want the first two", got)
 	}
 	if got := c.Relays(); len(got) != 3 {
 		t.Errorf("Relays %v, want 3", got)
 	}
 	got := c.SetFollowed([]string{rs[3].URL(), rs[1].URL()})
-	if want := []string{url(rs[1]), url(rs[3])}; !slices.Equal(got, want) {
+	if want := []string{relaytest.URL(rs[1]), relaytest.URL(rs[3])}; !slices.Equal(got, want) {
 		t.Errorf("SetFollowed: %v, want %v", got, want)
 	}
 	waitFor(t, "the dropped relay's connection to close", func() bool { return rs[2].Connections() == 0 })
 	waitFor(t, "every followed relay connected", func() bool { return c.Connected() == 3 })
-	if got := c.SetFollowed(nil); len(got) != 0 || !slices.Equal(c.Relays(), []string{url(rs[0])}) {
+	if got := c.SetFollowed(nil); len(got) != 0 || !slices.Equal(c.Relays(), []string{relaytest.URL(rs[0])}) {
 		t.Errorf("SetFollowed(nil): %v, Relays %v", got, c.Relays())
 	}
 	// Following again a relay just dropped: the new session waits for the
 	// old one, and the relay is followed.
 	c.Follow(rs[3].URL())
 	waitFor(t, "the relay followed again", func() bool {
-		st, _ := stateOf(c, url(rs[3]))
+		st, _ := stateOf(c, relaytest.URL(rs[3]))
 		return st.Connected
 	})
 }
@@ -153,16 +155,16 @@ func TestFollowCap(t *testing.T) {
 // follow.OutboxRelays picks the write relay, Follow adds it, and the match events
 // come out of the same gate.
 func TestOutboxPlayerOnItsOwnRelay(t *testing.T) {
-	home, own := startRelay(t, relayd.Options{}), startRelay(t, relayd.Options{})
+	home, own := relaytest.StartRelay(t, relayd.Options{}), relaytest.StartRelay(t, relayd.Options{})
 	alice := nostr.GenerateKey()
 	now := time.Now().Unix()
 	list := relayListEvent(t, alice, now-100, []string{home.URL()}, []string{own.URL()})
-	seed(t, home, list)
-	ch := sign(t, alice, nostr.NewChallenge("chess", "", now-50))
-	mv := move(t, alice, ch.ID, 1, now-40)
-	forged := move(t, alice, ch.ID, 2, now-30)
+	relaytest.Seed(t, home, list)
+	ch := relaytest.Sign(t, alice, nostr.NewChallenge("chess", "", now-50))
+	mv := relaytest.Move(t, alice, ch.ID, 1, now-40)
+	forged := relaytest.Move(t, alice, ch.ID, 2, now-30)
 	forged.Content = "e7e5" // id and signature no longer match
-	seed(t, own, ch, mv)
+	relaytest.Seed(t, own, ch, mv)
 	if err := own.Inject(t.Context(), forged); err != nil {
 		t.Fatal(err)
 	}
@@ -171,19 +173,19 @@ func TestOutboxPlayerOnItsOwnRelay(t *testing.T) {
 	cfg.RelayLists = true
 	c, s := run(t, cfg)
 	c.WatchAuthors(alice.PublicKey())
-	waitFor(t, "the relay list", func() bool { return s.has(url(home), list) })
-	r, _ := s.get(url(home), list.ID)
+	waitFor(t, "the relay list", func() bool { return s.has(relaytest.URL(home), list) })
+	r, _ := s.get(relaytest.URL(home), list.ID)
 	picked := follow.OutboxRelays([]*nostr.Event{r.Event}, follow.OutboxOptions{Exclude: c.Relays(), AllowLocal: true})
-	if !slices.Equal(picked, []string{url(own)}) {
+	if !slices.Equal(picked, []string{relaytest.URL(own)}) {
 		t.Fatalf("follow.OutboxRelays %v, want the player's write relay", picked)
 	}
 	if len(follow.OutboxRelays([]*nostr.Event{r.Event}, follow.OutboxOptions{Exclude: c.Relays()})) != 0 {
 		t.Error("a loopback relay picked without AllowLocal")
 	}
 	c.Follow(picked...)
-	waitFor(t, "the player's events from its own relay", func() bool { return s.has(url(own), ch, mv) })
+	waitFor(t, "the player's events from its own relay", func() bool { return s.has(relaytest.URL(own), ch, mv) })
 	waitFor(t, "the forged event refused", func() bool { return s.rejected(wire.RejectBadID)+s.rejected(wire.RejectBadSignature) > 0 })
-	if s.has(url(own), forged) {
+	if s.has(relaytest.URL(own), forged) {
 		t.Error("a forged event from a followed relay was delivered")
 	}
 }
@@ -218,7 +220,7 @@ func TestOutboxRelays(t *testing.T) {
 			mk(a, 1, "wss://x.example", "wss://shared.example"),
 			mk(b, 1, "wss://shared.example")},
 			follow.OutboxOptions{Max: 2}, []string{"wss://shared.example", "wss://x.example"}},
-		{"other kinds ignored", []*nostr.Event{move(t, a, "m", 1, 1)}, follow.OutboxOptions{}, []string{}},
+		{"other kinds ignored", []*nostr.Event{relaytest.Move(t, a, "m", 1, 1)}, follow.OutboxOptions{}, []string{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -5,12 +5,15 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"vesper/nostr/relay/internal/relaytest"
 	"vesper/relayd"
 
 	gn "github.com/nbd-wtf/go-nostr"
 
 	"vesper/internal/hostile"
 	"vesper/internal/netguard"
+	"vesper/internal/testkit"
 	"vesper/nostr"
 )
 
@@ -21,7 +24,7 @@ import (
 // addresses; the operator's own relays are dialed as written.
 func TestGuardRefusesStrangersLoopback(t *testing.T) {
 	h := startHostile(t, hostile.Options{})
-	home := startRelay(t, relayd.Options{})
+	home := relaytest.StartRelay(t, relayd.Options{})
 	untouched := func(what string) {
 		t.Helper()
 		if c, i := h.Connections(), h.InfoRequests(); c != 0 || i != 0 {
@@ -30,14 +33,14 @@ func TestGuardRefusesStrangersLoopback(t *testing.T) {
 	}
 	guard := Guard{Strangers: []string{h.URL()}}
 
-	_, err := FetchWith(t.Context(), []string{h.URL()}, MatchFilters(strings.Repeat("ab", 32)), FetchOptions{Timeout: 5 * time.Second, Guard: guard})
+	_, err := FetchWith(t.Context(), []string{h.URL()}, MatchFilters(strings.Repeat("ab", 32)), FetchOptions{Timeout: testkit.Scale(5 * time.Second), Guard: guard})
 	if !errors.Is(err, netguard.ErrBlocked) {
 		t.Errorf("Fetch: %v, want netguard.ErrBlocked", err)
 	}
 	untouched("Fetch")
 
-	ev := move(t, nostr.GenerateKey(), strings.Repeat("ab", 32), 1, time.Now().Unix())
-	res := PublishWith(t.Context(), []string{home.URL(), h.URL()}, ev, PublishOptions{Timeout: 5 * time.Second, Guard: guard})
+	ev := relaytest.Move(t, nostr.GenerateKey(), strings.Repeat("ab", 32), 1, time.Now().Unix())
+	res := PublishWith(t.Context(), []string{home.URL(), h.URL()}, ev, PublishOptions{Timeout: testkit.Scale(5 * time.Second), Guard: guard})
 	if !res[0].OK || !errors.Is(res[1].Err, netguard.ErrBlocked) {
 		t.Errorf("Publish: %+v, want the home relay's OK and the stranger's refused", res)
 	}
@@ -56,7 +59,7 @@ func TestGuardRefusesStrangersLoopback(t *testing.T) {
 
 	// The operator's flag lets the same relay in.
 	if _, err := FetchWith(t.Context(), []string{h.URL()}, MatchFilters(strings.Repeat("ab", 32)),
-		FetchOptions{Timeout: 5 * time.Second, Guard: Guard{Strangers: guard.Strangers, AllowPrivate: true}}); err != nil {
+		FetchOptions{Timeout: testkit.Scale(5 * time.Second), Guard: Guard{Strangers: guard.Strangers, AllowPrivate: true}}); err != nil {
 		t.Errorf("Fetch with private addresses allowed: %v", err)
 	}
 	if h.Connections() == 0 {

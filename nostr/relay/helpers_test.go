@@ -3,77 +3,18 @@ package relay
 import (
 	"context"
 	"fmt"
-	"net"
-	"slices"
 	"sync"
 	"testing"
 	"time"
 
-	gn "github.com/nbd-wtf/go-nostr"
-
 	"vesper/internal/testkit"
 	"vesper/nostr"
-	"vesper/nostr/relay/limits"
-	"vesper/relayd"
 )
 
-func startRelay(t *testing.T, opts relayd.Options) *relayd.Relay {
-	t.Helper()
-	r, err := relayd.Start(t.Context(), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// A NIP-11 document cached for an earlier relay on this port is not
-	// this relay's.
-	limits.Forget(r.URL())
-	t.Cleanup(func() { r.Close() })
-	return r
-}
-
-// deadURL is a loopback address nothing listens on.
-func deadURL(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	return "ws://" + addr
-}
-
-func sign(t *testing.T, key nostr.SecretKey, ev *nostr.Event) *nostr.Event {
-	t.Helper()
-	if err := key.Sign(ev); err != nil {
-		t.Fatal(err)
-	}
-	return ev
-}
-
-func move(t *testing.T, key nostr.SecretKey, match string, ply int, createdAt int64) *nostr.Event {
-	return sign(t, key, nostr.NewMove(match, ply, "e2e4", createdAt))
-}
-
-// seed stores events on the relay directly, as if published earlier.
-func seed(t *testing.T, r *relayd.Relay, evs ...*nostr.Event) {
-	t.Helper()
-	for _, ev := range evs {
-		if err := r.Publish(t.Context(), ev); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
-// waitFor polls cond until it holds; no sleeping for synchronisation.
+// waitFor polls cond until it holds, failing the test after 30 s, scaled.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(testkit.Scale(30 * time.Second))
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testkit.WaitFor(t, what, 30*time.Second, cond)
 }
 
 // sink records what a client delivers.
@@ -141,7 +82,7 @@ func fastConfig(relays ...string) Config {
 		MinBackoff:   10 * time.Millisecond,
 		MaxBackoff:   200 * time.Millisecond,
 		PingInterval: 100 * time.Millisecond,
-		QueryTimeout: 5 * time.Second,
+		QueryTimeout: testkit.Scale(5 * time.Second),
 		DialTimeout:  testkit.Scale(5 * time.Second),
 		// Every test relay is on loopback, the followed ones too; the
 		// guard itself is tested with this off (guard_test.go).
@@ -185,39 +126,10 @@ func startClient(t *testing.T, c *Client, s *sink) {
 			if err != nil {
 				t.Errorf("Run: %v", err)
 			}
-		case <-time.After(10 * time.Second):
+		case <-time.After(testkit.Scale(10 * time.Second)):
 			t.Error("Run did not return after cancel")
 		}
 	})
 }
 
-func url(r *relayd.Relay) string { return gn.NormalizeURL(r.URL()) }
-
 func strconvI(v int64) string { return fmt.Sprint(v) }
-
-var (
-	oldMu  sync.Mutex
-	oldSeq int64
-)
-
-func oldMatch(t *testing.T, key nostr.SecretKey, n int) []*nostr.Event {
-	t.Helper()
-	oldMu.Lock()
-	oldSeq++
-	t0 := time.Now().Add(-90*24*time.Hour).Unix() + oldSeq*1000
-	oldMu.Unlock()
-	ch := sign(t, key, nostr.NewChallenge("chess", "", t0))
-	evs := []*nostr.Event{ch}
-	for i := 1; i <= n; i++ {
-		evs = append(evs, move(t, key, ch.ID, i, t0+int64(i)))
-	}
-	return evs
-}
-func evIDs(evs []*nostr.Event) []string {
-	var out []string
-	for _, ev := range evs {
-		out = append(out, ev.ID)
-	}
-	slices.Sort(out)
-	return out
-}

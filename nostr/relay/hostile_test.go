@@ -17,6 +17,7 @@ import (
 	"vesper/internal/hostile"
 	"vesper/internal/testkit"
 	"vesper/nostr"
+	"vesper/nostr/relay/internal/relaytest"
 	"vesper/nostr/relay/internal/wire"
 	"vesper/nostr/relay/limits"
 	"vesper/relayd"
@@ -40,14 +41,14 @@ func startHostile(t *testing.T, opts hostile.Options) *hostile.Relay {
 // honestWith is a relayd holding a few events, and those events.
 func honestWith(t *testing.T, n int) (*relayd.Relay, []*nostr.Event) {
 	t.Helper()
-	r := startRelay(t, relayd.Options{})
+	r := relaytest.StartRelay(t, relayd.Options{})
 	key := nostr.GenerateKey()
 	now := time.Now().Unix()
 	var evs []*nostr.Event
 	for i := range n {
-		evs = append(evs, sign(t, key, nostr.NewChallenge("chess", "", now-int64(100+i))))
+		evs = append(evs, relaytest.Sign(t, key, nostr.NewChallenge("chess", "", now-int64(100+i))))
 	}
-	seed(t, r, evs...)
+	relaytest.Seed(t, r, evs...)
 	return r, evs
 }
 
@@ -88,7 +89,7 @@ func TestGiantFramesBounded(t *testing.T) {
 	got = allocated(func() {
 		c, s = run(t, cfg)
 		waitReady(t, c, 10*time.Second)
-		waitFor(t, "the honest events", func() bool { return s.has(url(r), evs...) })
+		waitFor(t, "the honest events", func() bool { return s.has(relaytest.URL(r), evs...) })
 		waitFor(t, "three hostile connections", func() bool { return h.Connections() >= 3 })
 	})
 	// Unbounded, each connection would read its 20 MB frame (go-nostr:
@@ -109,8 +110,8 @@ func TestGiantFramesBounded(t *testing.T) {
 func TestOversizedEventSkipped(t *testing.T) {
 	key := nostr.GenerateKey()
 	now := time.Now().Unix()
-	big := sign(t, key, nostr.NewMove("m", 1, strings.Repeat("x", 1<<20), now-5))
-	small := []*nostr.Event{move(t, key, "m", 2, now-4), move(t, key, "m", 3, now-6)}
+	big := relaytest.Sign(t, key, nostr.NewMove("m", 1, strings.Repeat("x", 1<<20), now-5))
+	small := []*nostr.Event{relaytest.Move(t, key, "m", 2, now-4), relaytest.Move(t, key, "m", 3, now-6)}
 	h := startHostile(t, hostile.Options{Stored: []*nostr.Event{small[0], big, small[1]}})
 	var c *Client
 	var s *sink
@@ -147,7 +148,7 @@ func TestQueueBoundedInBytes(t *testing.T) {
 	for i := range 400 {
 		ev := nostr.NewChallenge("chess", "", now-int64(i))
 		ev.Content = `{"game":"chess","pad":"` + strings.Repeat("p", 2000) + `"}`
-		drip = append(drip, sign(t, key, ev))
+		drip = append(drip, relaytest.Sign(t, key, ev))
 	}
 	h := startHostile(t, hostile.Options{Drip: drip, DripEvery: time.Microsecond})
 	cn, err := wire.Dial(t.Context(), gn.NormalizeURL(h.URL()), slog.New(slog.DiscardHandler), nil, wire.Limits{QueueBytes: 64 << 10})
@@ -180,7 +181,7 @@ func TestNoEOSEDripDoesNotHoldReady(t *testing.T) {
 	now := time.Now().Unix()
 	var drip []*nostr.Event
 	for i := range 200 {
-		drip = append(drip, sign(t, key, nostr.NewChallenge("chess", "", now-int64(i))))
+		drip = append(drip, relaytest.Sign(t, key, nostr.NewChallenge("chess", "", now-int64(i))))
 	}
 	h := startHostile(t, hostile.Options{NoEOSE: true, Drip: drip, DripEvery: 50 * time.Millisecond})
 
@@ -197,7 +198,7 @@ func TestNoEOSEDripDoesNotHoldReady(t *testing.T) {
 		// The drip lasts 10 s (200 events, one per 50 ms): a wait the
 		// drip restarted would end only with it.
 		t0 := time.Now()
-		err = cn.WaitEOSE(t.Context(), s, time.Second)
+		err = cn.WaitEOSE(t.Context(), s, time.Second) // expected to run out
 		if !errors.Is(err, wire.ErrNoEOSE) {
 			t.Fatalf("waitEOSE: %v, want wire.ErrNoEOSE", err)
 		}
@@ -214,7 +215,7 @@ func TestNoEOSEDripDoesNotHoldReady(t *testing.T) {
 		if d := waitReady(t, c, 5*time.Second); d < 900*time.Millisecond {
 			t.Errorf("Ready after %v, before the budget ran out", d)
 		}
-		if !s.has(url(r), evs...) {
+		if !s.has(relaytest.URL(r), evs...) {
 			t.Error("Ready before the honest relay's events were delivered")
 		}
 	})
@@ -234,7 +235,7 @@ func TestEndlessPagesBudget(t *testing.T) {
 			cfg.BackfillBudget = time.Minute
 			c, s := run(t, cfg)
 			waitReady(t, c, 10*time.Second)
-			if !s.has(url(r), evs...) {
+			if !s.has(relaytest.URL(r), evs...) {
 				t.Error("honest events missing at Ready")
 			}
 			waitFor(t, "a second hostile session", func() bool { return h.Connections() >= 2 })
@@ -295,10 +296,10 @@ func TestHugeNIP11(t *testing.T) {
 		for range 8 {
 			ok := new(bool)
 			docs = append(docs, ok)
-			wg.Go(func() { *ok = limits.Document(t.Context(), h.URL(), 5*time.Second) != nil })
+			wg.Go(func() { *ok = limits.Document(t.Context(), h.URL(), testkit.Scale(5*time.Second)) != nil })
 		}
 		wg.Wait()
-		limits.Document(t.Context(), h.URL(), 5*time.Second)
+		limits.Document(t.Context(), h.URL(), testkit.Scale(5*time.Second))
 	})
 	for i, ok := range docs {
 		if *ok {
@@ -319,8 +320,8 @@ func TestNIP11CachedForPublish(t *testing.T) {
 	h := startHostile(t, hostile.Options{})
 	key := nostr.GenerateKey()
 	for i := range 5 {
-		ev := sign(t, key, nostr.NewChallenge("chess", "", time.Now().Unix()-int64(i)))
-		Publish(t.Context(), []string{h.URL()}, ev, 5*time.Second)
+		ev := relaytest.Sign(t, key, nostr.NewChallenge("chess", "", time.Now().Unix()-int64(i)))
+		Publish(t.Context(), []string{h.URL()}, ev, testkit.Scale(5*time.Second))
 	}
 	if n := h.InfoRequests(); n != 1 {
 		t.Errorf("%d NIP-11 requests for 5 publications, want 1", n)
@@ -339,7 +340,7 @@ func TestSubscriptionsSplit(t *testing.T) {
 	}
 	last := nostr.GenerateKey()
 	t.Run("khatru", func(t *testing.T) {
-		r := startRelay(t, relayd.Options{})
+		r := relaytest.StartRelay(t, relayd.Options{})
 		c, s := run(t, fastConfig(r.URL()))
 		c.WatchAuthors(authors...)
 		c.WatchAuthors(last.PublicKey())
@@ -348,9 +349,9 @@ func TestSubscriptionsSplit(t *testing.T) {
 		// reaches the client only through a live subscription or the
 		// fetch, and either proves the connection lives.
 		waitFor(t, "the profile fetches", func() bool { return r.Queries() > 90 })
-		prof := sign(t, last, &nostr.Event{Kind: nostr.KindProfile, CreatedAt: gn.Timestamp(time.Now().Unix()), Content: `{"name":"last"}`})
-		seed(t, r, prof)
-		waitFor(t, "the live profile", func() bool { return s.has(url(r), prof) })
+		prof := relaytest.Sign(t, last, &nostr.Event{Kind: nostr.KindProfile, CreatedAt: gn.Timestamp(time.Now().Unix()), Content: `{"name":"last"}`})
+		relaytest.Seed(t, r, prof)
+		waitFor(t, "the live profile", func() bool { return s.has(relaytest.URL(r), prof) })
 		if n := r.Connections(); n != 1 {
 			t.Errorf("%d connections: the relay dropped the client", n)
 		}
@@ -373,14 +374,14 @@ func TestSubscriptionsSplit(t *testing.T) {
 // of a long backfill resumes where it stopped, instead of starting again
 // from the newest page, so a crash loop still catches up.
 func TestBackfillResumesAfterRestart(t *testing.T) {
-	r := startRelay(t, relayd.Options{MaxLimit: 5})
+	r := relaytest.StartRelay(t, relayd.Options{MaxLimit: 5})
 	key := nostr.GenerateKey()
 	old := time.Now().Unix() - 3600 // older than SafetyMargin: the resume skips it
 	var evs []*nostr.Event
 	for i := range 60 {
-		evs = append(evs, move(t, key, "m", i+1, old-int64(i)))
+		evs = append(evs, relaytest.Move(t, key, "m", i+1, old-int64(i)))
 	}
-	seed(t, r, evs...)
+	relaytest.Seed(t, r, evs...)
 	cursors := NewMemCursors()
 	cfg := fastConfig(r.URL())
 	cfg.Cursors, cfg.BackfillPages = cursors, 4
@@ -409,7 +410,7 @@ func TestBackfillResumesAfterRestart(t *testing.T) {
 		}
 	}()
 	waitFor(t, "the budget to end the first session", func() bool {
-		_, _, until, _ := cursors.Backfill(ctx, url(r))
+		_, _, until, _ := cursors.Backfill(ctx, relaytest.URL(r))
 		return len(until) == 2 && until[1] < old
 	})
 	cancel()
@@ -423,14 +424,14 @@ func TestBackfillResumesAfterRestart(t *testing.T) {
 
 	cfg.BackfillPages, cfg.MinBackoff, cfg.MaxBackoff = 100, 10*time.Millisecond, 100*time.Millisecond
 	_, s := run(t, cfg)
-	waitFor(t, "the rest", func() bool { return s.has(url(r), evs[first:]...) })
+	waitFor(t, "the rest", func() bool { return s.has(relaytest.URL(r), evs[first:]...) })
 	// Starting again would re-read the first run's pages too.
-	if s.has(url(r), evs[0]) {
+	if s.has(relaytest.URL(r), evs[0]) {
 		t.Error("the second run read the newest page again: the backfill restarted")
 	}
 	waitFor(t, "the progress to clear", func() bool {
-		_, _, until, _ := cursors.Backfill(t.Context(), url(r))
-		cur, _ := cursors.Cursor(t.Context(), url(r))
+		_, _, until, _ := cursors.Backfill(t.Context(), relaytest.URL(r))
+		cur, _ := cursors.Cursor(t.Context(), relaytest.URL(r))
 		return len(until) == 0 && cur > old
 	})
 	t.Logf("first run %d events, %d queries; second %d queries", first, q0, r.Queries()-q0)
@@ -442,14 +443,14 @@ func TestBackfillResumesAfterRestart(t *testing.T) {
 // saved the daemon's way: marks behind their events, through SaveMark.
 // Without saved progress every run would read the same newest pages.
 func TestCrashLoopCatchesUp(t *testing.T) {
-	r := startRelay(t, relayd.Options{MaxLimit: 5})
+	r := relaytest.StartRelay(t, relayd.Options{MaxLimit: 5})
 	key := nostr.GenerateKey()
 	old := time.Now().Unix() - 3600
 	var evs []*nostr.Event
 	for i := range 80 {
-		evs = append(evs, move(t, key, "m", i+1, old-int64(i)))
+		evs = append(evs, relaytest.Move(t, key, "m", i+1, old-int64(i)))
 	}
-	seed(t, r, evs...)
+	relaytest.Seed(t, r, evs...)
 	st, err := store.Open(filepath.Join(t.TempDir(), "vesper.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -458,7 +459,7 @@ func TestCrashLoopCatchesUp(t *testing.T) {
 	got := map[string]bool{}
 	runs := 0
 	for ; runs < 30; runs++ {
-		if c, _ := st.Cursor(t.Context(), url(r)); c > old {
+		if c, _ := st.Cursor(t.Context(), relaytest.URL(r)); c > old {
 			break
 		}
 		cfg := fastConfig(r.URL())
@@ -486,14 +487,14 @@ func TestCrashLoopCatchesUp(t *testing.T) {
 				}
 			case <-c.Ready():
 				break consume // the budget ended the session
-			case <-time.After(10 * time.Second):
+			case <-time.After(testkit.Scale(10 * time.Second)):
 				t.Fatal("run stalled")
 			}
 		}
 		cancel() // the "kill": whatever was not yet saved is lost
 		<-done
 	}
-	if c, _ := st.Cursor(t.Context(), url(r)); c <= old {
+	if c, _ := st.Cursor(t.Context(), relaytest.URL(r)); c <= old {
 		t.Fatalf("after %d runs the backfill had not finished (cursor %d)", runs, c)
 	}
 	for _, ev := range evs {
@@ -501,7 +502,7 @@ func TestCrashLoopCatchesUp(t *testing.T) {
 			t.Fatalf("event %s never delivered over %d runs", ev.ID, runs)
 		}
 	}
-	if _, _, until, _ := st.Backfill(t.Context(), url(r)); len(until) != 0 {
+	if _, _, until, _ := st.Backfill(t.Context(), relaytest.URL(r)); len(until) != 0 {
 		t.Errorf("progress left after the backfill finished: %v", until)
 	}
 	t.Logf("%d runs of 4 pages for %d events", runs, len(evs))

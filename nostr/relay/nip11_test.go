@@ -9,7 +9,9 @@ import (
 
 	gn "github.com/nbd-wtf/go-nostr"
 
+	"vesper/internal/testkit"
 	"vesper/nostr"
+	"vesper/nostr/relay/internal/relaytest"
 	"vesper/nostr/relay/limits"
 	"vesper/nostr/relay/reconcile"
 	"vesper/relayd"
@@ -20,31 +22,35 @@ import (
 // read whole by the client (live subscriptions split, backfill paged), by
 // Fetch and by reconcile.Sync's fallback, without a REQ it refuses.
 func TestSmallMaxLimitAndMaxFilters(t *testing.T) {
-	r := startRelay(t, relayd.Options{MaxLimit: 3, MaxFilters: 1})
+	r := relaytest.StartRelay(t, relayd.Options{MaxLimit: 3, MaxFilters: 1})
 	key := nostr.GenerateKey()
 	base := time.Now().Unix() - 600
 	var evs []*nostr.Event
 	var chs []*nostr.Event
 	for i := range 7 {
-		ch := sign(t, key, nostr.NewChallenge("chess", "", base+int64(i)))
+		ch := relaytest.Sign(t, key, nostr.NewChallenge("chess", "", base+int64(i)))
 		chs = append(chs, ch)
-		evs = append(evs, ch, move(t, key, ch.ID, 1, base+int64(i)+1), move(t, key, ch.ID, 2, base+int64(i)+2))
+		evs = append(evs, ch, relaytest.Move(t, key, ch.ID, 1, base+int64(i)+1), relaytest.Move(t, key, ch.ID, 2, base+int64(i)+2))
 	}
-	seed(t, r, evs...)
+	relaytest.Seed(t, r, evs...)
 
 	cfg := fastConfig(r.URL())
 	cfg.RelayLists = true
 	c, s := run(t, cfg)
-	waitFor(t, "every event through the client", func() bool { return s.has(url(r), evs...) })
-	c.WatchAuthors(key.PublicKey())
+	waitFor(t, "every event through the client", func() bool { return s.has(relaytest.URL(r), evs...) })
+	// The list is stored before the author is watched: with one filter per
+	// REQ the relay may leave no subscription for profiles, which are then
+	// fetched when an author is first watched, and a list stored after
+	// that fetch would wait for the next connect.
 	list := relayListEvent(t, key, base, []string{r.URL()}, []string{r.URL()})
-	seed(t, r, list)
-	waitFor(t, "the relay list, live", func() bool { return s.has(url(r), list) })
-	live := move(t, key, chs[0].ID, 3, base+100)
-	seed(t, r, live)
-	waitFor(t, "a live move", func() bool { return s.has(url(r), live) })
+	relaytest.Seed(t, r, list)
+	c.WatchAuthors(key.PublicKey())
+	waitFor(t, "the relay list", func() bool { return s.has(relaytest.URL(r), list) })
+	live := relaytest.Move(t, key, chs[0].ID, 3, base+100)
+	relaytest.Seed(t, r, live)
+	waitFor(t, "a live move", func() bool { return s.has(relaytest.URL(r), live) })
 
-	got, err := FetchWith(t.Context(), []string{r.URL()}, MatchFilters(chs[3].ID), FetchOptions{Timeout: 5 * time.Second})
+	got, err := FetchWith(t.Context(), []string{r.URL()}, MatchFilters(chs[3].ID), FetchOptions{Timeout: testkit.Scale(5 * time.Second)})
 	if err != nil || len(got) != 3 {
 		t.Errorf("Fetch: %d events, %v; want 3", len(got), err)
 	}
@@ -53,7 +59,7 @@ func TestSmallMaxLimitAndMaxFilters(t *testing.T) {
 		Local:       func(context.Context, []int) ([]reconcile.Item, error) { return nil, nil },
 		Open:        func(context.Context) ([]string, error) { return nil, nil },
 		Known:       func(context.Context, []string) (map[string]bool, error) { return map[string]bool{}, nil },
-		DialTimeout: 5 * time.Second}, out)
+		DialTimeout: testkit.Scale(5 * time.Second)}, out)
 	if err != nil || stats[0].Error != "" || stats[0].Fetched != len(evs)+1 {
 		t.Errorf("Sync: %+v %v, want %d events", stats, err, len(evs)+1)
 	}
@@ -69,23 +75,23 @@ func TestSmallMaxLimitAndMaxFilters(t *testing.T) {
 // client, Fetch and PublishWith authenticate before their first query or
 // event, so nothing is refused and sent again.
 func TestAuthFirst(t *testing.T) {
-	r := startRelay(t, relayd.Options{RequireAuth: true})
+	r := relaytest.StartRelay(t, relayd.Options{RequireAuth: true})
 	key := nostr.GenerateKey()
-	ev := move(t, key, "m", 1, time.Now().Unix())
-	res := PublishWith(t.Context(), []string{r.URL()}, ev, PublishOptions{Timeout: 5 * time.Second, Key: key})
+	ev := relaytest.Move(t, key, "m", 1, time.Now().Unix())
+	res := PublishWith(t.Context(), []string{r.URL()}, ev, PublishOptions{Timeout: testkit.Scale(5 * time.Second), Key: key})
 	if !res[0].OK || r.Writes() != 1 {
 		t.Fatalf("publish: %+v with %d EVENTs sent, want accepted at the first", res[0], r.Writes())
 	}
-	got, err := FetchWith(t.Context(), []string{r.URL()}, []gn.Filter{{IDs: []string{ev.ID}}}, FetchOptions{Timeout: 5 * time.Second, Key: key})
+	got, err := FetchWith(t.Context(), []string{r.URL()}, []gn.Filter{{IDs: []string{ev.ID}}}, FetchOptions{Timeout: testkit.Scale(5 * time.Second), Key: key})
 	if err != nil || len(got) != 1 {
 		t.Fatalf("fetch: %v %v", got, err)
 	}
 	cfg := fastConfig(r.URL())
 	cfg.Key = key
 	c, s := run(t, cfg)
-	waitFor(t, "the event behind AUTH", func() bool { return s.has(url(r), ev) })
-	second := move(t, key, "m", 2, time.Now().Unix())
-	if res := c.Publish(t.Context(), second, 5*time.Second); !res[0].OK || r.Writes() != 2 {
+	waitFor(t, "the event behind AUTH", func() bool { return s.has(relaytest.URL(r), ev) })
+	second := relaytest.Move(t, key, "m", 2, time.Now().Unix())
+	if res := c.Publish(t.Context(), second, testkit.Scale(5*time.Second)); !res[0].OK || r.Writes() != 2 {
 		t.Errorf("client publish: %+v with %d EVENTs sent in all, want 2", res[0], r.Writes())
 	}
 }
@@ -95,8 +101,8 @@ func TestAuthFirst(t *testing.T) {
 // created_at limits is not sent; each skip says why, and nothing reaches
 // the relay.
 func TestPublishSkipsByNIP11(t *testing.T) {
-	restricted := startRelay(t, relayd.Options{RestrictedWrites: true})
-	window := startRelay(t, relayd.Options{CreatedAtLowerLimit: 3600, CreatedAtUpperLimit: 60})
+	restricted := relaytest.StartRelay(t, relayd.Options{RestrictedWrites: true})
+	window := relaytest.StartRelay(t, relayd.Options{CreatedAtLowerLimit: 3600, CreatedAtUpperLimit: 60})
 	key := nostr.GenerateKey()
 	now := time.Now().Unix()
 	tests := []struct {
@@ -115,11 +121,11 @@ func TestPublishSkipsByNIP11(t *testing.T) {
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			opts := PublishOptions{Timeout: 5 * time.Second, Key: key}
+			opts := PublishOptions{Timeout: testkit.Scale(5 * time.Second), Key: key}
 			if tt.may {
 				opts.MayWrite = []string{tt.relay.URL() + "/"}
 			}
-			res := PublishWith(t.Context(), []string{tt.relay.URL()}, move(t, key, "m", i+1, tt.at), opts)[0]
+			res := PublishWith(t.Context(), []string{tt.relay.URL()}, relaytest.Move(t, key, "m", i+1, tt.at), opts)[0]
 			if tt.skip == "" {
 				if !res.OK || res.Skipped != "" {
 					t.Errorf("got %+v, want accepted", res)
@@ -136,7 +142,7 @@ func TestPublishSkipsByNIP11(t *testing.T) {
 	cfg := fastConfig(restricted.URL(), window.URL())
 	cfg.Key = key
 	c, _ := run(t, cfg)
-	res := c.Publish(t.Context(), move(t, key, "m", 9, now+600), 5*time.Second)
+	res := c.Publish(t.Context(), relaytest.Move(t, key, "m", 9, now+600), testkit.Scale(5*time.Second))
 	if res[0].Skipped != "restricted_writes" || !strings.HasPrefix(res[1].Skipped, "created_at_upper_limit") {
 		t.Errorf("client publish: %+v", res)
 	}
@@ -173,11 +179,11 @@ func TestCreatedAtRefusal(t *testing.T) {
 // each limitation and how the client adapts, and whether the relay
 // answered at all.
 func TestInspect(t *testing.T) {
-	r := startRelay(t, relayd.Options{Name: "test relay", MaxLimit: 7, MaxFilters: 2, MaxSubscriptions: 9,
+	r := relaytest.StartRelay(t, relayd.Options{Name: "test relay", MaxLimit: 7, MaxFilters: 2, MaxSubscriptions: 9,
 		RestrictedWrites: true, CreatedAtUpperLimit: 60})
-	plain := startRelay(t, relayd.Options{NoNegentropy: true})
-	dead := deadURL(t)
-	got := Inspect(t.Context(), []string{r.URL(), plain.URL(), dead}, InspectOptions{Timeout: 3 * time.Second})
+	plain := relaytest.StartRelay(t, relayd.Options{NoNegentropy: true})
+	dead := testkit.DeadRelay(t)
+	got := Inspect(t.Context(), []string{r.URL(), plain.URL(), dead}, InspectOptions{Timeout: testkit.Scale(3 * time.Second)})
 	if len(got) != 3 {
 		t.Fatalf("%d answers", len(got))
 	}
@@ -206,15 +212,15 @@ func TestInspect(t *testing.T) {
 // AUTH).
 func TestAuthFirstOnAReusedPort(t *testing.T) {
 	key := nostr.GenerateKey()
-	open := startRelay(t, relayd.Options{})
+	open := relaytest.StartRelay(t, relayd.Options{})
 	addr := strings.TrimPrefix(open.URL(), "ws://")
-	if res := PublishWith(t.Context(), []string{open.URL()}, move(t, key, "m", 1, time.Now().Unix()), PublishOptions{Timeout: 5 * time.Second, Key: key}); !res[0].OK {
+	if res := PublishWith(t.Context(), []string{open.URL()}, relaytest.Move(t, key, "m", 1, time.Now().Unix()), PublishOptions{Timeout: testkit.Scale(5 * time.Second), Key: key}); !res[0].OK {
 		t.Fatalf("publish to the open relay: %+v", res[0])
 	}
 	open.Close()
-	r := startRelay(t, relayd.Options{RequireAuth: true, Listen: addr})
-	ev := move(t, key, "m", 2, time.Now().Unix())
-	res := PublishWith(t.Context(), []string{r.URL()}, ev, PublishOptions{Timeout: 5 * time.Second, Key: key})
+	r := relaytest.StartRelay(t, relayd.Options{RequireAuth: true, Listen: addr})
+	ev := relaytest.Move(t, key, "m", 2, time.Now().Unix())
+	res := PublishWith(t.Context(), []string{r.URL()}, ev, PublishOptions{Timeout: testkit.Scale(5 * time.Second), Key: key})
 	if !res[0].OK || r.Writes() != 1 {
 		t.Fatalf("publish: %+v with %d EVENTs sent, want accepted at the first", res[0], r.Writes())
 	}

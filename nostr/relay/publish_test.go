@@ -7,19 +7,21 @@ import (
 	"testing"
 	"time"
 
+	"vesper/internal/testkit"
 	"vesper/nostr"
+	"vesper/nostr/relay/internal/relaytest"
 	"vesper/relayd"
 )
 
 func TestPublishPerRelay(t *testing.T) {
-	good := startRelay(t, relayd.Options{})
-	refusing := startRelay(t, relayd.Options{})
-	dead := deadURL(t)
+	good := relaytest.StartRelay(t, relayd.Options{})
+	refusing := relaytest.StartRelay(t, relayd.Options{})
+	dead := testkit.DeadRelay(t)
 	key := nostr.GenerateKey()
-	ev := move(t, key, "m", 1, time.Now().Unix())
+	ev := relaytest.Move(t, key, "m", 1, time.Now().Unix())
 	refusing.SetRejectWrites("blocked: not today") // not announced in NIP-11
 	relays := []string{good.URL(), dead, refusing.URL()}
-	results := Publish(t.Context(), relays, ev, 5*time.Second)
+	results := Publish(t.Context(), relays, ev, testkit.Scale(5*time.Second))
 	if len(results) != 3 {
 		t.Fatalf("got %d results, want 3", len(results))
 	}
@@ -41,7 +43,7 @@ func TestPublishPerRelay(t *testing.T) {
 			}
 		})
 	}
-	if got, want := Accepted(results), []string{url(good)}; !slices.Equal(got, want) {
+	if got, want := Accepted(results), []string{relaytest.URL(good)}; !slices.Equal(got, want) {
 		t.Errorf("Accepted: got %v, want %v", got, want)
 	}
 	if !good.Has(ev.ID) {
@@ -53,10 +55,10 @@ func TestPublishDuplicateCountsAsAccepted(t *testing.T) {
 	for _, notOK := range []bool{false, true} {
 		name := map[bool]string{false: "OK true", true: "OK false duplicate:"}[notOK]
 		t.Run(name, func(t *testing.T) {
-			r := startRelay(t, relayd.Options{DuplicateNotOK: notOK})
-			ev := move(t, nostr.GenerateKey(), "m", 1, time.Now().Unix())
-			seed(t, r, ev)
-			res := Publish(t.Context(), []string{r.URL()}, ev, 5*time.Second)
+			r := relaytest.StartRelay(t, relayd.Options{DuplicateNotOK: notOK})
+			ev := relaytest.Move(t, nostr.GenerateKey(), "m", 1, time.Now().Unix())
+			relaytest.Seed(t, r, ev)
+			res := Publish(t.Context(), []string{r.URL()}, ev, testkit.Scale(5*time.Second))
 			if !res[0].OK || res[0].Err != nil {
 				t.Fatalf("got %+v, want accepted", res[0])
 			}
@@ -68,12 +70,12 @@ func TestPublishDuplicateCountsAsAccepted(t *testing.T) {
 }
 
 func TestPublishRateLimited(t *testing.T) {
-	r := startRelay(t, relayd.Options{})
+	r := relaytest.StartRelay(t, relayd.Options{})
 	r.SetRejectWrites("rate-limited: slow down")
-	ev := move(t, nostr.GenerateKey(), "m", 1, time.Now().Unix())
+	ev := relaytest.Move(t, nostr.GenerateKey(), "m", 1, time.Now().Unix())
 	done := make(chan []PublishResult, 1)
 	go func() {
-		done <- PublishWith(t.Context(), []string{r.URL()}, ev, PublishOptions{Timeout: 10 * time.Second, IgnoreNIP11: true})
+		done <- PublishWith(t.Context(), []string{r.URL()}, ev, PublishOptions{Timeout: testkit.Scale(10 * time.Second), IgnoreNIP11: true})
 	}()
 	waitFor(t, "the first, refused attempt", func() bool { return r.Writes() >= 1 })
 	r.SetRejectWrites("")
@@ -84,8 +86,8 @@ func TestPublishRateLimited(t *testing.T) {
 }
 
 func TestPublishNIP11AndAuth(t *testing.T) {
-	authRelay := startRelay(t, relayd.Options{RequireAuth: true})
-	readOnly := startRelay(t, relayd.Options{RestrictedWrites: true, RejectWrites: "restricted: read only"})
+	authRelay := relaytest.StartRelay(t, relayd.Options{RequireAuth: true})
+	readOnly := relaytest.StartRelay(t, relayd.Options{RestrictedWrites: true, RejectWrites: "restricted: read only"})
 	key := nostr.GenerateKey()
 	tests := []struct {
 		name     string
@@ -103,8 +105,8 @@ func TestPublishNIP11AndAuth(t *testing.T) {
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ev := move(t, key, "m", i+1, time.Now().Unix())
-			tt.opts.Timeout = 5 * time.Second
+			ev := relaytest.Move(t, key, "m", i+1, time.Now().Unix())
+			tt.opts.Timeout = testkit.Scale(5 * time.Second)
 			res := PublishWith(t.Context(), []string{tt.relay.URL()}, ev, tt.opts)[0]
 			if res.OK != tt.ok || errors.Is(res.Err, ErrWriteRestricted) != tt.skipped || !strings.HasPrefix(res.Message, tt.msgStart) {
 				t.Errorf("got %+v, want ok=%v skipped=%v message %q...", res, tt.ok, tt.skipped, tt.msgStart)

@@ -8,6 +8,7 @@ import (
 
 	"vesper/internal/testkit"
 	"vesper/nostr"
+	"vesper/nostr/relay/internal/relaytest"
 	"vesper/relayd"
 )
 
@@ -16,12 +17,12 @@ import (
 // drops every connection it resubscribes and delivers what came meanwhile.
 // A dead relay beside it is reported and does not hold the live one up.
 func TestWatchStoredLiveAndReconnect(t *testing.T) {
-	r := startRelay(t, relayd.Options{})
+	r := relaytest.StartRelay(t, relayd.Options{})
 	key := nostr.GenerateKey()
 	const match = "aa00000000000000000000000000000000000000000000000000000000000000"
 	now := time.Now().Unix()
-	seed(t, r, move(t, key, match, 1, now-10))
-	dead := deadURL(t)
+	relaytest.Seed(t, r, relaytest.Move(t, key, match, 1, now-10))
+	dead := testkit.DeadRelay(t)
 
 	s := newSink()
 	var mu sync.Mutex
@@ -42,16 +43,16 @@ func TestWatchStoredLiveAndReconnect(t *testing.T) {
 			}}, s.add)
 	}()
 	count := func(m map[string]int, k string) int { mu.Lock(); defer mu.Unlock(); return m[k] }
-	waitFor(t, "the stored move and a live subscription", func() bool { return s.count(url(r)) == 1 && count(ups, url(r)) == 1 })
+	waitFor(t, "the stored move and a live subscription", func() bool { return s.count(relaytest.URL(r)) == 1 && count(ups, relaytest.URL(r)) == 1 })
 	waitFor(t, "the dead relay reported", func() bool { return count(downs, dead) > 0 })
-	live := move(t, key, match, 2, now-5)
-	seed(t, r, live)
-	waitFor(t, "the live move", func() bool { return s.has(url(r), live) })
+	live := relaytest.Move(t, key, match, 2, now-5)
+	relaytest.Seed(t, r, live)
+	waitFor(t, "the live move", func() bool { return s.has(relaytest.URL(r), live) })
 
 	r.DropConnections()
-	later := move(t, key, match, 3, now-1)
-	seed(t, r, later)
-	waitFor(t, "the move made while disconnected", func() bool { return s.has(url(r), later) && count(ups, url(r)) >= 2 })
+	later := relaytest.Move(t, key, match, 3, now-1)
+	relaytest.Seed(t, r, later)
+	waitFor(t, "the move made while disconnected", func() bool { return s.has(relaytest.URL(r), later) && count(ups, relaytest.URL(r)) >= 2 })
 	cancel()
 	<-done
 }
@@ -59,19 +60,19 @@ func TestWatchStoredLiveAndReconnect(t *testing.T) {
 // TestWatchAuthFirst: on a relay that announces auth_required, Watch
 // authenticates with its key before it subscribes.
 func TestWatchAuthFirst(t *testing.T) {
-	r := startRelay(t, relayd.Options{RequireAuth: true})
+	r := relaytest.StartRelay(t, relayd.Options{RequireAuth: true})
 	key := nostr.GenerateKey()
 	const match = "bb00000000000000000000000000000000000000000000000000000000000000"
-	ev := move(t, key, match, 1, time.Now().Unix())
-	seed(t, r, ev)
+	ev := relaytest.Move(t, key, match, 1, time.Now().Unix())
+	relaytest.Seed(t, r, ev)
 	s := newSink()
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		Watch(ctx, []string{r.URL()}, MatchFilters(match), WatchOptions{Timeout: 5 * time.Second, Key: key}, s.add)
+		Watch(ctx, []string{r.URL()}, MatchFilters(match), WatchOptions{Timeout: testkit.Scale(5 * time.Second), Key: key}, s.add)
 	}()
-	waitFor(t, "the event behind AUTH", func() bool { return s.has(url(r), ev) })
+	waitFor(t, "the event behind AUTH", func() bool { return s.has(relaytest.URL(r), ev) })
 	cancel()
 	<-done
 }

@@ -10,6 +10,7 @@ import (
 
 	"vesper/internal/testrelay"
 	"vesper/nostr"
+	"vesper/nostr/relay/internal/relaytest"
 	"vesper/relayd"
 )
 
@@ -22,14 +23,14 @@ import (
 // AUTH.
 func TestSyncNIP77Auth(t *testing.T) {
 	author := nostr.GenerateKey()
-	a, b := oldMatch(t, author, 12), oldMatch(t, author, 5)
+	a, b := relaytest.OldMatch(t, author, 12), relaytest.OldMatch(t, author, 5)
 	all := append(slices.Clone(a), b...)
 	stats := &testrelay.StrfryStats{}
 	relays := map[string]string{
 		"strfry": startStrfry(t, testrelay.StrfryOptions{AuthReads: true, Seed: all, Stats: stats}),
 	}
-	kh := startRelay(t, relayd.Options{RequireAuth: true})
-	seed(t, kh, all...)
+	kh := relaytest.StartRelay(t, relayd.Options{RequireAuth: true})
+	relaytest.Seed(t, kh, all...)
 	relays["khatru"] = kh.URL()
 	for name, u := range relays {
 		t.Run(name, func(t *testing.T) {
@@ -37,7 +38,7 @@ func TestSyncNIP77Auth(t *testing.T) {
 			opts := l.options(u)
 			opts.Key = nostr.GenerateKey()
 			st, got := syncInto(t, opts)
-			want := evIDs(append(slices.Clone(a[4:]), b...))
+			want := relaytest.IDs(append(slices.Clone(a[4:]), b...))
 			if s := st[0]; s.Method != "nip77" || s.NegError != "" || s.Error != "" || s.Fetched != len(want) {
 				t.Fatalf("stats %+v, want nip77 fetching %d events", s, len(want))
 			}
@@ -62,7 +63,7 @@ func TestSyncNIP77Auth(t *testing.T) {
 // sync still gets every event, and when it is by the fallback it reports
 // strfry's reason.
 func TestSyncStrfryTooManyResults(t *testing.T) {
-	m := oldMatch(t, nostr.GenerateKey(), 9)
+	m := relaytest.OldMatch(t, nostr.GenerateKey(), 9)
 	u := startStrfry(t, testrelay.StrfryOptions{AuthReads: true, MaxSyncEvents: 3, Seed: m})
 	l := newMemLocal()
 	l.open = []string{m[0].ID}
@@ -70,7 +71,7 @@ func TestSyncStrfryTooManyResults(t *testing.T) {
 	opts.Key = nostr.GenerateKey()
 	st, got := syncInto(t, opts)
 	s := st[0]
-	if g := ids(got[s.Relay]); !slices.Equal(g, evIDs(m)) || s.Error != "" {
+	if g := ids(got[s.Relay]); !slices.Equal(g, relaytest.IDs(m)) || s.Error != "" {
 		t.Fatalf("stats %+v: fetched %d events, want %d", s, len(g), len(m))
 	}
 	if s.Method == "fallback" && !strings.Contains(s.NegError, "blocked: too many query results") {

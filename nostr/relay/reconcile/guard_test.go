@@ -3,6 +3,8 @@ package reconcile
 import (
 	"strings"
 	"testing"
+
+	"vesper/nostr/relay/internal/relaytest"
 	"vesper/relayd"
 
 	"vesper/internal/hostile"
@@ -20,7 +22,7 @@ func TestSyncGuardStrangers(t *testing.T) {
 	}
 	t.Cleanup(func() { h.Close() })
 	limits.Forget(h.URL())
-	good := startRelay(t, relayd.Options{})
+	good := relaytest.StartRelay(t, relayd.Options{})
 	opts := newMemLocal().options(good.URL(), h.URL())
 	opts.Strangers = []string{h.URL()}
 	opts.AllowPrivate = false

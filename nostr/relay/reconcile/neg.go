@@ -19,6 +19,7 @@ import (
 	"github.com/nbd-wtf/go-nostr/nip77/negentropy/storage/vector"
 
 	"vesper/internal/netguard"
+	"vesper/internal/pause"
 	"vesper/nostr"
 	"vesper/nostr/relay/internal/wire"
 	"vesper/nostr/relay/limits"
@@ -361,8 +362,8 @@ func (r *negRun) step(msg string) (done bool, err error) {
 		return true, nil
 	}
 	if r.res.rounds == 1 && r.o.pause > 0 {
-		if err := sleepCtx(r.ctx, r.o.pause); err != nil {
-			return false, err
+		if !pause.For(r.ctx, r.o.pause) {
+			return false, r.ctx.Err()
 		}
 	}
 	m, _ := nip77.MessageEnvelope{SubscriptionID: negSubID, Message: reply}.MarshalJSON()
@@ -379,18 +380,6 @@ func (r *negRun) finish() {
 	r.ids.wg.Wait()
 	r.sendClose()
 	r.res.need, r.res.haves = r.ids.result()
-}
-
-// sleepCtx waits d or until ctx ends.
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 // negIDs takes the ids negentropy reports as it reconciles: those the

@@ -1,7 +1,6 @@
 package reconcile
 
 import (
-	"bufio"
 	"cmp"
 	"context"
 	"fmt"
@@ -167,23 +166,5 @@ func splitFixture(b *testing.B, n int) []*nostr.Event {
 		}
 		b.Logf("generated and signed %d events in %v", count, time.Since(start).Round(time.Second))
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer f.Close()
-	var out []*nostr.Event
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		ev, err := nostr.ParseEvent(sc.Bytes())
-		if err != nil {
-			b.Fatal(err)
-		}
-		out = append(out, ev)
-	}
-	if err := sc.Err(); err != nil {
-		b.Fatal(err)
-	}
-	return out
+	return benchfx.ReadEvents(b, path)
 }

@@ -3,23 +3,20 @@ package reconcile
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	ws "github.com/coder/websocket"
 	gn "github.com/nbd-wtf/go-nostr"
 
 	"vesper/internal/sim"
 	"vesper/internal/testrelay"
 	"vesper/match"
 	"vesper/nostr"
+	"vesper/nostr/relay/internal/relaytest"
 	"vesper/nostr/relay/limits"
 )
 
@@ -92,7 +89,7 @@ func checkUnion(t *testing.T, l *memLocal, union []*nostr.Event) {
 	for _, ev := range l.evs {
 		stored = append(stored, ev)
 	}
-	if g, w := evIDs(stored), evIDs(want); !slices.Equal(g, w) {
+	if g, w := relaytest.IDs(stored), relaytest.IDs(want); !slices.Equal(g, w) {
 		t.Fatalf("the store holds %d events, want the relays' %d", len(g), len(w))
 	}
 	ref, got := sim.Reference(want, nil), sim.Reference(stored, nil)
@@ -238,13 +235,13 @@ func TestSyncNIP77OneSecondPaged(t *testing.T) {
 	r := startKhatru(t, testrelay.KhatruOptions{StoreMaxLimit: 1 << 20, TooMany: 5})
 	key := nostr.GenerateKey()
 	t0 := seasonEnd
-	ch := sign(t, key, nostr.NewChallenge("chess", "", t0))
+	ch := relaytest.Sign(t, key, nostr.NewChallenge("chess", "", t0))
 	evs := []*nostr.Event{ch}
 	for i := 1; i <= 12; i++ {
-		evs = append(evs, move(t, key, ch.ID, i, t0+1)) // twelve in one second
+		evs = append(evs, relaytest.Move(t, key, ch.ID, i, t0+1)) // twelve in one second
 	}
 	for i := 13; i <= 15; i++ {
-		evs = append(evs, move(t, key, ch.ID, i, t0+int64(i)))
+		evs = append(evs, relaytest.Move(t, key, ch.ID, i, t0+int64(i)))
 	}
 	if err := r.Store(t.Context(), evs...); err != nil {
 		t.Fatal(err)
@@ -256,13 +253,13 @@ func TestSyncNIP77OneSecondPaged(t *testing.T) {
 	if st.Method != "nip77" || st.Paged == 0 || st.Paged > 2 || st.Error != "" {
 		t.Fatalf("stats %s, want nip77 with the crowded second paged", statLine(st))
 	}
-	if g, w := evIDs(slices.Collect(func(yield func(*nostr.Event) bool) {
+	if g, w := relaytest.IDs(slices.Collect(func(yield func(*nostr.Event) bool) {
 		for _, ev := range l.evs {
 			if !yield(ev) {
 				return
 			}
 		}
-	})), evIDs(evs); !slices.Equal(g, w) {
+	})), relaytest.IDs(evs); !slices.Equal(g, w) {
 		t.Fatalf("stored %d events, want %d", len(g), len(w))
 	}
 }
@@ -313,47 +310,18 @@ func TestSyncNIP77TooManyAlways(t *testing.T) {
 	negSessionBudget = 40
 	t.Cleanup(func() { negSessionBudget = old })
 	var opens atomic.Int64
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		if req.Header.Get("Accept") == "application/nostr+json" {
-			w.Header().Set("Content-Type", "application/nostr+json")
-			w.Write([]byte(`{"supported_nips":[1,11,77]}`))
-			return
-		}
-		c, err := ws.Accept(w, req, nil)
-		if err != nil {
-			return
-		}
-		defer c.CloseNow()
-		for {
-			_, msg, err := c.Read(req.Context())
-			if err != nil {
-				return
-			}
-			var arr []json.RawMessage
-			var label, sub string
-			if json.Unmarshal(msg, &arr) != nil || len(arr) < 2 {
-				continue
-			}
-			json.Unmarshal(arr[0], &label)
-			json.Unmarshal(arr[1], &sub)
-			var reply string
-			switch label {
+	u := testrelay.Scripted(t, `{"supported_nips":[1,11,77]}`, func() func(testrelay.Frame) []string {
+		return func(f testrelay.Frame) []string {
+			switch f.Label {
 			case "NEG-OPEN":
 				opens.Add(1)
-				reply = fmt.Sprintf(`["NEG-ERR",%q,"blocked: too many query results"]`, sub)
+				return []string{fmt.Sprintf(`["NEG-ERR",%q,"blocked: too many query results"]`, f.Sub)}
 			case "REQ":
-				reply = fmt.Sprintf(`["EOSE",%q]`, sub)
-			default:
-				continue
+				return []string{testrelay.EOSE(f.Sub)}
 			}
-			if c.Write(req.Context(), ws.MessageText, []byte(reply)) != nil {
-				return
-			}
+			return nil
 		}
-	}))
-	t.Cleanup(srv.Close)
-	u := "ws" + strings.TrimPrefix(srv.URL, "http")
-	limits.Forget(u)
+	})
 	l := newMemLocal()
 	stats, _ := syncInto(t, l.options(u))
 	st := stats[0]

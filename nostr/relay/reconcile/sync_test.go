@@ -2,11 +2,8 @@ package reconcile
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync"
@@ -14,12 +11,13 @@ import (
 	"testing"
 	"time"
 
-	ws "github.com/coder/websocket"
 	"github.com/nbd-wtf/go-nostr/nip77/negentropy"
 	"github.com/nbd-wtf/go-nostr/nip77/negentropy/storage/vector"
 
 	"vesper/internal/testkit"
+	"vesper/internal/testrelay"
 	"vesper/nostr"
+	"vesper/nostr/relay/internal/relaytest"
 	"vesper/nostr/relay/internal/wire"
 	"vesper/relayd"
 )
@@ -65,7 +63,7 @@ func (l *memLocal) options(relays ...string) Options {
 			}
 			return out, nil
 		},
-		QueryTimeout: 5 * time.Second,
+		QueryTimeout: testkit.Scale(5 * time.Second),
 		ProbeTimeout: testkit.Scale(2 * time.Second),
 		DialTimeout:  testkit.Scale(5 * time.Second),
 		AllowPrivate: true, // every test relay is on loopback (guard_test.go turns it off)
@@ -97,28 +95,6 @@ func syncInto(t *testing.T, opts Options) ([]Stats, map[string][]wire.Received) 
 	return stats, got
 }
 
-// oldMatch is a challenge and n moves stamped months ago, one second
-// apart: events a cursor-based backfill would never ask for again. Each
-// call stamps a second of its own, so two matches never share an id.
-func oldMatch(t *testing.T, key nostr.SecretKey, n int) []*nostr.Event {
-	t.Helper()
-	oldMu.Lock()
-	oldSeq++
-	t0 := time.Now().Add(-90*24*time.Hour).Unix() + oldSeq*1000
-	oldMu.Unlock()
-	ch := sign(t, key, nostr.NewChallenge("chess", "", t0))
-	evs := []*nostr.Event{ch}
-	for i := 1; i <= n; i++ {
-		evs = append(evs, move(t, key, ch.ID, i, t0+int64(i)))
-	}
-	return evs
-}
-
-var (
-	oldMu  sync.Mutex
-	oldSeq int64
-)
-
 func ids(rs []wire.Received) []string {
 	var out []string
 	for _, r := range rs {
@@ -128,29 +104,20 @@ func ids(rs []wire.Received) []string {
 	return out
 }
 
-func evIDs(evs []*nostr.Event) []string {
-	var out []string
-	for _, ev := range evs {
-		out = append(out, ev.ID)
-	}
-	slices.Sort(out)
-	return out
-}
-
 // TestSyncNIP77 reconciles with a relay that offers NIP-77 (more events
 // than its max_limit, stamped months ago) and fetches exactly what the
 // store lacks, each once.
 func TestSyncNIP77(t *testing.T) {
-	r := startRelay(t, relayd.Options{MaxLimit: 7})
+	r := relaytest.StartRelay(t, relayd.Options{MaxLimit: 7})
 	key := nostr.GenerateKey()
-	a, b := oldMatch(t, key, 20), oldMatch(t, key, 15)
-	seed(t, r, a...)
-	seed(t, r, b...)
+	a, b := relaytest.OldMatch(t, key, 20), relaytest.OldMatch(t, key, 15)
+	relaytest.Seed(t, r, a...)
+	relaytest.Seed(t, r, b...)
 	// The store has half of a and none of b.
 	l := newMemLocal(a[:10]...)
 	stats, got := syncInto(t, l.options(r.URL()))
-	want := evIDs(append(slices.Clone(a[10:]), b...))
-	if g := ids(got[url(r)]); !slices.Equal(g, want) {
+	want := relaytest.IDs(append(slices.Clone(a[10:]), b...))
+	if g := ids(got[relaytest.URL(r)]); !slices.Equal(g, want) {
 		t.Fatalf("fetched %d events, want the %d missing ones", len(g), len(want))
 	}
 	st := stats[0]
@@ -171,8 +138,8 @@ func TestSyncNIP77(t *testing.T) {
 		}
 	}
 	stats, got = syncInto(t, l.options(r.URL()))
-	if len(got[url(r)]) != 0 || stats[0].Fetched != 0 {
-		t.Fatalf("second sync fetched %d events, want 0", len(got[url(r)]))
+	if len(got[relaytest.URL(r)]) != 0 || stats[0].Fetched != 0 {
+		t.Fatalf("second sync fetched %d events, want 0", len(got[relaytest.URL(r)]))
 	}
 }
 
@@ -182,12 +149,12 @@ func TestSyncNIP77(t *testing.T) {
 func TestSyncFallbackPaging(t *testing.T) {
 	for _, hide := range []bool{false, true} {
 		t.Run(fmt.Sprintf("hidden-limit=%v", hide), func(t *testing.T) {
-			r := startRelay(t, relayd.Options{MaxLimit: 4, HideLimits: hide, NoNegentropy: true})
+			r := relaytest.StartRelay(t, relayd.Options{MaxLimit: 4, HideLimits: hide, NoNegentropy: true})
 			key := nostr.GenerateKey()
-			open := oldMatch(t, key, 17)
-			other := oldMatch(t, key, 9) // only its challenge is asked for: it is new
-			seed(t, r, open...)
-			seed(t, r, other...)
+			open := relaytest.OldMatch(t, key, 17)
+			other := relaytest.OldMatch(t, key, 9) // only its challenge is asked for: it is new
+			relaytest.Seed(t, r, open...)
+			relaytest.Seed(t, r, other...)
 			l := newMemLocal(open[0])
 			l.open = []string{open[0].ID}
 			opts := l.options(r.URL())
@@ -205,8 +172,8 @@ func TestSyncFallbackPaging(t *testing.T) {
 			}
 			// other is new: its challenge comes with the scan, and its moves
 			// because a new challenge is followed like an open match.
-			want := evIDs(append(slices.Clone(open[1:]), other...))
-			if g := ids(got[url(r)]); !slices.Equal(g, want) {
+			want := relaytest.IDs(append(slices.Clone(open[1:]), other...))
+			if g := ids(got[relaytest.URL(r)]); !slices.Equal(g, want) {
 				t.Fatalf("fetched %d events, want %d", len(g), len(want))
 			}
 			st := stats[0]
@@ -223,18 +190,18 @@ func TestSyncFallbackPaging(t *testing.T) {
 // TestSyncChallengesSince: the fallback asks for challenges from
 // ChallengesSince only, and still follows every open match in full.
 func TestSyncChallengesSince(t *testing.T) {
-	r := startRelay(t, relayd.Options{NoNegentropy: true})
+	r := relaytest.StartRelay(t, relayd.Options{NoNegentropy: true})
 	key := nostr.GenerateKey()
-	old := oldMatch(t, key, 3)
-	recent := sign(t, key, nostr.NewChallenge("gomoku", "", time.Now().Unix()-3600))
-	seed(t, r, old...)
-	seed(t, r, recent)
+	old := relaytest.OldMatch(t, key, 3)
+	recent := relaytest.Sign(t, key, nostr.NewChallenge("gomoku", "", time.Now().Unix()-3600))
+	relaytest.Seed(t, r, old...)
+	relaytest.Seed(t, r, recent)
 	l := newMemLocal()
 	opts := l.options(r.URL())
 	opts.NoNIP77 = true
 	opts.ChallengesSince = func(string) int64 { return time.Now().Unix() - 7*86400 }
 	_, got := syncInto(t, opts)
-	if g := ids(got[url(r)]); !slices.Equal(g, []string{recent.ID}) {
+	if g := ids(got[relaytest.URL(r)]); !slices.Equal(g, []string{recent.ID}) {
 		t.Fatalf("fetched %v, want only the recent challenge %s", g, recent.ID)
 	}
 }
@@ -242,14 +209,14 @@ func TestSyncChallengesSince(t *testing.T) {
 // TestSyncNegErr: a relay that answers NEG-OPEN with NEG-ERR is synced by
 // the fallback, and the reason is reported.
 func TestSyncNegErr(t *testing.T) {
-	r := startRelay(t, relayd.Options{RefuseNegentropy: "blocked: filter too broad"})
+	r := relaytest.StartRelay(t, relayd.Options{RefuseNegentropy: "blocked: filter too broad"})
 	key := nostr.GenerateKey()
-	m := oldMatch(t, key, 5)
-	seed(t, r, m...)
+	m := relaytest.OldMatch(t, key, 5)
+	relaytest.Seed(t, r, m...)
 	l := newMemLocal(m[0])
 	l.open = []string{m[0].ID}
 	stats, got := syncInto(t, l.options(r.URL()))
-	if g := ids(got[url(r)]); !slices.Equal(g, evIDs(m[1:])) {
+	if g := ids(got[relaytest.URL(r)]); !slices.Equal(g, relaytest.IDs(m[1:])) {
 		t.Fatalf("fetched %d events, want %d", len(g), len(m)-1)
 	}
 	if st := stats[0]; st.Method != "fallback" || !strings.Contains(st.NegError, "filter too broad") {
@@ -261,48 +228,19 @@ func TestSyncNegErr(t *testing.T) {
 // to every NEG-OPEN and NEG-MSG; REQs get an EOSE and nothing else.
 func hostileNeg(t *testing.T, answer func(round int) string) string {
 	t.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		if req.Header.Get("Accept") == "application/nostr+json" {
-			w.Header().Set("Content-Type", "application/nostr+json")
-			w.Write([]byte(`{"supported_nips":[1,11,77]}`))
-			return
-		}
-		c, err := ws.Accept(w, req, nil)
-		if err != nil {
-			return
-		}
-		defer c.CloseNow()
-		c.SetReadLimit(1 << 20) // a REQ for 500 ids is over the default 32 KiB
+	return testrelay.Scripted(t, `{"supported_nips":[1,11,77]}`, func() func(testrelay.Frame) []string {
 		round := 0
-		for {
-			_, msg, err := c.Read(req.Context())
-			if err != nil {
-				return
-			}
-			var arr []json.RawMessage
-			if json.Unmarshal(msg, &arr) != nil || len(arr) < 2 {
-				continue
-			}
-			var label, sub string
-			json.Unmarshal(arr[0], &label)
-			json.Unmarshal(arr[1], &sub)
-			var reply string
-			switch label {
+		return func(f testrelay.Frame) []string {
+			switch f.Label {
 			case "NEG-OPEN", "NEG-MSG":
-				reply = fmt.Sprintf(`["NEG-MSG",%q,%q]`, sub, answer(round))
 				round++
+				return []string{fmt.Sprintf(`["NEG-MSG",%q,%q]`, f.Sub, answer(round-1))}
 			case "REQ":
-				reply = fmt.Sprintf(`["EOSE",%q]`, sub)
-			default:
-				continue
+				return []string{testrelay.EOSE(f.Sub)}
 			}
-			if c.Write(req.Context(), ws.MessageText, []byte(reply)) != nil {
-				return
-			}
+			return nil
 		}
-	}))
-	t.Cleanup(srv.Close)
-	return "ws" + strings.TrimPrefix(srv.URL, "http")
+	})
 }
 
 // TestSyncLyingNIP77: reconciliations that never converge, that are
@@ -373,35 +311,18 @@ func TestSyncLyingNIP77(t *testing.T) {
 // at all is probed for ProbeTimeout only, then synced by the fallback; the
 // other relays go on meanwhile.
 func TestSyncNoNegOpen(t *testing.T) {
-	silent := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		c, err := ws.Accept(w, req, nil)
-		if err != nil {
-			return
+	su := testrelay.Scripted(t, "", func() func(testrelay.Frame) []string {
+		return func(f testrelay.Frame) []string {
+			if f.Label == "REQ" {
+				return []string{testrelay.EOSE(f.Sub)}
+			}
+			return nil
 		}
-		defer c.CloseNow()
-		for {
-			_, msg, err := c.Read(req.Context())
-			if err != nil {
-				return
-			}
-			var raw []json.RawMessage
-			json.Unmarshal(msg, &raw)
-			var label, sub string
-			if len(raw) >= 2 {
-				json.Unmarshal(raw[0], &label)
-				json.Unmarshal(raw[1], &sub)
-			}
-			if label == "REQ" {
-				c.Write(req.Context(), ws.MessageText, fmt.Appendf(nil, `["EOSE",%q]`, sub))
-			}
-		}
-	}))
-	t.Cleanup(silent.Close)
-	su := "ws" + strings.TrimPrefix(silent.URL, "http")
-	good := startRelay(t, relayd.Options{})
+	})
+	good := relaytest.StartRelay(t, relayd.Options{})
 	key := nostr.GenerateKey()
-	m := oldMatch(t, key, 3)
-	seed(t, good, m...)
+	m := relaytest.OldMatch(t, key, 3)
+	relaytest.Seed(t, good, m...)
 	l := newMemLocal()
 	opts := l.options(su, good.URL())
 	opts.ProbeTimeout = testkit.Scale(300 * time.Millisecond) // the silent relay never answers
@@ -412,7 +333,7 @@ func TestSyncNoNegOpen(t *testing.T) {
 	if stats[0].Method != "fallback" || stats[0].Error != "" {
 		t.Fatalf("silent relay: %+v", stats[0])
 	}
-	if g := ids(got[url(good)]); !slices.Equal(g, evIDs(m)) || stats[1].Method != "nip77" {
+	if g := ids(got[relaytest.URL(good)]); !slices.Equal(g, relaytest.IDs(m)) || stats[1].Method != "nip77" {
 		t.Fatalf("good relay: fetched %d, stats %+v", len(g), stats[1])
 	}
 }
@@ -422,11 +343,11 @@ func TestSyncNoNegOpen(t *testing.T) {
 func TestSyncRefusesForgeries(t *testing.T) {
 	for _, neg := range []bool{true, false} {
 		t.Run(fmt.Sprintf("nip77=%v", neg), func(t *testing.T) {
-			r := startRelay(t, relayd.Options{NoNegentropy: !neg})
+			r := relaytest.StartRelay(t, relayd.Options{NoNegentropy: !neg})
 			key := nostr.GenerateKey()
-			m := oldMatch(t, key, 3)
-			seed(t, r, m...)
-			forged := *move(t, key, m[0].ID, 4, int64(m[3].CreatedAt)+1)
+			m := relaytest.OldMatch(t, key, 3)
+			relaytest.Seed(t, r, m...)
+			forged := *relaytest.Move(t, key, m[0].ID, 4, int64(m[3].CreatedAt)+1)
 			forged.Sig = strings.Repeat("cd", 64)
 			if err := r.Inject(t.Context(), &forged); err != nil {
 				t.Fatal(err)
@@ -434,7 +355,7 @@ func TestSyncRefusesForgeries(t *testing.T) {
 			l := newMemLocal(m[0])
 			l.open = []string{m[0].ID}
 			stats, got := syncInto(t, l.options(r.URL()))
-			if g := ids(got[url(r)]); !slices.Equal(g, evIDs(m[1:])) {
+			if g := ids(got[relaytest.URL(r)]); !slices.Equal(g, relaytest.IDs(m[1:])) {
 				t.Fatalf("fetched %d, want %d", len(g), len(m)-1)
 			}
 			if stats[0].Refused != 1 {
@@ -522,57 +443,26 @@ func TestSyncNegSessionLost(t *testing.T) {
 	}
 	srvItems.Seal()
 	var sessions atomic.Int64
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		if req.Header.Get("Accept") == "application/nostr+json" {
-			w.Write([]byte(`{"supported_nips":[77]}`))
-			return
-		}
-		c, err := ws.Accept(w, req, nil)
-		if err != nil {
-			return
-		}
-		defer c.CloseNow()
+	u := testrelay.Scripted(t, `{"supported_nips":[77]}`, func() func(testrelay.Frame) []string {
 		session := sessions.Add(1)
 		neg := negentropy.New(srvItems, 1<<20)
-		for {
-			_, msg, err := c.Read(req.Context())
-			if err != nil {
-				return
-			}
-			var arr []string
-			var raw []json.RawMessage
-			json.Unmarshal(msg, &raw)
-			for _, r := range raw {
-				var s string
-				json.Unmarshal(r, &s)
-				arr = append(arr, s)
-			}
-			if len(arr) < 2 {
-				continue
-			}
-			var reply string
+		return func(f testrelay.Frame) []string {
+			n := len(f.Raw)
 			switch {
-			case arr[0] == "REQ":
-				reply = fmt.Sprintf(`["EOSE",%q]`, arr[1])
-			case arr[0] == "NEG-MSG" && session == 1:
-				reply = fmt.Sprintf(`["NEG-ERR",%q,"CLOSED"]`, arr[1])
-			case arr[0] == "NEG-OPEN" && len(arr) == 4, arr[0] == "NEG-MSG" && len(arr) == 3:
-				out, err := neg.Reconcile(arr[len(arr)-1])
+			case f.Label == "REQ":
+				return []string{testrelay.EOSE(f.Sub)}
+			case f.Label == "NEG-MSG" && session == 1:
+				return []string{fmt.Sprintf(`["NEG-ERR",%q,"CLOSED"]`, f.Sub)}
+			case f.Label == "NEG-OPEN" && n == 4, f.Label == "NEG-MSG" && n == 3:
+				out, err := neg.Reconcile(f.Str(n - 1))
 				if err != nil {
-					reply = fmt.Sprintf(`["NEG-ERR",%q,%q]`, arr[1], err.Error())
-				} else {
-					reply = fmt.Sprintf(`["NEG-MSG",%q,%q]`, arr[1], out)
+					return []string{fmt.Sprintf(`["NEG-ERR",%q,%q]`, f.Sub, err.Error())}
 				}
-			default:
-				continue
+				return []string{fmt.Sprintf(`["NEG-MSG",%q,%q]`, f.Sub, out)}
 			}
-			if c.Write(req.Context(), ws.MessageText, []byte(reply)) != nil {
-				return
-			}
+			return nil
 		}
-	}))
-	t.Cleanup(srv.Close)
-	u := "ws" + strings.TrimPrefix(srv.URL, "http")
+	})
 	l := newMemLocal(local...)
 	opts := l.options(u)
 	opts.Local = func(context.Context, []int) ([]Item, error) {

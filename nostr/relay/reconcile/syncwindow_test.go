@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"vesper/nostr"
+	"vesper/nostr/relay/internal/relaytest"
 	"vesper/relayd"
 )
 
@@ -15,11 +16,11 @@ import (
 // every missing event wherever its created_at falls: before the first
 // window's stored events, between windows, and after the last.
 func TestSyncNIP77Windows(t *testing.T) {
-	r := startRelay(t, relayd.Options{})
+	r := relaytest.StartRelay(t, relayd.Options{})
 	key := nostr.GenerateKey()
-	a, b, c := oldMatch(t, key, 12), oldMatch(t, key, 12), oldMatch(t, key, 12)
+	a, b, c := relaytest.OldMatch(t, key, 12), relaytest.OldMatch(t, key, 12), relaytest.OldMatch(t, key, 12)
 	for _, m := range [][]*nostr.Event{a, b, c} {
-		seed(t, r, m...)
+		relaytest.Seed(t, r, m...)
 	}
 	// The store has the middle of each match: the relay's extra events
 	// sit in every window and outside the stored range at both ends.
@@ -51,7 +52,7 @@ func TestSyncNIP77Windows(t *testing.T) {
 	for _, m := range [][]*nostr.Event{a, b, c} {
 		want = append(append(want, m[:3]...), m[9:]...)
 	}
-	if g, w := ids(got[url(r)]), evIDs(want); !slices.Equal(g, w) {
+	if g, w := ids(got[relaytest.URL(r)]), relaytest.IDs(want); !slices.Equal(g, w) {
 		t.Fatalf("fetched %d events, want the %d missing ones", len(g), len(w))
 	}
 	if st := stats[0]; st.Method != "nip77" || st.Compared != 18 || st.Missing != 0 || st.Error != "" {

@@ -9,6 +9,7 @@ import (
 
 	gn "github.com/nbd-wtf/go-nostr"
 
+	"vesper/internal/testkit"
 	"vesper/nostr"
 )
 
@@ -78,7 +79,7 @@ func BenchmarkReceive(b *testing.B) {
 			b.SetBytes(int64(bytes))
 			b.ReportAllocs()
 			b.ResetTimer()
-			cpu0, _ := processCPU()
+			cpu0, _ := testkit.ProcessCPU()
 			for b.Loop() {
 				ch := make(chan []byte, len(frames))
 				for _, f := range frames {
@@ -113,7 +114,7 @@ func BenchmarkReceiveUnsigned(b *testing.B) {
 			frames := receiveFrames(b, s.id, 64, tc.content)
 			b.ReportAllocs()
 			b.ResetTimer()
-			cpu0, _ := processCPU()
+			cpu0, _ := testkit.ProcessCPU()
 			for b.Loop() {
 				for _, f := range frames {
 					env, ok := c.envelope(f)
@@ -138,7 +139,7 @@ func BenchmarkReceiveUnsigned(b *testing.B) {
 // steadier one on a shared machine.
 func reportPerEvent(b *testing.B, cpu0 time.Duration, n int) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n), "ns/event")
-	if cpu1, ok := processCPU(); ok {
+	if cpu1, ok := testkit.ProcessCPU(); ok {
 		b.ReportMetric(float64((cpu1-cpu0).Nanoseconds())/float64(n), "cpu-ns/event")
 	}
 }
