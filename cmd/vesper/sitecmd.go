@@ -73,7 +73,7 @@ func siteCommand() *cli.Command {
 // openingsFlag lets an operator name openings from the complete Lichess
 // table rather than the one shipped with vesper.
 func openingsFlag() cli.Flag {
-	return &cli.StringFlag{Name: "openings", Usage: "name chess openings from the complete Lichess opening table: DIR holds its " +
+	return &cli.StringFlag{Name: "openings", Usage: "name chess openings from the complete Lichess opening table: `DIR` holds its " +
 		"a.tsv ... e.tsv (a checkout of github.com/lichess-org/chess-openings); default: the table shipped with vesper"}
 }
 
