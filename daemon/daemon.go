@@ -11,6 +11,7 @@ import (
 	"vesper/match"
 	"vesper/nostr"
 	"vesper/nostr/relay"
+	"vesper/site/opening"
 	"vesper/store"
 )
 
@@ -50,6 +51,9 @@ type Options struct {
 	SiteEvery time.Duration // site build interval (15 minutes)
 	ListAll   bool          // list every account on the site, not only bots
 	Metrics   string        // serve Prometheus metrics on this address ("": none)
+	// Openings names chess openings on the site and in the game records'
+	// PGNs (--openings); nil is the table shipped with vesper.
+	Openings *opening.Table
 	// SyncEvery and FullScanEvery pace the relay sync (1 h and 24 h).
 	SyncEvery     time.Duration
 	FullScanEvery time.Duration

@@ -119,6 +119,7 @@ func (n *Daemon) recordsWorker(ctx context.Context, o Options, every time.Durati
 	for {
 		in, err := siteInput(ctx, n.st, n.self, o.ListAll, n.clock())
 		if err == nil {
+			in.Openings = o.Openings
 			var exp *site.Exporter
 			if exp, err = site.NewExporter(in); err == nil {
 				_, err = n.records(ctx, exp, nil)

@@ -7,6 +7,7 @@ import (
 	"vesper/match"
 	"vesper/ratings"
 	"vesper/site"
+	"vesper/site/opening"
 	"vesper/store"
 )
 
@@ -16,7 +17,21 @@ import (
 // (daemon "") is the key of the store's outbox, and its profile the one it
 // published there when no newer one came back from a relay.
 func BuildSite(ctx context.Context, st *store.Store, out, daemon string, listAll bool, now int64) (site.Stats, error) {
-	return buildFull(ctx, st, out, daemon, siteShow{listAll: listAll, dormantAfter: DefaultLimits().DormantAfter}, now)
+	return BuildSiteWith(ctx, st, out, daemon, SiteOptions{ListAll: listAll}, now)
+}
+
+// SiteOptions are what an operator chooses of a build from the store.
+type SiteOptions struct {
+	ListAll bool // list every account, not only bots
+	// Openings names chess openings (site.Input.Openings); nil is the
+	// table shipped with vesper.
+	Openings *opening.Table
+}
+
+// BuildSiteWith is BuildSite with the operator's options.
+func BuildSiteWith(ctx context.Context, st *store.Store, out, daemon string, o SiteOptions, now int64) (site.Stats, error) {
+	sh := siteShow{listAll: o.ListAll, dormantAfter: DefaultLimits().DormantAfter, openings: o.Openings}
+	return buildFull(ctx, st, out, daemon, sh, now)
 }
 
 // siteShow is what a daemon's builds show besides the store: listAll
@@ -25,16 +40,19 @@ func BuildSite(ctx context.Context, st *store.Store, out, daemon string, listAll
 // dormantAfter is its grace (Limits.DormantAfter), after which the site
 // shows a game in progress as abandoned; strength is how its house plays
 // (houseStrength), "" when it is not known; house is the running house's
-// verdicts on the challenges it could accept (nil: none known).
+// verdicts on the challenges it could accept (nil: none known); openings
+// is the operator's opening table (nil: the shipped one).
 type siteShow struct {
 	listAll, analysing bool
 	dormantAfter       int64
 	strength           string
 	house              map[string]site.HouseVerdict
+	openings           *opening.Table
 }
 
 func (sh siteShow) apply(in *site.Input) {
 	in.Analysing, in.DormantAfter, in.HouseStrength, in.HouseOpen = sh.analysing, sh.dormantAfter, sh.strength, sh.house
+	in.Openings = sh.openings
 }
 
 // houseStrength is the house engine's strength as its game pages say it:

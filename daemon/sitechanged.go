@@ -135,6 +135,7 @@ func (n *Daemon) recordsFromSite(ctx context.Context, o Options, now int64) erro
 	if err != nil {
 		return err
 	}
+	in.Openings = o.Openings // the records' PGNs name openings as the site's do
 	exp, err := site.PublishedExporter(in, o.SiteDir)
 	if err != nil {
 		return err
@@ -146,7 +147,7 @@ func (n *Daemon) recordsFromSite(ctx context.Context, o Options, now int64) erro
 // siteShow is what this daemon's site builds show besides the store.
 func (n *Daemon) siteShow(o Options, now int64) siteShow {
 	return siteShow{listAll: o.ListAll, analysing: n.analyst != nil, dormantAfter: n.lim.DormantAfter,
-		strength: houseStrength(n.think), house: n.housePlan(now)}
+		strength: houseStrength(n.think), house: n.housePlan(now), openings: o.Openings}
 }
 
 // buildSite builds the site from the matches ids that changed since the

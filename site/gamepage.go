@@ -44,7 +44,7 @@ func openingAt(t *opening.Table, epds []string) *openingView {
 	if !ok {
 		return nil
 	}
-	return &openingView{Opening: o, Ply: ply, Source: opening.Source}
+	return &openingView{Opening: o, Ply: ply, Source: t.Origin()}
 }
 
 // moveTimes is how long each counted move took: the seconds from the

@@ -45,15 +45,21 @@ func daemonCommand() *cli.Command {
 			&cli.Int64Flag{Name: "analysis-nodes", Usage: fmt.Sprintf("node budget per position (default %d for the built-in engine)", analysis.DefaultBuiltinNodes)},
 			&cli.IntFlag{Name: "analysis-nice", Value: 10, Usage: "niceness added to the Stockfish process, 0-19 (Linux)"},
 			&cli.Float64Flag{Name: "analysis-share", Value: 0.5, Usage: "most of one core the analysis takes (it rests between games to stay under it)"},
+			openingsFlag(),
 		),
 		Action: func(c *cli.Context) error {
 			ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
 			defer stop()
+			opts := daemonOptions(c)
+			var err error
+			if opts.Openings, err = loadOpenings(c); err != nil {
+				return err
+			}
 			an, err := daemonAnalysis(c)
 			if err != nil {
 				return err
 			}
-			d, _, closeFn, err := openDaemonWith(c, daemonOptions(c), false, slog.New(slog.NewTextHandler(os.Stderr, nil)), an)
+			d, _, closeFn, err := openDaemonWith(c, opts, false, slog.New(slog.NewTextHandler(os.Stderr, nil)), an)
 			if err != nil {
 				return err
 			}

@@ -9,6 +9,7 @@ import (
 
 	"vesper/daemon"
 	"vesper/nostr"
+	"vesper/site/opening"
 )
 
 func siteCommand() *cli.Command {
@@ -25,8 +26,13 @@ func siteCommand() *cli.Command {
 				&cli.StringFlag{Name: "out", Required: true, Usage: "output directory"},
 				&cli.StringFlag{Name: "daemon", Usage: "the daemon's pubkey (npub or hex), labelled as the house on every page (default: the key of the store's outbox)"},
 				&cli.BoolFlag{Name: "list-all", Usage: "list every account, not only bots (kind 0 \"bot\": true)"},
+				openingsFlag(),
 			},
 			Action: func(c *cli.Context) error {
+				openings, err := loadOpenings(c)
+				if err != nil {
+					return err
+				}
 				house := ""
 				if v := c.String("daemon"); v != "" {
 					pk, err := nostr.ParsePubkey(v)
@@ -51,7 +57,8 @@ func siteCommand() *cli.Command {
 					house = h.Pubkey
 				}
 				start := time.Now()
-				stats, err := daemon.BuildSite(c.Context, st, c.String("out"), house, c.Bool("list-all"), nowUnix())
+				o := daemon.SiteOptions{ListAll: c.Bool("list-all"), Openings: openings}
+				stats, err := daemon.BuildSiteWith(c.Context, st, c.String("out"), house, o, nowUnix())
 				if err != nil {
 					return fail(exitFailure, "site: %v", err)
 				}
@@ -61,4 +68,26 @@ func siteCommand() *cli.Command {
 			},
 		}},
 	}
+}
+
+// openingsFlag lets an operator name openings from the complete Lichess
+// table rather than the one shipped with vesper.
+func openingsFlag() cli.Flag {
+	return &cli.StringFlag{Name: "openings", Usage: "name chess openings from the complete Lichess opening table: `DIR` holds its " +
+		"a.tsv ... e.tsv (a checkout of github.com/lichess-org/chess-openings); default: the table shipped with vesper"}
+}
+
+// loadOpenings is the table --openings names, nil without it (the shipped
+// one). A directory that is not the Lichess files is a usage error, so a
+// mistyped path never silently yields the shipped table.
+func loadOpenings(c *cli.Context) (*opening.Table, error) {
+	dir := c.String("openings")
+	if dir == "" {
+		return nil, nil
+	}
+	t, err := opening.LoadLichess(dir)
+	if err != nil {
+		return nil, fail(exitUsage, "--openings: %v", err)
+	}
+	return t, nil
 }

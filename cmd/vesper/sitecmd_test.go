@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"html"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"vesper/internal/testkit"
 	"vesper/nostr"
+	"vesper/site/opening"
 	"vesper/store"
 )
 
@@ -107,5 +109,89 @@ func TestSiteBuildRefusesHome(t *testing.T) {
 	}
 	if got, err := os.ReadFile(thesis); err != nil || string(got) != "four years" {
 		t.Errorf("thesis.txt: %q, %v", got, err)
+	}
+}
+
+// TestSiteBuildOpenings is issue 26's opening names through the command:
+// the shipped table names a game's opening and says so; --openings DIR
+// names it from the Lichess files there and says so; a directory that is
+// not those files stops the build with a usage error naming the problem.
+func TestSiteBuildOpenings(t *testing.T) {
+	ctx := context.Background()
+	house, alice := testkit.Key("house"), testkit.Key("alice")
+	t0 := time.Now().Unix() - 3600
+	data := t.TempDir()
+	st, err := store.Open(filepath.Join(data, "vesper.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := testkit.NewMatch(alice, house, "chess", "", t0)
+	m.Accept(t0 + 1800)
+	m.Play([]string{"e2e4", "e7e5", "g1f3", "b8c6", "f1b5"}, t0+1900, 60)
+	for _, ev := range m.Events {
+		if _, err := st.PutEvent(ctx, ev, nostr.MarshalEvent(ev), "", int64(ev.CreatedAt)+1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	page := func(t *testing.T, args ...string) string {
+		t.Helper()
+		out := filepath.Join(t.TempDir(), "site")
+		args = append([]string{"site", "build", "--data", data, "--out", out, "--daemon", house.PublicKey()}, args...)
+		if r := vesper(t, nil, nil, args...); r.code != 0 {
+			t.Fatalf("site build: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+		}
+		b, err := os.ReadFile(filepath.Join(out, "m", m.ID+".html"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	lichess := t.TempDir()
+	write := func(name, body string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(lichess, name), []byte("eco\tname\tpgn\n"+body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, name := range opening.LichessFiles {
+		write(name, "")
+	}
+	write("c.tsv", "C60\tRuy Lopez: As The Operator Loaded It\t1. e4 e5 2. Nf3 Nc6 3. Bb5\n")
+
+	shipped := page(t)
+	for _, want := range []string{"<strong>C60</strong> Ruy Lopez</p>", html.EscapeString(opening.Source)} {
+		if !strings.Contains(shipped, want) {
+			t.Errorf("with the shipped table, the page lacks %q", want)
+		}
+	}
+	loaded := page(t, "--openings", lichess)
+	for _, want := range []string{"Ruy Lopez: As The Operator Loaded It", opening.LichessSource} {
+		if !strings.Contains(loaded, want) {
+			t.Errorf("with --openings, the page lacks %q", want)
+		}
+	}
+
+	write("a.tsv", "A00\tPolish Opening\t1. b5\n")
+	for _, c := range []struct{ dir, want string }{
+		{filepath.Join(t.TempDir(), "nowhere"), "is not a directory"},
+		{lichess, "a.tsv:2"},
+	} {
+		r := vesper(t, nil, nil, "site", "build", "--data", data, "--out", filepath.Join(t.TempDir(), "site"), "--openings", c.dir)
+		if r.code != exitUsage || !strings.Contains(r.stderr, "--openings") || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("--openings %s: exit %d, stderr %q; want exit %d naming %q", c.dir, r.code, r.stderr, exitUsage, c.want)
+		}
+	}
+}
+
+// TestDaemonOpeningsRefused: the daemon refuses a bad --openings before it
+// opens anything.
+func TestDaemonOpeningsRefused(t *testing.T) {
+	dir := t.TempDir()
+	r := vesper(t, nil, nil, "daemon", "--data", t.TempDir(), "--openings", dir)
+	if r.code != exitUsage || !strings.Contains(r.stderr, "lacks a.tsv") {
+		t.Errorf("exit %d, stderr %q; want exit %d naming a.tsv", r.code, r.stderr, exitUsage)
 	}
 }

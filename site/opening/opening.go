@@ -1,14 +1,15 @@
 // Package opening names chess openings by position: the ECO code and name
-// of the longest line of an opening table that a game reaches, as Lichess
-// names them. The table is data/openings.tsv, derived from the Lichess
-// opening names (github.com/lichess-org/chess-openings, CC0; see
-// data/NOTICE.md) by the generator in gen/; every position in it is
-// computed by match/chessjs, the rules the fold uses, never by a parser of
-// this package's own.
+// of the longest line of an opening table that a game reaches, named as
+// the Lichess opening table (github.com/lichess-org/chess-openings, CC0)
+// names them. The shipped table is data/openings.tsv, derived by the
+// generator in gen/ from data/lines.tsv, a table of ECO codes, names and
+// moves written for vesper (see data/NOTICE.md); an operator can load the
+// complete Lichess table at run time instead (LoadLichess). Every position
+// is computed by match/chessjs, the rules the fold uses, never by a parser
+// of this package's own.
 package opening
 
-// CHESS_OPENINGS is a directory holding the Lichess a.tsv to e.tsv.
-//go:generate go run ./gen -src $CHESS_OPENINGS -o data/openings.tsv
+//go:generate go run ./gen -src data/lines.tsv -o data/openings.tsv
 
 import (
 	"bufio"
@@ -26,8 +27,11 @@ import (
 	"vesper/match/chessjs"
 )
 
-// Source names the table's origin, for pages that show an opening.
-const Source = "the Lichess opening table (CC0)"
+// Source names the shipped table, for pages that show an opening.
+const Source = "vesper's opening table (ECO codes and names as in the Lichess opening table, CC0)"
+
+// LichessSource names a table LoadLichess derived from the Lichess files.
+const LichessSource = "the Lichess opening table (CC0)"
 
 // Opening is a named line: its ECO code ("C20") and name ("King's Pawn
 // Game").
@@ -39,6 +43,7 @@ type Opening struct {
 type Table struct {
 	byEPD  map[string]entry
 	digest string
+	source string
 }
 
 type entry struct {
@@ -54,13 +59,31 @@ func (t *Table) Len() int {
 	return len(t.byEPD)
 }
 
-// Digest identifies the table's content, so that a page naming an opening
-// is rendered again when the table changes.
+// Digest identifies the table's content and origin, so that a page naming
+// an opening is rendered again when the table or the name it is shown
+// under changes.
 func (t *Table) Digest() string {
 	if t == nil {
 		return ""
 	}
 	return t.digest
+}
+
+// Origin names where the table comes from, as pages show it: Source for
+// the shipped table and for one Parse read, LichessSource for one
+// LoadLichess derived.
+func (t *Table) Origin() string {
+	if t == nil || t.source == "" {
+		return Source
+	}
+	return t.source
+}
+
+// named gives t the origin source, folding it into the digest.
+func (t *Table) named(source string) *Table {
+	h := sha256.Sum256([]byte(source + "\n" + t.digest))
+	t.source, t.digest = source, hex.EncodeToString(h[:])
+	return t
 }
 
 // Match names the opening of a game from the EPD after each of its plies
@@ -194,15 +217,19 @@ func deriveFile(w *bufio.Writer, r io.Reader, name string) error {
 // LichessFiles are the names of Lichess's files, in ECO volume order.
 var LichessFiles = []string{"a.tsv", "b.tsv", "c.tsv", "d.tsv", "e.tsv"}
 
-// LoadLichess derives a table from a directory holding Lichess's files,
-// for a build that ships no data/openings.tsv but has the Lichess files
-// at hand (a checkout of lichess-org/chess-openings).
+// LoadLichess derives a table from a directory holding Lichess's files
+// (a checkout of github.com/lichess-org/chess-openings), for an operator
+// who wants the complete table rather than the shipped one. Every file
+// must be there and every line must play.
 func LoadLichess(dir string) (*Table, error) {
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("opening: %q is not a directory holding the Lichess opening files %s", dir, strings.Join(LichessFiles, ", "))
+	}
 	files := map[string]io.Reader{}
 	for _, name := range LichessFiles {
 		f, err := os.Open(filepath.Join(dir, name))
 		if err != nil {
-			return nil, fmt.Errorf("opening: %w", err)
+			return nil, fmt.Errorf("opening: %s lacks %s, one of the Lichess opening files: %w", dir, name, err)
 		}
 		defer f.Close()
 		files[name] = f
@@ -211,14 +238,18 @@ func LoadLichess(dir string) (*Table, error) {
 	if err := Derive(&b, files, LichessFiles); err != nil {
 		return nil, err
 	}
-	return Parse(strings.NewReader(b.String()))
+	t, err := Parse(strings.NewReader(b.String()))
+	if err != nil {
+		return nil, err
+	}
+	return t.named(LichessSource), nil
 }
 
 //go:embed data
 var data embed.FS
 
-// Default is the table shipped in data/openings.tsv; an empty table when
-// the build has none (no opening is named then).
+// Default is the table shipped in data/openings.tsv; an empty table if the
+// build lost it (no opening is named then; TestShippedTable fails).
 var Default = sync.OnceValue(func() *Table {
 	t, err := shipped()
 	if err != nil {
@@ -228,7 +259,7 @@ var Default = sync.OnceValue(func() *Table {
 })
 
 // errNotShipped: the module holds no derived table.
-var errNotShipped = errors.New("opening: data/openings.tsv is not in this build (see data/NOTICE.md)")
+var errNotShipped = errors.New("opening: data/openings.tsv is not in this build (go generate ./site/opening; see data/NOTICE.md)")
 
 func shipped() (*Table, error) {
 	f, err := data.Open("data/openings.tsv")

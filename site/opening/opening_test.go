@@ -1,8 +1,7 @@
 package opening
 
 import (
-	"bufio"
-	"errors"
+	"bytes"
 	"io"
 	"os"
 	"path/filepath"
@@ -99,42 +98,87 @@ func TestParseErrors(t *testing.T) {
 }
 
 // TestShippedTable replays every line of data/openings.tsv with
-// match/chessjs and checks the EPD beside it, so the shipped file cannot
-// drift from the generator or the rules. Without the file (it is data
-// fetched from Lichess, added by whoever ships vesper) there is nothing
-// to check.
+// match/chessjs and checks the EPD beside it, and checks that the file is
+// what the generator makes of data/lines.tsv, so the shipped file cannot
+// drift from its source, the generator or the rules. A missing file fails.
 func TestShippedTable(t *testing.T) {
-	f, err := data.Open("data/openings.tsv")
+	derived, err := data.ReadFile("data/openings.tsv")
 	if err != nil {
-		t.Skip(errNotShipped)
+		t.Fatalf("%v: %v", errNotShipped, err)
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	n := 0
-	for sc.Scan() {
-		n++
-		if n == 1 {
-			continue
-		}
-		l := strings.Split(sc.Text(), "\t")
+	lines := strings.Split(strings.TrimSuffix(string(derived), "\n"), "\n")
+	if lines[0] != Header {
+		t.Fatalf("line 1 is %q, want %q", lines[0], Header)
+	}
+	for i, line := range lines[1:] {
+		l := strings.Split(line, "\t")
 		if len(l) != 4 {
-			t.Fatalf("line %d: %q", n, sc.Text())
+			t.Fatalf("line %d: %q", i+2, line)
 		}
 		epd, _, err := Replay(l[2])
 		if err != nil || epd != l[3] {
-			t.Errorf("line %d (%s %s): EPD %q, the moves reach %q (%v)", n, l[0], l[1], l[3], epd, err)
+			t.Errorf("line %d (%s %s): EPD %q, the moves reach %q (%v)", i+2, l[0], l[1], l[3], epd, err)
 		}
 	}
+	src, err := data.ReadFile("data/lines.tsv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := Derive(&b, map[string]io.Reader{"lines.tsv": bytes.NewReader(src)}, []string{"lines.tsv"}); err != nil {
+		t.Fatal(err)
+	}
+	if b.String() != string(derived) {
+		t.Error("data/openings.tsv is not what data/lines.tsv derives: run go generate ./site/opening")
+	}
 	tb, err := shipped()
-	if errors.Is(err, errNotShipped) || tb.Len() < 3000 {
+	if err != nil || tb.Len() < 250 {
 		t.Fatalf("shipped table: %d positions, %v", tb.Len(), err)
 	}
-	o, _, ok := tb.Match(epds(t, "e2e4", "e7e5"))
-	if !ok || o.ECO != "C20" || o.Name != "King's Pawn Game" {
-		t.Errorf("1. e4 e5 is %+v, want C20 King's Pawn Game", o)
+	if Default().Len() != tb.Len() || Default().Origin() != Source {
+		t.Errorf("Default is not the shipped table: %d positions, origin %q", Default().Len(), Default().Origin())
 	}
-	if Default().Len() != tb.Len() {
-		t.Error("Default is not the shipped table")
+}
+
+// TestShippedNames: common openings get their Lichess names, at the ply
+// that names them.
+func TestShippedNames(t *testing.T) {
+	cases := []struct {
+		moves     []string
+		eco, name string
+		ply       int
+	}{
+		{[]string{"e4", "e5"}, "C20", "King's Pawn Game", 2},
+		{[]string{"e4", "e5", "Nf3", "Nc6", "Bb5"}, "C60", "Ruy Lopez", 5},
+		{[]string{"e4", "e5", "Nf3", "Nc6", "Bb5", "h6"}, "C60", "Ruy Lopez", 5},
+		{[]string{"d4", "Nf6", "c4", "g6"}, "E60", "King's Indian Defense", 4},
+		{[]string{"e4", "c5"}, "B20", "Sicilian Defense", 2},
+		{[]string{"b3"}, "A01", "Nimzo-Larsen Attack", 1},
+		{[]string{"e4", "c5", "Nf3", "d6", "d4", "cxd4", "Nxd4", "Nf6", "Nc3", "a6"}, "B90", "Sicilian Defense: Najdorf Variation", 10},
+		{[]string{"e4", "e6", "d4", "d5", "Nc3", "Bb4"}, "C15", "French Defense: Winawer Variation", 6},
+		// a transposition: the Queen's Gambit Declined reached by 1. c4
+		{[]string{"c4", "e6", "d4", "d5"}, "D30", "Queen's Gambit Declined", 4},
+	}
+	for _, c := range cases {
+		o, ply, ok := Default().Match(epds(t, c.moves...))
+		if !ok || o.ECO != c.eco || o.Name != c.name || ply != c.ply {
+			t.Errorf("%v: %+v at ply %d (%v), want %s %s at ply %d", c.moves, o, ply, ok, c.eco, c.name, c.ply)
+		}
+	}
+}
+
+// TestEveryFirstMoveNamed: whatever White's first move, the game gets a
+// name.
+func TestEveryFirstMoveNamed(t *testing.T) {
+	g := chessjs.NewGame()
+	moves := g.LegalMoves()
+	if len(moves) != 20 {
+		t.Fatalf("%d first moves, want 20", len(moves))
+	}
+	for _, mv := range moves {
+		if o, ply, ok := Default().Match(epds(t, mv.SAN)); !ok || ply != 1 || o.ECO == "" {
+			t.Errorf("1. %s: %+v at ply %d (%v), want a name", mv.SAN, o, ply, ok)
+		}
 	}
 }
 
@@ -160,16 +204,19 @@ func TestLoadLichess(t *testing.T) {
 	if o, ply, ok := tb.Match(epds(t, "e4", "e5", "Nf3", "Nc6")); !ok || o.ECO != "C40" || ply != 3 {
 		t.Errorf("Match = %+v at ply %d, want C40 at ply 3", o, ply)
 	}
-	if tb.Len() != 3 || tb.Digest() == "" {
-		t.Errorf("%d positions, digest %q", tb.Len(), tb.Digest())
+	if tb.Len() != 3 || tb.Digest() == "" || tb.Origin() != LichessSource {
+		t.Errorf("%d positions, digest %q, origin %q", tb.Len(), tb.Digest(), tb.Origin())
+	}
+	if _, err := LoadLichess(filepath.Join(dir, "a.tsv")); err == nil || !strings.Contains(err.Error(), "not a directory") {
+		t.Errorf("a file for a directory: %v", err)
 	}
 	write("d.tsv", "D00\tQueen's Pawn Game\t1. d4 d4\n")
 	if _, err := LoadLichess(dir); err == nil || !strings.Contains(err.Error(), "d.tsv:2") {
 		t.Errorf("an illegal line: %v, want an error naming d.tsv:2", err)
 	}
 	os.Remove(filepath.Join(dir, "e.tsv"))
-	if _, err := LoadLichess(dir); err == nil {
-		t.Error("a missing file is not an error")
+	if _, err := LoadLichess(dir); err == nil || !strings.Contains(err.Error(), "lacks e.tsv") {
+		t.Errorf("a missing file: %v, want an error naming e.tsv", err)
 	}
 	var b strings.Builder
 	if err := Derive(&b, map[string]io.Reader{"a.tsv": strings.NewReader("eco,name,pgn\n")}, []string{"a.tsv"}); err == nil {
