@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"vesper/conformance/interop"
+	"vesper/internal/browser"
 )
 
 // axeSource reads axe-core's bundle, installed with the interop clients
@@ -51,7 +52,7 @@ type axeViolation struct {
 // and runs every rule axe enables by default and target-size (WCAG 2.2's
 // 2.5.8: targets of at least 24 px, or spaced as if they were), which
 // axe leaves off by default.
-func runAxe(t *testing.T, br *browser, axe string) []axeViolation {
+func runAxe(t *testing.T, br *browser.Browser, axe string) []axeViolation {
 	t.Helper()
 	var r struct {
 		Result struct {
@@ -61,8 +62,8 @@ func runAxe(t *testing.T, br *browser, axe string) []axeViolation {
 			Text string `json:"text"`
 		} `json:"exceptionDetails"`
 	}
-	br.call(t, "Runtime.evaluate", map[string]any{"expression": axe, "returnByValue": true}, nil)
-	br.call(t, "Runtime.evaluate", map[string]any{
+	br.Call(t, "Runtime.evaluate", map[string]any{"expression": axe, "returnByValue": true}, nil)
+	br.Call(t, "Runtime.evaluate", map[string]any{
 		"expression": `axe.run(document, {resultTypes: ["violations"], rules: {"target-size": {enabled: true}}}).then(r => r.violations.map(v =>
 			({id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 5).map(n => ({target: n.target, failureSummary: n.failureSummary}))})))`,
 		"awaitPromise": true, "returnByValue": true,
@@ -79,14 +80,14 @@ func runAxe(t *testing.T, br *browser, axe string) []axeViolation {
 // no serious or critical violation (issue 26), and the links outside text
 // at least 24 px each way. Lesser violations are logged.
 func TestAxe(t *testing.T) {
-	bin := chromium(t)
+	bin := browser.Chromium(t)
 	axe := axeSource(t)
 	f := showcase(t)
 	out, _ := buildFixture(t, f.in)
 	srv := httptest.NewServer(staticFiles(out))
 	defer srv.Close()
-	br := startBrowser(t, bin)
-	br.call(t, "Page.setBypassCSP", map[string]any{"enabled": true}, nil)
+	br := browser.Start(t, bin)
+	br.Call(t, "Page.setBypassCSP", map[string]any{"enabled": true}, nil)
 
 	pages := []struct{ name, rel string }{
 		{"index", "index.html"},
@@ -99,13 +100,13 @@ func TestAxe(t *testing.T) {
 		{"protocol", "protocol.html"},
 	}
 	for _, scheme := range []string{"light", "dark"} {
-		br.call(t, "Emulation.setEmulatedMedia", map[string]any{
+		br.Call(t, "Emulation.setEmulatedMedia", map[string]any{
 			"features": []map[string]string{{"name": "prefers-color-scheme", "value": scheme}}}, nil)
 		for _, width := range []int{1280, 390} {
 			for _, p := range pages {
-				br.open(t, srv.URL+"/"+p.rel, width)
+				br.Open(t, srv.URL+"/"+p.rel, width)
 				var small []string
-				br.eval(t, smallTargets, &small)
+				br.Eval(t, smallTargets, &small)
 				for _, s := range small {
 					t.Errorf("%s (%d px): target under 24 px: %s", p.name, width, s)
 				}

@@ -14,24 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"vesper/internal/browser"
 	"vesper/internal/testkit"
 )
-
-// chromium finds Debian's chromium; the test is skipped without it unless
-// VESPER_REQUIRE_BROWSER is set (CI sets it, so CI cannot skip silently).
-func chromium(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("VESPER_REQUIRE_BROWSER") != "" {
-		t.Fatal("chromium not found and VESPER_REQUIRE_BROWSER is set (apt-get install -y chromium)")
-	}
-	t.Skip("chromium not found (apt-get install -y chromium; set VESPER_REQUIRE_BROWSER to make this an error)")
-	return ""
-}
 
 // loadPage opens url in headless Chromium as a phone-sized window, saves a
 // screenshot and returns the DOM after load (scripts, had any run, would
@@ -72,7 +57,7 @@ var titleRE = regexp.MustCompile(`<title>([^<]*)</title>`)
 // with a plain inline script shows that scripts do run in this browser, so
 // the absence of the marks means something.
 func TestBrowserRunsNoScript(t *testing.T) {
-	bin := chromium(t)
+	bin := browser.Chromium(t)
 	in := hostileInput(t)
 	out, _ := buildFixture(t, in)
 

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"vesper/internal/browser"
 	"vesper/internal/testkit"
 	"vesper/nostr"
 )
@@ -189,12 +190,12 @@ func showcase(t *testing.T) *fixture {
 // widths go to VESPER_SCREENSHOT_DIR (or a temporary directory); with
 // -docs-screenshots the README's two are rewritten under docs/.
 func TestBrowserLayout(t *testing.T) {
-	bin := chromium(t)
+	bin := browser.Chromium(t)
 	f := showcase(t)
 	out, _ := buildFixture(t, f.in)
 	srv := httptest.NewServer(staticFiles(out))
 	defer srv.Close()
-	br := startBrowser(t, bin)
+	br := browser.Start(t, bin)
 
 	// One match page of each kind of page state is loaded, and a few
 	// player pages; the others only need to exist (every page is built
@@ -206,9 +207,9 @@ func TestBrowserLayout(t *testing.T) {
 	}
 	check := func(t *testing.T, rel string, width int) layoutReport {
 		t.Helper()
-		br.open(t, srv.URL+"/"+rel, width)
+		br.Open(t, srv.URL+"/"+rel, width)
 		var r layoutReport
-		br.eval(t, layoutCheck, &r)
+		br.Eval(t, layoutCheck, &r)
 		for _, p := range r.Problems {
 			t.Errorf("%s at %d px: %s", rel, width, p)
 		}
@@ -299,7 +300,7 @@ func TestBrowserLayout(t *testing.T) {
 	for _, width := range []int{1280, 390} {
 		for _, p := range types {
 			check(t, p.rel, width)
-			png := br.screenshot(t, width, 2400)
+			png := br.Screenshot(t, width, 2400)
 			name := fmt.Sprintf("%s-%d.png", p.name, width)
 			if err := os.WriteFile(filepath.Join(shots, name), png, 0o644); err != nil {
 				t.Fatal(err)
@@ -317,8 +318,8 @@ func TestBrowserLayout(t *testing.T) {
 			{"m/" + f.ids["opera"] + ".html", "screenshot-match.png", 1330},
 			{"ratings/chess.html", "screenshot-leaderboard.png", 1000},
 		} {
-			br.open(t, srv.URL+"/"+d.rel, 1280)
-			if err := os.WriteFile(filepath.Join("..", "docs", d.dst), br.screenshot(t, 1280, d.height), 0o644); err != nil {
+			br.Open(t, srv.URL+"/"+d.rel, 1280)
+			if err := os.WriteFile(filepath.Join("..", "docs", d.dst), br.Screenshot(t, 1280, d.height), 0o644); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -1,4 +1,8 @@
-package site
+// Package browser drives one headless Chromium over the DevTools protocol
+// for tests: the site's layout and accessibility checks, and the checks
+// that the demo's and a simulated season's game pages open on the board.
+// It imports nothing of the site, so the site's own tests can use it.
+package browser
 
 import (
 	"bufio"
@@ -16,20 +20,20 @@ import (
 	"vesper/internal/testkit"
 )
 
-// browser is one headless Chromium driven over the DevTools protocol, so a
+// Browser is one headless Chromium driven over the DevTools protocol, so a
 // test can load many pages in one process, measure their layout with a
 // script of its own (the pages themselves carry none) and take
 // screenshots at chosen widths.
-type browser struct {
+type Browser struct {
 	cmd    *exec.Cmd
 	cancel context.CancelFunc
 	conn   *websocket.Conn
 	nextID int
 }
 
-// startBrowser launches Chromium with a free debugging port and attaches
+// Start launches Chromium with a free debugging port and attaches
 // to its first page. The browser is stopped when the test ends.
-func startBrowser(t *testing.T, bin string) *browser {
+func Start(t testing.TB, bin string) *Browser {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	profile := t.TempDir()
@@ -48,7 +52,7 @@ func startBrowser(t *testing.T, bin string) *browser {
 		cancel()
 		t.Fatal(err)
 	}
-	b := &browser{cmd: cmd, cancel: cancel}
+	b := &Browser{cmd: cmd, cancel: cancel}
 	t.Cleanup(b.stop)
 	// Chromium prints "DevTools listening on ws://127.0.0.1:PORT/..." once
 	// the port is open.
@@ -90,7 +94,7 @@ func startBrowser(t *testing.T, bin string) *browser {
 
 // pageTarget finds the DevTools websocket of the first page, polling
 // until Chromium lists it.
-func (b *browser) pageTarget(t *testing.T, host string) string {
+func (b *Browser) pageTarget(t testing.TB, host string) string {
 	t.Helper()
 	deadline := time.Now().Add(testkit.Scale(30 * time.Second))
 	for time.Now().Before(deadline) {
@@ -111,7 +115,7 @@ func (b *browser) pageTarget(t *testing.T, host string) string {
 	return ""
 }
 
-func (b *browser) stop() {
+func (b *Browser) stop() {
 	if b.conn != nil {
 		b.conn.CloseNow()
 	}
@@ -119,9 +123,9 @@ func (b *browser) stop() {
 	b.cmd.Wait()
 }
 
-// call sends one DevTools command and waits for its answer, skipping the
+// Call sends one DevTools command and waits for its answer, skipping the
 // events that arrive meanwhile.
-func (b *browser) call(t *testing.T, method string, params any, result any) {
+func (b *Browser) Call(t testing.TB, method string, params any, result any) {
 	t.Helper()
 	b.nextID++
 	id := b.nextID
@@ -164,8 +168,8 @@ func (b *browser) call(t *testing.T, method string, params any, result any) {
 	}
 }
 
-// eval runs a script in the page and decodes its JSON-able value.
-func (b *browser) eval(t *testing.T, script string, out any) {
+// Eval runs a script in the page and decodes its JSON-able value.
+func (b *Browser) Eval(t testing.TB, script string, out any) {
 	t.Helper()
 	var r struct {
 		Result struct {
@@ -178,7 +182,7 @@ func (b *browser) eval(t *testing.T, script string, out any) {
 			} `json:"exception"`
 		} `json:"exceptionDetails"`
 	}
-	b.call(t, "Runtime.evaluate", map[string]any{"expression": script, "returnByValue": true}, &r)
+	b.Call(t, "Runtime.evaluate", map[string]any{"expression": script, "returnByValue": true}, &r)
 	if r.ExceptionDetails != nil {
 		t.Fatalf("script failed: %s %s", r.ExceptionDetails.Text, r.ExceptionDetails.Exception.Description)
 	}
@@ -189,26 +193,26 @@ func (b *browser) eval(t *testing.T, script string, out any) {
 	}
 }
 
-// open sets the window width (a phone below 600 px) and loads url, polling
+// Open sets the window width (a phone below 600 px) and loads url, polling
 // until the document has loaded.
-func (b *browser) open(t *testing.T, url string, width int) {
+func (b *Browser) Open(t testing.TB, url string, width int) {
 	t.Helper()
-	b.openAt(t, url, width, 900)
+	b.OpenAt(t, url, width, 900)
 }
 
-// openAt is open with a window height, for what must be on the first
+// OpenAt is Open with a window height, for what must be on the first
 // screen.
-func (b *browser) openAt(t *testing.T, url string, width, height int) {
+func (b *Browser) OpenAt(t testing.TB, url string, width, height int) {
 	t.Helper()
-	b.call(t, "Emulation.setDeviceMetricsOverride", map[string]any{
+	b.Call(t, "Emulation.setDeviceMetricsOverride", map[string]any{
 		"width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600}, nil)
 	// The mark is on the old document's window; the new document has none.
-	b.eval(t, `window.vesperOld = true`, nil)
-	b.call(t, "Page.navigate", map[string]any{"url": url}, nil)
+	b.Eval(t, `window.vesperOld = true`, nil)
+	b.Call(t, "Page.navigate", map[string]any{"url": url}, nil)
 	deadline := time.Now().Add(testkit.Scale(30 * time.Second))
 	for {
 		var ready bool
-		b.eval(t, `document.readyState === "complete" && !window.vesperOld`, &ready)
+		b.Eval(t, `document.readyState === "complete" && !window.vesperOld`, &ready)
 		if ready {
 			return
 		}
@@ -219,16 +223,16 @@ func (b *browser) openAt(t *testing.T, url string, width, height int) {
 	}
 }
 
-// screenshot captures the page from its top, at most maxHeight pixels
+// Screenshot captures the page from its top, at most maxHeight pixels
 // tall, as PNG.
-func (b *browser) screenshot(t *testing.T, width int, maxHeight float64) []byte {
+func (b *Browser) Screenshot(t testing.TB, width int, maxHeight float64) []byte {
 	t.Helper()
 	var height float64
-	b.eval(t, `document.documentElement.scrollHeight`, &height)
+	b.Eval(t, `document.documentElement.scrollHeight`, &height)
 	var r struct {
 		Data string `json:"data"`
 	}
-	b.call(t, "Page.captureScreenshot", map[string]any{
+	b.Call(t, "Page.captureScreenshot", map[string]any{
 		"format": "png", "captureBeyondViewport": true,
 		"clip": map[string]any{"x": 0, "y": 0, "width": width, "height": min(height, maxHeight), "scale": 1},
 	}, &r)
