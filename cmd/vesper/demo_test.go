@@ -14,6 +14,7 @@ import (
 	gn "github.com/nbd-wtf/go-nostr"
 
 	"vesper/analysis"
+	"vesper/internal/browser"
 	"vesper/internal/testkit"
 	"vesper/nostr"
 	"vesper/nostr/relay"
@@ -75,6 +76,24 @@ func TestDemo(t *testing.T) {
 			t.Errorf("the ladder of models lacks %s", m)
 		}
 	}
+	// Issue 26: the demo's game page opens on the board, on a desktop and
+	// on a phone. A subtest, so that a host without Chromium skips only it.
+	t.Run("BoardFirstInBrowser", func(t *testing.T) {
+		checkBoardFirst(t, filepath.Join(data, "site"), 1)
+	})
+}
+
+// checkBoardFirst checks every game page of the site in dir in headless
+// Chromium at each of browser.Screens (board top within the first
+// screen, no broken words, no small targets), and that there are at
+// least want of them.
+func checkBoardFirst(t *testing.T, dir string, want int) {
+	bin := browser.Chromium(t)
+	pages, worst := browser.CheckSiteGamePages(t, bin, dir)
+	if pages < want {
+		t.Fatalf("%d game pages in %s, want at least %d", pages, dir, want)
+	}
+	t.Logf("%d game pages; the lowest board top: %.0f px at 1280x800, %.0f px at 390x844", pages, worst[1280], worst[390])
 }
 
 var servingLine = regexp.MustCompile(`serving: relay (ws://\S+), house ([0-9a-f]{64})`)

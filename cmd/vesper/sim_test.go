@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -90,6 +91,10 @@ func TestSimSeasonWithFaults(t *testing.T) {
 			t.Errorf("no match final by %s; final_by %v", by, rep.FinalBy)
 		}
 	}
+	// Issue 26: every game page of the season's site opens on the board.
+	t.Run("BoardFirstInBrowser", func(t *testing.T) {
+		checkBoardFirst(t, filepath.Join(o.Dir, "site"), 10)
+	})
 }
 
 // TestSimCommandFlags: the command parses its flags and documents them
