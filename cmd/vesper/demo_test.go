@@ -88,6 +88,7 @@ func TestDemo(t *testing.T) {
 // screen, no broken words, no small targets), and that there are at
 // least want of them.
 func checkBoardFirst(t *testing.T, dir string, want int) {
+	t.Helper()
 	bin := browser.Chromium(t)
 	pages, worst := browser.CheckSiteGamePages(t, bin, dir)
 	if pages < want {
