@@ -10,11 +10,11 @@ import (
 
 	"vesper/arbiter"
 	"vesper/internal/testkit"
-	"vesper/match"
 	"vesper/nostr"
 	"vesper/nostr/relay"
 	"vesper/relayd"
 	"vesper/site"
+	"vesper/store"
 )
 
 // TestBackfillFetchesNamesOfFinalMatches (issue 26, item 1): a daemon
@@ -23,11 +23,7 @@ import (
 // (bots only, the default): the first backfill's matches are final, and
 // none stays in memory to say who played.
 func TestBackfillFetchesNamesOfFinalMatches(t *testing.T) {
-	rl := startRelays(t, 1, relayd.Options{})[0]
-	st := openStore(t)
-	siteDir := filepath.Join(t.TempDir(), "site")
-	cfg := Config{Store: st, Key: testkit.Key("house"), Relays: []string{rl.URL()}, Arbiter: arbiter.Config{}, Log: discardLog(),
-		Run: Options{Tick: 50 * time.Millisecond, FirstSyncWait: time.Second, SiteDir: siteDir, SiteEvery: 100 * time.Millisecond}}
+	rl, st, siteDir, cfg := siteDaemon(t)
 	ctx := context.Background()
 	names, ids := publishFinalMatches(t, rl.URL())
 	d := running(t, cfg)
@@ -76,7 +72,7 @@ func publishFinalMatches(t *testing.T, url string) (map[string]nostr.SecretKey, 
 	var ids []string
 	for i, pair := range [][2]string{{"alice", "bob"}, {"carol", "dave"}} {
 		a, b := testkit.Key(pair[0]), testkit.Key(pair[1])
-		m := finalMate(t, a, b, now+int64(i)*100)
+		m := finishedChess(t, a, b, now+int64(i)*100)
 		evs = append(evs, m.Events...)
 		ids = append(ids, m.ID)
 		for j, k := range []nostr.SecretKey{a, b} {
@@ -94,21 +90,6 @@ func publishFinalMatches(t *testing.T, url string) (map[string]nostr.SecretKey, 
 	return names, ids
 }
 
-// finalMate is the scholar's mate between a and b, signed final by both.
-func finalMate(t *testing.T, a, b nostr.SecretKey, at int64) *testkit.Match {
-	t.Helper()
-	m := testkit.NewMatch(a, b, "chess", "", at)
-	m.Accept(at + 1)
-	last := m.Play(demoGame, at+2, 1)
-	s, err := match.Fold(m.ID, m.Events, nil)
-	if err != nil || !s.Over {
-		t.Fatalf("scholar's mate did not end: %v", err)
-	}
-	m.Result(a, s.Computed(), last+1)
-	m.Result(b, s.Computed(), last+2)
-	return m
-}
-
 // TestRecordWaitsForNames (issue 26, item 1): a final match's NIP-64
 // record waits for its players' profiles, and is signed with their names
 // once they come; a player with no profile anywhere holds it back no
@@ -118,7 +99,7 @@ func TestRecordWaitsForNames(t *testing.T) {
 	n := testNode(t, testkit.Key("house"))
 	n.opts.ListAll = true // every account listed: the names are the only wait
 	alice, bob := testkit.Key("alice"), testkit.Key("bob")
-	m := finalMate(t, alice, bob, tNow-200)
+	m := finishedChess(t, alice, bob, tNow-200)
 	deliver(t, n, "ws://honest", m.Events...)
 	final := int64(m.Events[len(m.Events)-1].CreatedAt)
 	pass := func(now int64) (int, string) {
@@ -152,4 +133,16 @@ func TestRecordWaitsForNames(t *testing.T) {
 	if k, pgn := pass(final + recordNameWait); k != 1 || !strings.Contains(pgn, `[White "Alicebot"]`) {
 		t.Fatalf("after recordNameWait: %d records, PGN %q; want one, naming the player known", k, pgn)
 	}
+}
+
+// siteDaemon is a house daemon's configuration on one fresh relay and
+// store, building its site into siteDir every 100 ms.
+func siteDaemon(t *testing.T) (rl *relayd.Relay, st *store.Store, siteDir string, cfg Config) {
+	t.Helper()
+	rl = startRelays(t, 1, relayd.Options{})[0]
+	st = openStore(t)
+	siteDir = filepath.Join(t.TempDir(), "site")
+	cfg = Config{Store: st, Key: testkit.Key("house"), Relays: []string{rl.URL()}, Arbiter: arbiter.Config{}, Log: discardLog(),
+		Run: Options{Tick: 50 * time.Millisecond, FirstSyncWait: time.Second, SiteDir: siteDir, SiteEvery: 100 * time.Millisecond}}
+	return rl, st, siteDir, cfg
 }

@@ -9,11 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"vesper/arbiter"
 	"vesper/internal/testkit"
 	"vesper/nostr"
 	"vesper/nostr/relay"
-	"vesper/relayd"
 )
 
 // TestChallengerProfilesFetched (issue 26, item 3): a new bot's open
@@ -21,11 +19,7 @@ import (
 // came later, reaches the index (bots only, the default): its
 // challenger's profile is fetched though nobody accepted.
 func TestChallengerProfilesFetched(t *testing.T) {
-	rl := startRelays(t, 1, relayd.Options{})[0]
-	st := openStore(t)
-	siteDir := filepath.Join(t.TempDir(), "site")
-	cfg := Config{Store: st, Key: testkit.Key("house"), Relays: []string{rl.URL()}, Arbiter: arbiter.Config{}, Log: discardLog(),
-		Run: Options{Tick: 50 * time.Millisecond, FirstSyncWait: time.Second, SiteDir: siteDir, SiteEvery: 100 * time.Millisecond}}
+	rl, _, siteDir, cfg := siteDaemon(t)
 	ctx := context.Background()
 	publish := func(evs ...*nostr.Event) {
 		for _, ev := range evs {

@@ -1,8 +1,6 @@
 package reconcile
 
 import (
-	"encoding/hex"
-	"fmt"
 	gn "github.com/nbd-wtf/go-nostr"
 	"strings"
 	"sync"
@@ -14,33 +12,6 @@ import (
 	"vesper/nostr/relay/limits"
 )
 
-// negVarint is negentropy's varint: base 128, most significant group
-// first, every byte but the last with its high bit set.
-func negVarint(n int) string {
-	b := []byte{byte(n & 0x7f)}
-	for n >>= 7; n > 0; n >>= 7 {
-		b = append([]byte{byte(n&0x7f) | 0x80}, b...)
-	}
-	return hex.EncodeToString(b)
-}
-
-// idFlood answers every round with n ids the store never had, below
-// created_at 1000, and a fingerprint above it that matches nothing, so the
-// client answers and the next round brings n more: issue 30, item 1,
-// where six such relays named in strangers' relay lists took a daemon to
-// 4.55 GB.
-func idFlood(n int) func(round int) string {
-	return func(round int) string {
-		var b strings.Builder
-		b.WriteString("61" + negVarint(1001) + "00" + "02" + negVarint(n))
-		for i := range n {
-			fmt.Fprintf(&b, "%016x%048x", round+1, i)
-		}
-		b.WriteString("00" + "00" + "01" + strings.Repeat("ee", 16))
-		return b.String()
-	}
-}
-
 // TestSyncBudgetBoundsIDFlood (issue 30, item 1): a relay that claims
 // thousands of new ids every round holds at most its budget of them, a
 // relay someone else named (Strangers) a much smaller one than a
@@ -48,7 +19,7 @@ func idFlood(n int) func(round int) string {
 // for (and counted missing when it never comes).
 func TestSyncBudgetBoundsIDFlood(t *testing.T) {
 	const perRound, rounds = 5000, 30 // 150,000 ids on offer
-	u := hostileNeg(t, idFlood(perRound))
+	u := hostileNeg(t, hostile.IDFlood(perRound))
 	for _, c := range []struct {
 		name     string
 		stranger bool
@@ -99,7 +70,7 @@ func TestSyncBudgetBytes(t *testing.T) {
 func TestSyncTotalIDsShared(t *testing.T) {
 	var relays []string
 	for range 3 {
-		relays = append(relays, hostileNeg(t, idFlood(1000)))
+		relays = append(relays, hostileNeg(t, hostile.IDFlood(1000)))
 	}
 	opts := newMemLocal().options(relays...)
 	opts.MaxRounds = 30
