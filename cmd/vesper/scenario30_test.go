@@ -68,6 +68,14 @@ func TestIssue30Scenario(t *testing.T) {
 	if testing.Short() {
 		t.Skip("drives the daemon against every attack of issue 30 for 15-30 s")
 	}
+	if raceDetector {
+		// The daemon under test is a separate, uninstrumented binary; what
+		// the detector would watch here is the stock khatru relay the test
+		// runs in process, and khatru v0.19.1 races with itself
+		// (Relay.notifyListeners reads the listener slice that addListener
+		// writes, listener.go:139 and :54). The plain step runs this test.
+		t.Skip("khatru v0.19.1's own listener race; the daemon is checked as a separate binary")
+	}
 	start := time.Now()
 	s := newScenario(t)
 	s.seed()
