@@ -10,8 +10,10 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"net/http"
+	"os"
 	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -25,10 +27,11 @@ import (
 // script of its own (the pages themselves carry none) and take
 // screenshots at chosen widths.
 type Browser struct {
-	cmd    *exec.Cmd
-	cancel context.CancelFunc
-	conn   *websocket.Conn
-	nextID int
+	cmd     *exec.Cmd
+	cancel  context.CancelFunc
+	conn    *websocket.Conn
+	nextID  int
+	profile string // Chromium's --user-data-dir, removed by stop
 }
 
 // Start launches Chromium with a free debugging port and attaches
@@ -36,13 +39,22 @@ type Browser struct {
 func Start(t testing.TB, bin string) *Browser {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	profile := t.TempDir()
+	// Not t.TempDir: Chromium's helper processes may still write to the
+	// profile while the test's cleanup removes it, which fails the test.
+	profile, err := os.MkdirTemp("", "vesper-chromium-")
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
 	cmd := exec.CommandContext(ctx, bin,
 		"--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
 		"--disable-component-update", "--no-first-run", "--disable-sync", "--disable-extensions",
 		"--hide-scrollbars", "--mute-audio", "--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0",
 		"--user-data-dir="+profile, "about:blank")
 	cmd.Dir = profile
+	// Its own process group, so that stopping it stops its helpers too.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		cancel()
@@ -52,7 +64,7 @@ func Start(t testing.TB, bin string) *Browser {
 		cancel()
 		t.Fatal(err)
 	}
-	b := &Browser{cmd: cmd, cancel: cancel}
+	b := &Browser{cmd: cmd, cancel: cancel, profile: profile}
 	t.Cleanup(b.stop)
 	// Chromium prints "DevTools listening on ws://127.0.0.1:PORT/..." once
 	// the port is open.
@@ -121,6 +133,9 @@ func (b *Browser) stop() {
 	}
 	b.cancel()
 	b.cmd.Wait()
+	// A helper killed with the group may still be closing its files: a
+	// profile left behind in the temporary directory fails nothing.
+	os.RemoveAll(b.profile)
 }
 
 // Call sends one DevTools command and waits for its answer, skipping the
