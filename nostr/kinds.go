@@ -36,6 +36,10 @@ const (
 	ReasoningTag = "reasoning" // a committed reasoning's hash (8.2)
 	AttemptsTag  = "attempts"  // answers the harness refused (8.3)
 	UsageTag     = "usage"     // self-reported tokens, cost, latency (8.3)
+	FallbackTag  = "fallback"  // the harness chose the move itself (8.3, revision 3.1)
+	// The fallback tag's values (section 8.3, revision 3.1).
+	FallbackRandom = "random" // a uniformly random legal move
+	FallbackEngine = "engine" // a move of a named engine
 )
 
 // GameKinds lists the kinds a verifier subscribes to, in numeric order:

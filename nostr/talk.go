@@ -53,6 +53,7 @@ type Talk struct {
 	Reasoning string // the commitment hash (ReasoningHash), "" for none
 	Attempts  *int   // refused answers before this move, nil for none
 	Usage     *Usage // self-reported effort, nil for none
+	Fallback  string // FallbackRandom or FallbackEngine when the harness chose the move, "" for none
 }
 
 // Tags returns the section 8 tags for t, in a fixed order.
@@ -69,6 +70,9 @@ func (t Talk) Tags() Tags {
 	}
 	if t.Usage != nil && !t.Usage.Empty() {
 		out = append(out, gn.Tag{UsageTag, t.Usage.JSON()})
+	}
+	if t.Fallback != "" {
+		out = append(out, gn.Tag{FallbackTag, t.Fallback})
 	}
 	return out
 }
@@ -157,4 +161,19 @@ func Attempts(ev *Event) (n int, present bool, err error) {
 func countOf(ev *Event, name string) int {
 	n, _ := countTags(ev, name)
 	return n
+}
+
+// Fallback reads ["fallback", "random"|"engine"] (section 8.3, revision
+// 3.1): "" without the tag; an error (token "ignored") for two tags or a
+// value other than the two the protocol names, which sites show as no
+// fallback claim at all.
+func Fallback(ev *Event) (string, error) {
+	v, err := singleTag(ev, FallbackTag)
+	if err != nil || countOf(ev, FallbackTag) == 0 {
+		return "", err
+	}
+	if v != FallbackRandom && v != FallbackEngine {
+		return "", &TagError{Tag: FallbackTag, Token: "ignored", Reason: fmt.Sprintf("unknown fallback %q", v)}
+	}
+	return v, nil
 }

@@ -180,3 +180,31 @@ func TestTalkTagsRoundTrip(t *testing.T) {
 		t.Fatal("an empty talk adds tags")
 	}
 }
+
+// Section 8.3, revision 3.1: the fallback tag names one of two values;
+// anything else, or two tags, is no claim.
+func TestFallback(t *testing.T) {
+	cases := []struct {
+		name string
+		ev   *Event
+		want string
+		bad  bool
+	}{
+		{"none", move(), "", false},
+		{"random", move(gn.Tag{FallbackTag, FallbackRandom}), FallbackRandom, false},
+		{"engine", move(gn.Tag{FallbackTag, FallbackEngine}), FallbackEngine, false},
+		{"unknown", move(gn.Tag{FallbackTag, "coin"}), "", true},
+		{"upper case", move(gn.Tag{FallbackTag, "RANDOM"}), "", true},
+		{"no value", move(gn.Tag{FallbackTag}), "", true},
+		{"two tags", move(gn.Tag{FallbackTag, FallbackRandom}, gn.Tag{FallbackTag, FallbackRandom}), "", true},
+		{"built by Talk", WithTalk(move(), Talk{Fallback: FallbackRandom}), FallbackRandom, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := Fallback(c.ev)
+			if got != c.want || (err != nil) != c.bad {
+				t.Fatalf("Fallback = %q, %v; want %q, bad %v", got, err, c.want, c.bad)
+			}
+		})
+	}
+}
