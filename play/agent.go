@@ -16,8 +16,12 @@ import (
 // Request is what an agent is given on stdin, once per decision: what the
 // arenas give a model.
 type Request struct {
-	Match string `json:"match"`
-	Game  string `json:"game"`
+	// Request is what is wanted: RequestMove (a move, or accept_offer when
+	// Offer is set) or RequestOffer (only whether to take the opponent's
+	// offer: no legal moves are sent, and a move would not be played).
+	Request string `json:"request"`
+	Match   string `json:"match"`
+	Game    string `json:"game"`
 	// Color is white/black in chess, black/white in gomoku (the first
 	// player has the black stones); Role first/second.
 	Color    string           `json:"color"`
@@ -29,7 +33,7 @@ type Request struct {
 	Board    string           `json:"board"`
 	Moves    []string         `json:"moves"`
 	SANMoves []string         `json:"san_moves"`
-	Legal    []seat.LegalMove `json:"legal_moves"`
+	Legal    []seat.LegalMove `json:"legal_moves,omitempty"`
 	InCheck  bool             `json:"in_check"`
 	Deadline *seat.Time       `json:"deadline"`
 	// Offer is the opponent's pending offer (draw, first or second), if
@@ -56,8 +60,9 @@ type Refusal struct {
 }
 
 // Answer is an agent's reply: a move (UCI or SAN in chess, a point in
-// gomoku), or "resign"; offer "draw" posts a draw offer before the move;
-// accept_offer takes the opponent's pending offer. Comment and reasoning
+// gomoku), or "resign"; offer "draw" posts a draw offer after the move, on
+// the position the opponent must answer; accept_offer takes the opponent's
+// pending offer. Comment and reasoning
 // are kept in the record and published with the move: the comment at once,
 // the reasoning committed and revealed after the game (PROTOCOL.md section
 // 8).
@@ -72,6 +77,9 @@ type Answer struct {
 	// cost_usd and latency_ms. A malformed one is left off the move, not
 	// held against the answer.
 	Usage json.RawMessage `json:"usage,omitempty"`
+	// Form is how ParseAnswer read it (FormJSON, FormInText, FormFenced,
+	// FormBare); "" for a mover that answers in Go.
+	Form string `json:"-"`
 }
 
 // Kinds of a refused attempt that the fold never saw.
@@ -85,31 +93,6 @@ const (
 
 // maxOutput bounds what an agent may print: one answer is small.
 const maxOutput = 1 << 20
-
-// ParseAnswer reads an agent's stdout: one JSON object. It returns the
-// answer or the kind of failure and why.
-func ParseAnswer(out []byte) (Answer, string, string) {
-	out = bytes.TrimSpace(out)
-	if len(out) == 0 {
-		return Answer{}, KindEmpty, "no output"
-	}
-	var a Answer
-	dec := json.NewDecoder(bytes.NewReader(out))
-	if err := dec.Decode(&a); err != nil {
-		return Answer{}, KindUnparsable, "not a JSON object: " + shorten(err.Error())
-	}
-	if dec.More() {
-		return Answer{}, KindUnparsable, "more than one JSON value on stdout"
-	}
-	a.Move = strings.TrimSpace(a.Move)
-	if a.Move == "" && !a.AcceptOffer {
-		return Answer{}, KindEmpty, `the answer names no move ("move") and accepts no offer`
-	}
-	if a.Offer != "" && a.Offer != "draw" {
-		return Answer{}, KindUnparsable, fmt.Sprintf("offer must be \"draw\", not %q", a.Offer)
-	}
-	return a, "", ""
-}
 
 func shorten(s string) string {
 	if len(s) > 200 {

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"vesper/match"
+	"vesper/nostr"
 )
 
 // Entry is one line of a game's journal: a decision record, the intent to
@@ -21,16 +22,21 @@ type Entry struct {
 	Ply   int    `json:"ply,omitempty"`
 	Move  string `json:"move,omitempty"`
 	// Decision records.
-	Mover       string    `json:"mover,omitempty"`
-	Attempts    []Attempt `json:"attempts,omitempty"`
-	Fallback    string    `json:"fallback,omitempty"`
-	Comment     string    `json:"comment,omitempty"`
-	Reasoning   string    `json:"reasoning,omitempty"`
-	Offer       string    `json:"offer,omitempty"`
-	AcceptOffer bool      `json:"accept_offer,omitempty"`
-	Event       string    `json:"event,omitempty"`
-	SpentMS     int64     `json:"spent_ms,omitempty"`
-	EngineMS    int64     `json:"engine_ms,omitempty"`
+	Mover    string    `json:"mover,omitempty"`
+	Attempts []Attempt `json:"attempts,omitempty"`
+	Fallback string    `json:"fallback,omitempty"`
+	// Usage is the move's usage as published: the sum of its attempts'.
+	Usage json.RawMessage `json:"usage,omitempty"`
+	// Signed, on an intent, is the whole signed event, journaled before
+	// it is sent: after a crash it is sent again as it is.
+	Signed      json.RawMessage `json:"signed,omitempty"`
+	Comment     string          `json:"comment,omitempty"`
+	Reasoning   string          `json:"reasoning,omitempty"`
+	Offer       string          `json:"offer,omitempty"`
+	AcceptOffer bool            `json:"accept_offer,omitempty"`
+	Event       string          `json:"event,omitempty"`
+	SpentMS     int64           `json:"spent_ms,omitempty"`
+	EngineMS    int64           `json:"engine_ms,omitempty"`
 	// Eval is the engine's score from the mover's side, when it gave one.
 	EvalCP *int `json:"eval_cp,omitempty"`
 	// Final and other actions.
@@ -49,7 +55,9 @@ type Attempt struct {
 	Kind   string `json:"kind,omitempty"` // "" when it counted; else a Kind* token
 	Rule   string `json:"rule,omitempty"`
 	Reason string `json:"reason,omitempty"`
-	MS     int64  `json:"ms"`
+	// Form is how the answer was read (FormJSON, FormInText, ...).
+	Form string `json:"form,omitempty"`
+	MS   int64  `json:"ms"`
 }
 
 // Journal entry types.
@@ -70,7 +78,7 @@ type Journal struct {
 
 // OpenJournal opens (creating) dir/MATCH.jsonl.
 func OpenJournal(dir, matchID string) (*Journal, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("play: journal: %w", err)
 	}
 	return &Journal{path: filepath.Join(dir, matchID+".jsonl")}, nil
@@ -86,11 +94,18 @@ func (j *Journal) Append(e Entry) error {
 
 // appendEntry appends one synced line to path.
 func appendEntry(path string, e Entry) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return fmt.Errorf("play: journal: %w", err)
 	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	// The records hold the agent's reasoning in clear until the game is
+	// over and revealed: the file is the key owner's alone, as the seat's
+	// reasoning journal is (a journal of an older runner is closed too).
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
 	if err != nil {
+		return fmt.Errorf("play: journal: %w", err)
+	}
+	if err := f.Chmod(0o600); err != nil {
+		f.Close()
 		return fmt.Errorf("play: journal: %w", err)
 	}
 	if _, err := f.Write(match.MarshalLine(e)); err != nil {
@@ -135,19 +150,40 @@ func readEntries(path string) ([]Entry, error) {
 // (a decision record, which follows every signing): after a crash, the move
 // to send again.
 func PendingIntent(entries []Entry, ply int) (string, bool) {
-	move, ok := "", false
+	_, mv, ok := PendingSigned(entries, ply)
+	return mv, ok
+}
+
+// PendingSigned is PendingIntent with the signed event the intent holds
+// (nil for an intent of an older runner, which journaled the move only).
+// An intent whose event does not parse or verify is none: it cannot have
+// been sent.
+func PendingSigned(entries []Entry, ply int) (*nostr.Event, string, bool) {
+	var (
+		ev   *nostr.Event
+		move string
+		ok   bool
+	)
 	for _, e := range entries {
 		if e.Ply != ply {
 			continue
 		}
 		switch e.Type {
 		case EntryIntent:
-			move, ok = e.Move, true
+			ev, move, ok = nil, e.Move, true
+			if len(e.Signed) > 0 {
+				got, err := nostr.ParseAndVerify(e.Signed)
+				if err != nil {
+					ev, move, ok = nil, "", false
+					continue
+				}
+				ev, move = got, got.Content
+			}
 		case EntryDecision:
-			move, ok = "", false
+			ev, move, ok = nil, "", false
 		}
 	}
-	return move, ok
+	return ev, move, ok
 }
 
 // Unfinished lists the matches of dir's journals with no final or expired

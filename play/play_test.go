@@ -16,28 +16,37 @@ import (
 	"vesper/seat"
 )
 
-// TestParseAnswer: the kinds of an answer that names no move (issue 25's
-// record: illegal, unparsable, empty, time-out).
+// TestParseAnswer: the forms an answer is read in (issue 35: think first,
+// then a JSON block, as the arenas ask; a move in prose; the last object
+// wins), each reported, and the kinds of an answer that names no move.
 func TestParseAnswer(t *testing.T) {
 	for _, tc := range []struct {
-		name, out, kind, move string
+		name, out, kind, move, form string
 	}{
-		{"move", `{"move":"e2e4","reasoning":"centre"}`, "", "e2e4"},
-		{"trimmed", "  {\"move\": \" h8 \"}\n", "", "h8"},
-		{"resign", `{"move":"resign"}`, "", "resign"},
-		{"accept only", `{"accept_offer":true}`, "", ""},
-		{"nothing", "", KindEmpty, ""},
-		{"blank", " \n\t", KindEmpty, ""},
-		{"no move", `{"comment":"hmm"}`, KindEmpty, ""},
-		{"prose", `I play e4`, KindUnparsable, ""},
-		{"two objects", `{"move":"e2e4"} {"move":"d2d4"}`, KindUnparsable, ""},
-		{"array", `["e2e4"]`, KindUnparsable, ""},
-		{"bad offer", `{"move":"e2e4","offer":"win"}`, KindUnparsable, ""},
+		{"move", `{"move":"e2e4","reasoning":"centre"}`, "", "e2e4", FormJSON},
+		{"trimmed", "  {\"move\": \" h8 \"}\n", "", "h8", FormJSON},
+		{"resign", `{"move":"resign"}`, "", "resign", FormJSON},
+		{"accept only", `{"accept_offer":true}`, "", "", FormJSON},
+		{"nothing", "", KindEmpty, "", ""},
+		{"blank", " \n\t", KindEmpty, "", ""},
+		{"no move", `{"comment":"hmm"}`, KindEmpty, "", ""},
+		{"prose only", `I think I will play the king's pawn`, KindUnparsable, "", ""},
+		{"two objects: the last wins", `{"move":"e2e4"} {"move":"d2d4"}`, "", "d2d4", FormInText},
+		{"thought then object", "Let me think. {\"a\": {\"b\": 1}} is not it.\nSo: {\"move\": \"g1f3\", \"usage\": {\"output_tokens\": 3}}\nDone.", "", "g1f3", FormInText},
+		{"fenced json", "The centre matters.\n```json\n{\"move\": \"e4\", \"comment\": \"hi\"}\n```\n", "", "e4", FormFenced},
+		{"fenced move", "I'll go with\n```\nNf3\n```", "", "Nf3", FormFenced},
+		{"bare", "e2e4\n", "", "e2e4", FormBare},
+		{"labelled last line", "The knight is best here.\n**Move:** Nf3.", "", "Nf3", FormBare},
+		{"gomoku point", "h8", "", "h8", FormBare},
+		{"array", `["e2e4"]`, KindUnparsable, "", ""},
+		{"bad offer", `{"move":"e2e4","offer":"win"}`, KindUnparsable, "", ""},
+		{"bad offer in text", `ok {"move":"e2e4","offer":"win"}`, KindUnparsable, "", ""},
+		{"many braces", strings.Repeat("{", 5000) + " e4", KindUnparsable, "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a, kind, why := ParseAnswer([]byte(tc.out))
-			if kind != tc.kind || a.Move != tc.move {
-				t.Fatalf("got kind %q (%s) move %q, want kind %q move %q", kind, why, a.Move, tc.kind, tc.move)
+			if kind != tc.kind || a.Move != tc.move || a.Form != tc.form {
+				t.Fatalf("got kind %q (%s) move %q form %q, want kind %q move %q form %q", kind, why, a.Move, a.Form, tc.kind, tc.move, tc.form)
 			}
 			if kind != "" && why == "" {
 				t.Fatal("a refused answer needs a reason")

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"sort"
 	"sync"
@@ -28,7 +27,7 @@ const (
 type Config struct {
 	Seat *seat.Seat
 	// Dir holds games/MATCH.jsonl (journal and records), games/MATCH.pgn
-	// and series.jsonl.
+	// and the series' file (SeriesFile).
 	Dir string
 	// NewMover makes the decider of one game.
 	NewMover func(game string) Mover
@@ -133,6 +132,16 @@ func New(cfg Config) (*Runner, error) {
 	}
 	r := &Runner{cfg: cfg, me: cfg.Seat.Me(), games: filepath.Join(cfg.Dir, "games"),
 		workers: map[string]*worker{}, active: map[string]bool{}, posted: map[string]bool{}, waiting: map[string]seat.StreamEvent{}}
+	// Every move the seat signs is journaled whole before it is sent.
+	prev := cfg.Seat.BeforePublish
+	cfg.Seat.BeforePublish = func(ev *nostr.Event) error {
+		if prev != nil {
+			if err := prev(ev); err != nil {
+				return err
+			}
+		}
+		return r.journalSigned(ev)
+	}
 	if cfg.Series != nil {
 		s, err := loadSeries(cfg.Dir, *cfg.Series)
 		if err != nil {
@@ -563,13 +572,10 @@ func (w *worker) handle(ctx context.Context, ev seat.StreamEvent) (done bool, er
 	case seat.EventArbitration:
 		return false, w.arbitrate(ctx, ev.Match)
 	case seat.EventFinal:
-		// The agent's committed reasoning is published now that the
-		// result is final (section 8.2); what fails stays in the seat's
-		// journal for a later reveal.
-		if _, err := s.RevealDue(ctx, ev.Match); err != nil && ctx.Err() != nil {
-			return false, ctx.Err()
+		if err := w.final(ctx); err != nil {
+			return false, err
 		}
-		return true, w.final(stt)
+		return true, nil
 	case seat.EventExpired:
 		if w.r.series != nil {
 			w.r.series.expired(ev.Match)
@@ -619,264 +625,4 @@ func refusalIsNews(err error) error {
 		return nil
 	}
 	return err
-}
-
-func (w *worker) final(stt *seat.Status) error {
-	outcome := OutcomeDraw
-	if stt.Result != nil && *stt.Result != match.Draw {
-		outcome = OutcomeLoss
-		if *stt.Result == stt.MyRole {
-			outcome = OutcomeWin
-		}
-	}
-	reason := ""
-	if stt.Reason != nil {
-		reason = string(*stt.Reason)
-	}
-	res := ""
-	if stt.Result != nil {
-		res = *stt.Result
-	}
-	if stt.PGN != "" {
-		if err := os.WriteFile(filepath.Join(w.r.games, w.id+".pgn"), []byte(stt.PGN), 0o644); err != nil {
-			return err
-		}
-	}
-	if err := w.log(Entry{Type: EntryFinal, Result: res, Reason: reason, Outcome: outcome}); err != nil {
-		return err
-	}
-	w.r.out(Line{Type: "final", Match: w.id, Result: outcome, Reason: reason})
-	w.r.release(w.id, true)
-	w.r.finished(w.id, outcome)
-	return nil
-}
-
-func (w *worker) getMover(game string) Mover {
-	if w.mover == nil {
-		w.mover = w.r.cfg.NewMover(game)
-	}
-	return w.mover
-}
-
-// request builds what a mover is asked.
-func (w *worker) request(stt *seat.Status, attempt int, refusal *Refusal) Request {
-	req := Request{Match: stt.Match, Game: stt.Game, Color: stt.MyColor, Role: stt.MyRole, Ply: stt.Ply,
-		FEN: stt.FEN, PGN: stt.PGN, Board: stt.Board, Moves: stt.Moves, SANMoves: stt.SANMoves, Legal: stt.LegalMoves,
-		InCheck: stt.InCheck, Deadline: stt.Deadline, PreviousReasoning: w.reasoning, OpponentComment: w.comment, Attempt: attempt, Refusal: refusal}
-	if req.Moves == nil {
-		req.Moves = []string{}
-	}
-	if stt.MyRole == match.First && stt.Second != nil {
-		req.Opponent = *stt.Second
-	} else if stt.MyRole == match.Second {
-		req.Opponent = stt.First
-	}
-	if stt.Offer != nil {
-		req.Offer = stt.Offer.Result.Result
-	}
-	return req
-}
-
-// offer asks the mover about the opponent's pending offer, once per offer.
-func (w *worker) offer(ctx context.Context, stt *seat.Status) error {
-	if stt.Offer == nil || w.offers[stt.Offer.Event] {
-		return nil
-	}
-	if w.offers == nil {
-		w.offers = map[string]bool{}
-	}
-	w.offers[stt.Offer.Event] = true
-	ch := w.getMover(stt.Game).Choose(ctx, w.request(stt, 1, nil))
-	if ch.Kind != "" || !ch.Answer.AcceptOffer {
-		return w.log(Entry{Type: EntryDecision, Ply: stt.Ply, Offer: stt.Offer.Result.Result, Note: "offer declined", EvalCP: ch.EvalCP})
-	}
-	return w.agree(ctx, stt)
-}
-
-func (w *worker) agree(ctx context.Context, stt *seat.Status) error {
-	rep, err := w.r.cfg.Seat.Agree(ctx, stt.Match, stt.Offer.Result.Result)
-	if err != nil {
-		return refusalIsNews(err)
-	}
-	w.r.out(Line{Type: "offer_accepted", Match: stt.Match, Result: stt.Offer.Result.Result})
-	return w.log(Entry{Type: EntryAction, Action: "accept_offer", Event: rep.Event, Result: stt.Offer.Result.Result})
-}
-
-// move decides and plays the key's move: the journaled move when a crash
-// left one unsettled, else the mover's answer, asked again on refusal.
-func (w *worker) move(ctx context.Context, stt *seat.Status) error {
-	if done, err := w.resumeIntent(ctx, stt); done || err != nil {
-		return err
-	}
-	t := &moveTry{mover: w.getMover(stt.Game), start: time.Now()}
-	for n := 1; n <= w.r.cfg.Retries+1; n++ {
-		t0 := time.Now()
-		ch := t.mover.Choose(ctx, w.request(stt, n, t.refusal))
-		ms := time.Since(t0).Milliseconds()
-		t.engineMS += ms
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		if done, err := w.tryChoice(ctx, stt, t, ch, Attempt{N: n, Answer: ch.Answer.Move, MS: ms}); done || err != nil {
-			return err
-		}
-	}
-	return w.fallback(ctx, stt, t.mover, t.attempts, t.start, t.engineMS)
-}
-
-// resumeIntent reads the journal after a restart: the agent's previous
-// reasoning, and a move journaled but not settled at this ply, which it
-// sends again. done says the move is played; a refusal of the journaled
-// move (the position moved on) leaves the move to decide afresh.
-func (w *worker) resumeIntent(ctx context.Context, stt *seat.Status) (done bool, err error) {
-	if err := w.openJournal(); err != nil {
-		return false, err
-	}
-	entries, err := w.journal.Entries()
-	if err != nil {
-		return false, err
-	}
-	if w.reasoning == "" {
-		for _, e := range entries {
-			if e.Type == EntryDecision && e.Reasoning != "" {
-				w.reasoning = e.Reasoning
-			}
-		}
-	}
-	mv, ok := PendingIntent(entries, stt.Ply)
-	if !ok {
-		return false, nil
-	}
-	rep, err := w.play(ctx, mv, seat.Talk{})
-	var rf *seat.Refusal
-	switch {
-	case err == nil:
-		w.r.out(Line{Type: "move", Match: w.id, Ply: rep.Ply, Move: rep.Move, Note: "journaled move sent again"})
-		return true, w.log(Entry{Type: EntryDecision, Ply: stt.Ply, Move: rep.Move, Event: rep.Event, Note: "the journaled move, sent again after a restart"})
-	case !errors.As(err, &rf):
-		return false, err
-	}
-	return false, nil
-}
-
-// moveTry is one ply's attempts at a move the seat takes.
-type moveTry struct {
-	mover    Mover
-	start    time.Time
-	attempts []Attempt
-	refusal  *Refusal // why the last attempt did not count, for the next request
-	engineMS int64
-}
-
-// refused records an attempt that did not count and why.
-func (t *moveTry) refused(at Attempt, why *Refusal) {
-	t.attempts = append(t.attempts, at)
-	t.refusal = why
-}
-
-// tryChoice acts on the mover's answer: agrees to the pending offer, or
-// plays the move (posting a draw offer with it when asked). done says the
-// ply is settled (or failed with err); a refused answer is recorded in t
-// for the next attempt.
-func (w *worker) tryChoice(ctx context.Context, stt *seat.Status, t *moveTry, ch Choice, at Attempt) (done bool, err error) {
-	if ch.Kind != "" {
-		at.Kind, at.Reason = ch.Kind, ch.Why
-		t.refused(at, &Refusal{Rule: ch.Kind, Reason: ch.Why})
-		return false, nil
-	}
-	if ch.Answer.AcceptOffer && stt.Offer != nil {
-		t.attempts = append(t.attempts, at)
-		if err := w.log(Entry{Type: EntryDecision, Ply: stt.Ply, Mover: Describe(t.mover), Attempts: t.attempts, AcceptOffer: true,
-			Comment: ch.Answer.Comment, Reasoning: ch.Answer.Reasoning}); err != nil {
-			return true, err
-		}
-		return true, w.agree(ctx, stt)
-	}
-	if ch.Answer.Move == "" {
-		at.Kind, at.Reason = KindEmpty, "no move (and no offer to accept)"
-		t.refused(at, &Refusal{Rule: KindEmpty, Reason: at.Reason})
-		return false, nil
-	}
-	if ch.Answer.Offer == match.Draw {
-		if _, err := w.r.cfg.Seat.Agree(ctx, stt.Match, match.Draw); err != nil {
-			at.Reason = "draw offer not posted: " + err.Error()
-		}
-	}
-	if err := w.log(Entry{Type: EntryIntent, Ply: stt.Ply, Move: ch.Answer.Move}); err != nil {
-		return true, err
-	}
-	rep, err := w.play(ctx, ch.Answer.Move, talkOf(ch.Answer, len(t.attempts)))
-	var rf *seat.Refusal
-	if errors.As(err, &rf) {
-		at.Kind, at.Rule, at.Reason = KindIllegal, rf.Rule, rf.Reason
-		t.refused(at, &Refusal{Rule: rf.Rule, Reason: rf.Reason, Answer: ch.Answer.Move})
-		return false, nil
-	}
-	if err != nil {
-		// The intent stays unsettled: the retry sends this same move.
-		return true, err
-	}
-	t.attempts = append(t.attempts, at)
-	w.reasoning = ch.Answer.Reasoning
-	w.r.out(Line{Type: "move", Match: w.id, Ply: rep.Ply, Move: rep.Move})
-	return true, w.log(Entry{Type: EntryDecision, Ply: stt.Ply, Move: rep.Move, Event: rep.Event, Mover: Describe(t.mover),
-		Attempts: t.attempts, Comment: ch.Answer.Comment, Reasoning: ch.Answer.Reasoning, Offer: ch.Answer.Offer,
-		EvalCP: ch.EvalCP, SpentMS: time.Since(t.start).Milliseconds(), EngineMS: t.engineMS})
-}
-
-// play posts a move, or a resignation, with its talk (section 8: a
-// resignation goes without).
-func (w *worker) play(ctx context.Context, mv string, talk seat.Talk) (*seat.Reply, error) {
-	if mv == nostr.ResignContent {
-		return w.r.cfg.Seat.Resign(ctx, w.id)
-	}
-	return w.r.cfg.Seat.MoveWith(ctx, w.id, mv, talk)
-}
-
-// talkOf is what a move the agent answered carries: its comment, its
-// reasoning (committed), the number of its answers refused before it, and
-// its usage when it reported a well-formed one.
-func talkOf(a Answer, refused int) seat.Talk {
-	t := seat.Talk{Comment: a.Comment, Reasoning: a.Reasoning, Attempts: &refused}
-	if len(a.Usage) > 0 {
-		if u, err := nostr.ParseUsage(string(a.Usage)); err == nil && !u.Empty() {
-			t.Usage = &u
-		}
-	}
-	return t
-}
-
-// fallback is the configured way out of a decision every attempt of which
-// was refused.
-func (w *worker) fallback(ctx context.Context, stt *seat.Status, mover Mover, attempts []Attempt, start time.Time, engineMS int64) error {
-	e := Entry{Type: EntryDecision, Ply: stt.Ply, Mover: Describe(mover), Attempts: attempts, Fallback: w.r.cfg.Fallback, EngineMS: engineMS}
-	mv := ""
-	switch w.r.cfg.Fallback {
-	case FallbackNone:
-		e.SpentMS = time.Since(start).Milliseconds()
-		w.r.out(Line{Type: "fallback", Match: w.id, Ply: stt.Ply, Note: "no move: the clock decides"})
-		return w.log(e)
-	case FallbackResign:
-		mv = nostr.ResignContent
-	default:
-		if len(stt.LegalMoves) == 0 {
-			return errors.New("play: no legal move to fall back on")
-		}
-		l := stt.LegalMoves[w.r.cfg.Rand.IntN(len(stt.LegalMoves))]
-		mv = l.UCI
-		if mv == "" {
-			mv = l.Point
-		}
-	}
-	if err := w.log(Entry{Type: EntryIntent, Ply: stt.Ply, Move: mv}); err != nil {
-		return err
-	}
-	refused := len(attempts)
-	rep, err := w.play(ctx, mv, seat.Talk{Attempts: &refused})
-	if err != nil {
-		return err
-	}
-	e.Move, e.Event, e.SpentMS = rep.Move, rep.Event, time.Since(start).Milliseconds()
-	w.r.out(Line{Type: "move", Match: w.id, Ply: rep.Ply, Move: rep.Move, Note: "fallback " + w.r.cfg.Fallback})
-	return w.log(e)
 }

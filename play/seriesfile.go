@@ -6,13 +6,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	"vesper/match"
 )
 
 // series is a series' slots: game i is the runner's as first (it invites)
-// when i is even and FirstWhite, or odd and not. The file series.jsonl
+// when i is even and FirstWhite, or odd and not. The file (SeriesFile)
 // records which match fills each slot, written before the challenge is
 // posted ("posting") and after ("slot"), so a restart neither loses a
 // game nor posts one twice.
@@ -35,10 +36,13 @@ func loadSeries(dir string, cfg SeriesConfig) (*series, error) {
 	if cfg.Games <= 0 || cfg.Opponent == "" {
 		return nil, fmt.Errorf("play: a series needs an opponent and a number of games")
 	}
+	if strings.ContainsAny(cfg.Game+cfg.Opponent, `/\.`) {
+		return nil, fmt.Errorf("play: series: game %q or opponent %q cannot name a file", cfg.Game, cfg.Opponent)
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	s := &series{cfg: cfg, path: filepath.Join(dir, "series.jsonl"), match: make([]string, cfg.Games),
+	s := &series{cfg: cfg, path: filepath.Join(dir, SeriesFile(cfg)), match: make([]string, cfg.Games),
 		outcome: make([]string, cfg.Games), posting: make([]bool, cfg.Games)}
 	es, err := readSeries(s.path)
 	if err != nil {
@@ -71,6 +75,21 @@ func loadSeries(dir string, cfg SeriesConfig) (*series, error) {
 		}
 	}
 	return s, nil
+}
+
+// SeriesFile is the name of a series' file in the runner's directory. A
+// series is its opponent, game, length and sides: another of any of them
+// is another series, with a file of its own, so that a gomoku series never
+// reads the chess series' games as its own.
+func SeriesFile(cfg SeriesConfig) string {
+	sides := "second"
+	if cfg.FirstWhite {
+		sides = "first"
+	}
+	if cfg.NoSwap {
+		sides += "-noswap"
+	}
+	return fmt.Sprintf("series-%s-%s-%d-%s.jsonl", cfg.Game, cfg.Opponent, cfg.Games, sides)
 }
 
 func readSeries(path string) ([]seriesEntry, error) {

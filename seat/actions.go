@@ -94,6 +94,11 @@ func (s *Seat) signTagging(ctx context.Context, snap *Snapshot, action string, l
 	if err := s.waitFor(ctx, t); err != nil {
 		return nil, err
 	}
+	if s.BeforePublish != nil {
+		if err := s.BeforePublish(ev); err != nil {
+			return nil, err
+		}
+	}
 	now = s.now().Unix()
 	// The match's relay hints take the event as well as the inbox: an
 	// accept that only reached the seat's own relays would leave the
@@ -376,6 +381,15 @@ func roleOfPly(ply int) string {
 
 // Resign resigns the game (either player, at any turn).
 func (s *Seat) Resign(ctx context.Context, ref string) (*Reply, error) {
+	return s.ResignWith(ctx, ref, Talk{})
+}
+
+// ResignWith is Resign carrying talk: a resignation is a move event, and
+// the agent's comment and reasoning go with it (section 8).
+func (s *Seat) ResignWith(ctx context.Context, ref string, talk Talk) (*Reply, error) {
+	if err := talk.check(); err != nil {
+		return nil, err
+	}
 	snap, st, unlock, err := s.readAsPlayer(ctx, ref)
 	defer unlock()
 	if err != nil {
@@ -385,7 +399,7 @@ func (s *Seat) Resign(ctx context.Context, ref string) (*Reply, error) {
 		return s.already(snap, "resign", st.EndEvent), nil
 	}
 	ply := st.Plies() + 1
-	rep, err := s.sign(ctx, snap, "resign", false, func(t int64) (*nostr.Event, error) {
+	rep, err := s.signTagging(ctx, snap, "resign", false, "", talk, func(t int64) (*nostr.Event, error) {
 		return nostr.NewMove(st.Match, ply, nostr.ResignContent, t), nil
 	})
 	if rep != nil {

@@ -46,6 +46,12 @@ type Seat struct {
 	// publishes and before anything that follows it (a reveal): a crash
 	// test stops the process there.
 	AfterPublish func(ev *nostr.Event)
+	// BeforePublish, when set, is called with each match event the seat
+	// has signed, once the fold has agreed to it and its reasoning is
+	// journaled, before it is sent: a runner journals the exact event
+	// there, so that after a crash it sends that event again (Resend)
+	// rather than signing a second one. An error stops the publication.
+	BeforePublish func(ev *nostr.Event) error
 
 	// sleep, when set (tests), replaces the timer waitFor waits on.
 	sleep func(ctx context.Context, d time.Duration) error

@@ -106,7 +106,11 @@ func tailFile(path string, n int) string {
 // seriesMatches reads the runner's series file: slot -> match.
 func seriesMatches(t *testing.T, dir string) []string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, "series.jsonl"))
+	paths, _ := filepath.Glob(filepath.Join(dir, "series-*.jsonl"))
+	if len(paths) != 1 {
+		t.Fatalf("%d series files in %s, want 1", len(paths), dir)
+	}
+	b, err := os.ReadFile(paths[0])
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,433 @@
+package play
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"vesper/match"
+	"vesper/nostr"
+	"vesper/seat"
+)
+
+// Request kinds (Request.Request): a move is wanted, or only an answer to
+// the opponent's offer.
+const (
+	RequestMove  = "move"
+	RequestOffer = "offer"
+)
+
+// errNotFinalYet keeps the worker reading: the stream folded the game
+// final, a fresh read of the relays does not (yet). Nothing is reported,
+// counted or revealed until it does.
+var errNotFinalYet = errors.New("play: the stream says final, a fresh read of the match does not yet")
+
+// confirmFinal reads the match afresh: the game is final for the runner
+// only when that read says so, since that read is what every verifier
+// folds. The status it returns is the one reported and counted.
+func (w *worker) confirmFinal(ctx context.Context) (*seat.Status, error) {
+	s := w.r.cfg.Seat
+	snap, err := s.Read(ctx, w.id)
+	if err != nil {
+		return nil, err
+	}
+	if !snap.State.Final {
+		return nil, errNotFinalYet
+	}
+	return snap.Status(w.r.me, w.r.now()), nil
+}
+
+// final reports, counts and reveals a game a fresh read found final, in
+// that order of evidence: the read first, then the reveal (which reads
+// again and refuses while the game is live), then the lines.
+func (w *worker) final(ctx context.Context) error {
+	stt, err := w.confirmFinal(ctx)
+	if err != nil {
+		return err
+	}
+	// The agent's committed reasoning is published now that the result is
+	// final (section 8.2); what fails stays in the seat's journal for a
+	// later reveal.
+	if _, err := w.r.cfg.Seat.RevealDue(ctx, w.id); err != nil && ctx.Err() != nil {
+		return ctx.Err()
+	}
+	outcome := OutcomeDraw
+	if stt.Result != nil && *stt.Result != match.Draw {
+		outcome = OutcomeLoss
+		if *stt.Result == stt.MyRole {
+			outcome = OutcomeWin
+		}
+	}
+	reason := ""
+	if stt.Reason != nil {
+		reason = string(*stt.Reason)
+	}
+	res := ""
+	if stt.Result != nil {
+		res = *stt.Result
+	}
+	if stt.PGN != "" {
+		if err := os.WriteFile(filepath.Join(w.r.games, w.id+".pgn"), []byte(stt.PGN), 0o644); err != nil {
+			return err
+		}
+	}
+	if err := w.log(Entry{Type: EntryFinal, Result: res, Reason: reason, Outcome: outcome}); err != nil {
+		return err
+	}
+	w.r.out(Line{Type: "final", Match: w.id, Result: outcome, Reason: reason})
+	w.r.release(w.id, true)
+	w.r.finished(w.id, outcome)
+	return nil
+}
+
+func (w *worker) getMover(game string) Mover {
+	if w.mover == nil {
+		w.mover = w.r.cfg.NewMover(game)
+	}
+	return w.mover
+}
+
+// request builds what a mover is asked: a move (kind RequestMove, with the
+// legal moves), or only whether to take the opponent's offer (RequestOffer,
+// without them: no move is wanted).
+func (w *worker) request(kind string, stt *seat.Status, attempt int, refusal *Refusal) Request {
+	req := Request{Request: kind, Match: stt.Match, Game: stt.Game, Color: stt.MyColor, Role: stt.MyRole, Ply: stt.Ply,
+		FEN: stt.FEN, PGN: stt.PGN, Board: stt.Board, Moves: stt.Moves, SANMoves: stt.SANMoves,
+		InCheck: stt.InCheck, Deadline: stt.Deadline, PreviousReasoning: w.reasoning, OpponentComment: w.comment, Attempt: attempt, Refusal: refusal}
+	if kind == RequestMove {
+		req.Legal = stt.LegalMoves
+	}
+	if req.Moves == nil {
+		req.Moves = []string{}
+	}
+	if stt.MyRole == match.First && stt.Second != nil {
+		req.Opponent = *stt.Second
+	} else if stt.MyRole == match.Second {
+		req.Opponent = stt.First
+	}
+	if stt.Offer != nil {
+		req.Offer = stt.Offer.Result.Result
+	}
+	return req
+}
+
+// offer asks the mover about the opponent's pending offer, once per offer.
+func (w *worker) offer(ctx context.Context, stt *seat.Status) error {
+	if stt.Offer == nil || w.offers[stt.Offer.Event] {
+		return nil
+	}
+	if w.offers == nil {
+		w.offers = map[string]bool{}
+	}
+	w.offers[stt.Offer.Event] = true
+	ch := w.getMover(stt.Game).Choose(ctx, w.request(RequestOffer, stt, 1, nil))
+	if ch.Kind != "" || !ch.Answer.AcceptOffer {
+		return w.log(Entry{Type: EntryDecision, Ply: stt.Ply, Offer: stt.Offer.Result.Result, Note: "offer declined", EvalCP: ch.EvalCP})
+	}
+	return w.agree(ctx, stt)
+}
+
+// agree signs the opponent's offer. It reports the signature only: the
+// game is final when a fresh read says so (the stream's final event).
+func (w *worker) agree(ctx context.Context, stt *seat.Status) error {
+	rep, err := w.r.cfg.Seat.Agree(ctx, stt.Match, stt.Offer.Result.Result)
+	if err != nil {
+		return refusalIsNews(err)
+	}
+	w.r.out(Line{Type: "offer_accepted", Match: stt.Match, Result: stt.Offer.Result.Result, Note: "signed; final once the relays' match says so"})
+	return w.log(Entry{Type: EntryAction, Action: "accept_offer", Event: rep.Event, Result: stt.Offer.Result.Result})
+}
+
+// move decides and plays the key's move: the journaled event when a crash
+// left one unsettled, else the mover's answer, asked again only when the
+// agent can fix what was refused.
+func (w *worker) move(ctx context.Context, stt *seat.Status) error {
+	entries, err := w.entries()
+	if err != nil {
+		return err
+	}
+	if playedAt(entries, stt.Ply) {
+		// A stale wake for a ply already played: the agent is not asked
+		// (and not paid) twice.
+		return nil
+	}
+	if done, err := w.resumeIntent(ctx, stt, entries); done || err != nil {
+		return err
+	}
+	t := &moveTry{mover: w.getMover(stt.Game), start: time.Now()}
+	for n := 1; n <= w.r.cfg.Retries+1; n++ {
+		t0 := time.Now()
+		ch := t.mover.Choose(ctx, w.request(RequestMove, stt, n, t.refusal))
+		ms := time.Since(t0).Milliseconds()
+		t.engineMS += ms
+		t.addUsage(ch.Answer.Usage)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if done, err := w.tryChoice(ctx, stt, t, ch, Attempt{N: n, Answer: ch.Answer.Move, Form: ch.Answer.Form, MS: ms}); done || err != nil {
+			return err
+		}
+	}
+	return w.fallback(ctx, stt, t)
+}
+
+func (w *worker) entries() ([]Entry, error) {
+	if err := w.openJournal(); err != nil {
+		return nil, err
+	}
+	return w.journal.Entries()
+}
+
+// playedAt reports whether the journal settled ply with a published event.
+func playedAt(entries []Entry, ply int) bool {
+	return slices.ContainsFunc(entries, func(e Entry) bool { return e.Type == EntryDecision && e.Ply == ply && e.Event != "" })
+}
+
+// resumeIntent reads the journal after a restart: the agent's previous
+// reasoning, and an event signed but not settled at this ply, which it
+// sends again, unchanged. done says the move is played; a refusal of the
+// journaled event (the position moved on) leaves the move to decide.
+func (w *worker) resumeIntent(ctx context.Context, stt *seat.Status, entries []Entry) (done bool, err error) {
+	if w.reasoning == "" {
+		w.reasoning = w.lastReasoning(entries)
+	}
+	ev, mv, ok := PendingSigned(entries, stt.Ply)
+	if !ok {
+		return false, nil
+	}
+	var rep *seat.Reply
+	if ev != nil {
+		rep, err = w.r.cfg.Seat.Resend(ctx, w.id, ev)
+	} else {
+		// A journal of an older runner: the move only.
+		rep, err = w.play(ctx, mv, seat.Talk{})
+	}
+	var rf *seat.Refusal
+	switch {
+	case err == nil:
+		w.r.out(Line{Type: "move", Match: w.id, Ply: stt.Ply, Move: mv, Note: "journaled move sent again"})
+		return true, w.log(Entry{Type: EntryDecision, Ply: stt.Ply, Move: mv, Event: rep.Event, Note: "the journaled event, sent again after a restart"})
+	case !errors.As(err, &rf):
+		return false, err
+	}
+	return false, nil
+}
+
+// lastReasoning is the agent's latest reasoning in the game: the seat's
+// journal holds every committed text (a move published just before a
+// crash has no decision record), the runner's records the others.
+func (w *worker) lastReasoning(entries []Entry) string {
+	last := ""
+	for _, e := range entries {
+		if e.Type == EntryDecision && e.Reasoning != "" {
+			last = e.Reasoning
+		}
+	}
+	if cs, err := w.r.cfg.Seat.Journal(w.id); err == nil && len(cs) > 0 {
+		last = cs[len(cs)-1].Text
+	}
+	return last
+}
+
+// moveTry is one ply's attempts at a move the seat takes.
+type moveTry struct {
+	mover    Mover
+	start    time.Time
+	attempts []Attempt
+	refusal  *Refusal // why the last attempt did not count, for the next request
+	engineMS int64
+	usage    *nostr.Usage // the sum of every attempt's reported usage
+}
+
+// refused records an attempt that did not count and why.
+func (t *moveTry) refused(at Attempt, why *Refusal) {
+	t.attempts = append(t.attempts, at)
+	t.refusal = why
+}
+
+// addUsage adds one attempt's reported usage (section 8.3): each field is
+// the sum of the attempts that reported it, and absent when none did. A
+// malformed report adds nothing.
+func (t *moveTry) addUsage(raw json.RawMessage) {
+	if len(raw) == 0 {
+		return
+	}
+	u, err := nostr.ParseUsage(string(raw))
+	if err != nil || u.Empty() {
+		return
+	}
+	if t.usage == nil {
+		t.usage = &nostr.Usage{}
+	}
+	t.usage.InputTokens = addField(t.usage.InputTokens, u.InputTokens)
+	t.usage.OutputTokens = addField(t.usage.OutputTokens, u.OutputTokens)
+	t.usage.ReasoningTokens = addField(t.usage.ReasoningTokens, u.ReasoningTokens)
+	t.usage.CostUSD = addField(t.usage.CostUSD, u.CostUSD)
+	t.usage.LatencyMS = addField(t.usage.LatencyMS, u.LatencyMS)
+}
+
+func addField(sum, v *float64) *float64 {
+	switch {
+	case v == nil:
+		return sum
+	case sum == nil:
+		x := *v
+		return &x
+	}
+	x := *sum + *v
+	return &x
+}
+
+// usageJSON is the summed usage for the record, nil when none.
+func (t *moveTry) usageJSON() json.RawMessage {
+	if t.usage == nil {
+		return nil
+	}
+	return json.RawMessage(t.usage.JSON())
+}
+
+// agentFixable says whether a refusal of the seat is the agent's to fix
+// by answering again: a move the rules do not allow, or a promotion that
+// names no piece. The others (the game ended meanwhile, not this key's
+// turn, not accepted, late) no answer can change: the decision ends.
+func agentFixable(rule string) bool {
+	return rule == match.IgnIllegal || rule == seat.RulePromotion
+}
+
+// tryChoice acts on the mover's answer: agrees to the pending offer, or
+// plays the move and then, when asked, offers a draw on the position the
+// opponent must answer. done says the ply is settled, or ended (with err
+// when it failed); a refused answer the agent can fix is recorded in t for
+// the next attempt.
+func (w *worker) tryChoice(ctx context.Context, stt *seat.Status, t *moveTry, ch Choice, at Attempt) (done bool, err error) {
+	if ch.Kind != "" {
+		at.Kind, at.Reason = ch.Kind, ch.Why
+		t.refused(at, &Refusal{Rule: ch.Kind, Reason: ch.Why})
+		return false, nil
+	}
+	if ch.Answer.AcceptOffer && stt.Offer != nil {
+		t.attempts = append(t.attempts, at)
+		if err := w.log(Entry{Type: EntryDecision, Ply: stt.Ply, Mover: Describe(t.mover), Attempts: t.attempts, AcceptOffer: true,
+			Comment: ch.Answer.Comment, Reasoning: ch.Answer.Reasoning, Usage: t.usageJSON()}); err != nil {
+			return true, err
+		}
+		return true, w.agree(ctx, stt)
+	}
+	if ch.Answer.Move == "" {
+		at.Kind, at.Reason = KindEmpty, "no move (and no offer to accept)"
+		t.refused(at, &Refusal{Rule: KindEmpty, Reason: at.Reason})
+		return false, nil
+	}
+	talk := seat.Talk{Comment: ch.Answer.Comment, Reasoning: ch.Answer.Reasoning, Attempts: intp(len(t.attempts)), Usage: t.usage}
+	rep, err := w.play(ctx, ch.Answer.Move, talk)
+	var rf *seat.Refusal
+	if errors.As(err, &rf) {
+		at.Kind, at.Rule, at.Reason = KindIllegal, rf.Rule, rf.Reason
+		if !agentFixable(rf.Rule) {
+			t.attempts = append(t.attempts, at)
+			w.r.out(Line{Type: "refused", Match: w.id, Ply: stt.Ply, Move: ch.Answer.Move, Reason: rf.Rule, Note: "not the agent's to fix: the decision ends"})
+			return true, w.log(Entry{Type: EntryDecision, Ply: stt.Ply, Mover: Describe(t.mover), Attempts: t.attempts,
+				Note: "refused (" + rf.Rule + "): no answer can change that", Usage: t.usageJSON()})
+		}
+		t.refused(at, &Refusal{Rule: rf.Rule, Reason: rf.Reason, Answer: ch.Answer.Move})
+		return false, nil
+	}
+	if err != nil {
+		// The signed event, if any, is journaled: the retry sends it.
+		return true, err
+	}
+	t.attempts = append(t.attempts, at)
+	w.reasoning = ch.Answer.Reasoning
+	w.r.out(Line{Type: "move", Match: w.id, Ply: rep.Ply, Move: rep.Move})
+	if err := w.log(Entry{Type: EntryDecision, Ply: stt.Ply, Move: rep.Move, Event: rep.Event, Mover: Describe(t.mover),
+		Attempts: t.attempts, Comment: ch.Answer.Comment, Reasoning: ch.Answer.Reasoning, Offer: ch.Answer.Offer,
+		EvalCP: ch.EvalCP, SpentMS: time.Since(t.start).Milliseconds(), EngineMS: t.engineMS, Usage: t.usageJSON()}); err != nil {
+		return true, err
+	}
+	if ch.Answer.Offer == match.Draw && rep.Move != nostr.ResignContent {
+		w.offerDraw(ctx, rep.Ply)
+	}
+	return true, nil
+}
+
+// offerDraw posts the agent's draw offer after its move, on the position
+// the opponent must answer (as Lichess does): an acceptance then agrees
+// to that very position, whatever the order the relays deliver them in.
+func (w *worker) offerDraw(ctx context.Context, ply int) {
+	rep, err := w.r.cfg.Seat.Agree(ctx, w.id, match.Draw)
+	if err != nil {
+		w.r.out(Line{Type: "offer", Match: w.id, Ply: ply, Error: err.Error(), Note: "draw offer not posted"})
+		_ = w.log(Entry{Type: EntryAction, Action: "offer", Ply: ply, Note: "draw offer not posted: " + err.Error()})
+		return
+	}
+	w.r.out(Line{Type: "offer", Match: w.id, Ply: ply, Result: match.Draw})
+	_ = w.log(Entry{Type: EntryAction, Action: "offer", Ply: ply, Event: rep.Event, Result: match.Draw})
+}
+
+// play posts a move, or a resignation, with its talk.
+func (w *worker) play(ctx context.Context, mv string, talk seat.Talk) (*seat.Reply, error) {
+	if mv == nostr.ResignContent {
+		return w.r.cfg.Seat.ResignWith(ctx, w.id, talk)
+	}
+	return w.r.cfg.Seat.MoveWith(ctx, w.id, mv, talk)
+}
+
+// fallback is the configured way out of a decision every attempt of which
+// was refused. A random move is flagged on the event itself (section 8.3,
+// revision 3.1), so that no record credits the agent with it.
+func (w *worker) fallback(ctx context.Context, stt *seat.Status, t *moveTry) error {
+	e := Entry{Type: EntryDecision, Ply: stt.Ply, Mover: Describe(t.mover), Attempts: t.attempts, Fallback: w.r.cfg.Fallback,
+		EngineMS: t.engineMS, Usage: t.usageJSON()}
+	talk := seat.Talk{Attempts: intp(len(t.attempts)), Usage: t.usage}
+	mv := ""
+	switch w.r.cfg.Fallback {
+	case FallbackNone:
+		e.SpentMS = time.Since(t.start).Milliseconds()
+		w.r.out(Line{Type: "fallback", Match: w.id, Ply: stt.Ply, Note: "no move: the clock decides"})
+		return w.log(e)
+	case FallbackResign:
+		mv = nostr.ResignContent
+	default:
+		if len(stt.LegalMoves) == 0 {
+			return errors.New("play: no legal move to fall back on")
+		}
+		l := stt.LegalMoves[w.r.cfg.Rand.IntN(len(stt.LegalMoves))]
+		mv = l.UCI
+		if mv == "" {
+			mv = l.Point
+		}
+		talk.Fallback = nostr.FallbackRandom
+	}
+	rep, err := w.play(ctx, mv, talk)
+	if err != nil {
+		return refusalIsNews(err)
+	}
+	e.Move, e.Event, e.SpentMS = rep.Move, rep.Event, time.Since(t.start).Milliseconds()
+	w.r.out(Line{Type: "move", Match: w.id, Ply: rep.Ply, Move: rep.Move, Note: "fallback " + w.r.cfg.Fallback})
+	return w.log(e)
+}
+
+// journalSigned is the seat's BeforePublish: a move event of the key,
+// signed and about to be sent, is journaled whole (content, comment,
+// reasoning hash, attempts, usage, fallback; the salt and text are in the
+// seat's journal, written just before) and synced, so that after a crash
+// the runner sends that very event again.
+func (r *Runner) journalSigned(ev *nostr.Event) error {
+	if ev.Kind != nostr.KindMove {
+		return nil
+	}
+	refs := nostr.MatchRefs(ev)
+	ply, err := nostr.Ply(ev)
+	if len(refs) != 1 || err != nil || !nostr.IsLowerHex(refs[0], 64) {
+		return fmt.Errorf("play: journal: a move event without one match and ply")
+	}
+	return appendEntry(filepath.Join(r.games, refs[0]+".jsonl"), Entry{Type: EntryIntent, Match: refs[0], At: r.now(), Ply: ply,
+		Move: ev.Content, Signed: nostr.MarshalEvent(ev)})
+}
+
+func intp(n int) *int { return &n }
