@@ -37,12 +37,24 @@ var ErrGameOver = errors.New("engine: the game is over")
 // by rule (checkmate, stalemate, threefold repetition, fifty-move rule,
 // insufficient material) at or before the last move, or no legal move.
 func BestChessMove(startFEN string, uciMoves []string, lim Limits) (string, error) {
+	mv, _, err := ChessMoveScored(startFEN, uciMoves, lim)
+	return mv, err
+}
+
+// MateCP is the score ChessMoveScored gives a forced mate (negative when
+// the side to move is mated).
+const MateCP = 100_000
+
+// ChessMoveScored is BestChessMove with the search's score in centipawns
+// from the side to move's view (MateCP for a mate found): what a player
+// weighing a draw offer needs.
+func ChessMoveScored(startFEN string, uciMoves []string, lim Limits) (string, int, error) {
 	g, err := search.NewGame(startFEN, uciMoves)
 	if err != nil {
-		return "", fmt.Errorf("engine: %w", err)
+		return "", 0, fmt.Errorf("engine: %w", err)
 	}
 	if g.EndedAt >= 0 {
-		return "", fmt.Errorf("%w: %s after move %d", ErrGameOver, g.Reason, g.EndedAt)
+		return "", 0, fmt.Errorf("%w: %s after move %d", ErrGameOver, g.Reason, g.EndedAt)
 	}
 	sl := search.Limits{Nodes: lim.Nodes, Depth: lim.Depth, Time: lim.Time}
 	if sl == (search.Limits{}) {
@@ -50,9 +62,16 @@ func BestChessMove(startFEN string, uciMoves []string, lim Limits) (string, erro
 	}
 	res, err := search.NewSearcher(hashMB).Search(g, sl, nil)
 	if err != nil {
-		return "", fmt.Errorf("engine: %w", err)
+		return "", 0, fmt.Errorf("engine: %w", err)
 	}
-	return res.Move.UCI(), nil
+	cp := res.Score
+	switch {
+	case res.Mate > 0:
+		cp = MateCP
+	case res.Mate < 0:
+		cp = -MateCP
+	}
+	return res.Move.UCI(), cp, nil
 }
 
 // BestGomokuMove returns the engine's point ("h8") for the player to move

@@ -129,13 +129,14 @@ func (w *worker) offer(ctx context.Context, stt *seat.Status) error {
 	if ch.Kind != "" || !ch.Answer.AcceptOffer {
 		return w.log(Entry{Type: EntryDecision, Ply: stt.Ply, Offer: stt.Offer.Result.Result, Note: "offer declined", EvalCP: ch.EvalCP})
 	}
-	return w.agree(ctx, stt)
+	return w.agree(ctx, stt, ch.Answer.Reasoning)
 }
 
-// agree signs the opponent's offer. It reports the signature only: the
-// game is final when a fresh read says so (the stream's final event).
-func (w *worker) agree(ctx context.Context, stt *seat.Status) error {
-	rep, err := w.r.cfg.Seat.Agree(ctx, stt.Match, stt.Offer.Result.Result)
+// agree signs the opponent's offer, committing the agent's reasoning
+// (section 8.2: a result that agrees a game may). It reports the signature
+// only: the game is final when a fresh read says so (the final event).
+func (w *worker) agree(ctx context.Context, stt *seat.Status, reasoning string) error {
+	rep, err := w.r.cfg.Seat.AgreeWith(ctx, stt.Match, stt.Offer.Result.Result, seat.Talk{Reasoning: reasoning})
 	if err != nil {
 		return refusalIsNews(err)
 	}
@@ -152,9 +153,18 @@ func (w *worker) move(ctx context.Context, stt *seat.Status) error {
 		return err
 	}
 	if playedAt(entries, stt.Ply) {
-		// A stale wake for a ply already played: the agent is not asked
-		// (and not paid) twice.
-		return nil
+		// A wake for a ply the journal says was played: stale (the stream
+		// had not yet folded the move), or the move did not count (an
+		// event of the opponent in the same second took its place). Only
+		// a fresh read tells; the agent is not asked twice for a counted
+		// ply.
+		snap, err := w.r.cfg.Seat.Read(ctx, w.id)
+		if err != nil {
+			return err
+		}
+		if snap.State.Plies() >= stt.Ply {
+			return nil
+		}
 	}
 	if done, err := w.resumeIntent(ctx, stt, entries); done || err != nil {
 		return err
@@ -316,12 +326,26 @@ func (w *worker) tryChoice(ctx context.Context, stt *seat.Status, t *moveTry, ch
 			Comment: ch.Answer.Comment, Reasoning: ch.Answer.Reasoning, Usage: t.usageJSON()}); err != nil {
 			return true, err
 		}
-		return true, w.agree(ctx, stt)
+		return true, w.agree(ctx, stt, ch.Answer.Reasoning)
 	}
 	if ch.Answer.Move == "" {
 		at.Kind, at.Reason = KindEmpty, "no move (and no offer to accept)"
 		t.refused(at, &Refusal{Rule: KindEmpty, Reason: at.Reason})
 		return false, nil
+	}
+	if ost := w.offerMeanwhile(stt); ost != nil {
+		// The opponent offered while the agent thought: it sees the offer
+		// before its move goes out, as a player at the board would.
+		och := t.mover.Choose(ctx, w.request(RequestOffer, ost, 1, nil))
+		t.addUsage(och.Answer.Usage)
+		if och.Kind == "" && och.Answer.AcceptOffer {
+			t.attempts = append(t.attempts, at)
+			if err := w.log(Entry{Type: EntryDecision, Ply: stt.Ply, Mover: Describe(t.mover), Attempts: t.attempts, AcceptOffer: true,
+				Reasoning: och.Answer.Reasoning, Usage: t.usageJSON(), Note: "the offer came while the agent chose a move"}); err != nil {
+				return true, err
+			}
+			return true, w.agree(ctx, ost, och.Answer.Reasoning)
+		}
 	}
 	talk := seat.Talk{Comment: ch.Answer.Comment, Reasoning: ch.Answer.Reasoning, Attempts: intp(len(t.attempts)), Usage: t.usage}
 	rep, err := w.play(ctx, ch.Answer.Move, talk)
@@ -353,6 +377,26 @@ func (w *worker) tryChoice(ctx context.Context, stt *seat.Status, t *moveTry, ch
 		w.offerDraw(ctx, rep.Ply)
 	}
 	return true, nil
+}
+
+// offerMeanwhile is the status of a newer stream event that shows an
+// offer of the opponent at the ply being decided, which the request did
+// not carry and which was not asked about yet; nil when none.
+func (w *worker) offerMeanwhile(stt *seat.Status) *seat.Status {
+	if stt.Offer != nil {
+		return nil
+	}
+	w.mu.Lock()
+	ev := w.latest
+	w.mu.Unlock()
+	if ev == nil || ev.Status == nil || ev.Status.Offer == nil || ev.Status.Ply != stt.Ply || w.offers[ev.Status.Offer.Event] {
+		return nil
+	}
+	if w.offers == nil {
+		w.offers = map[string]bool{}
+	}
+	w.offers[ev.Status.Offer.Event] = true
+	return ev.Status
 }
 
 // offerDraw posts the agent's draw offer after its move, on the position

@@ -59,8 +59,17 @@ func (b *Builtin) lim() engine.Limits {
 	return engine.Limits{Nodes: b.Limits.Nodes, Depth: b.Limits.Depth, Time: b.Limits.Movetime}
 }
 
-// Choose searches the position of req.
+// Choose searches the position of req. In chess the search's score
+// weighs a draw offer (DrawCP); gomoku's search gives none, so there a
+// draw offer is never taken.
 func (b *Builtin) Choose(_ context.Context, req Request) Choice {
+	if req.Game == nostr.GameChess {
+		mv, cp, err := engine.ChessMoveScored("", req.Moves, b.lim())
+		if err != nil {
+			return Choice{Kind: KindFailed, Why: err.Error()}
+		}
+		return Choice{Answer: Answer{Move: mv, AcceptOffer: takesOffer(req, &cp, b.DrawCP)}, EvalCP: &cp}
+	}
 	mv, err := engine.BestMove(req.Game, req.Moves, b.lim())
 	if err != nil {
 		return Choice{Kind: KindFailed, Why: err.Error()}
