@@ -158,7 +158,15 @@ func TestRunnerTakesAWaitingInvitation(t *testing.T) {
 	eventually(t, "the first accept", func() bool { return fold(t, url, first.ID).Accepted })
 	second := testkit.Sign(b, nostr.NewChallenge("gomoku", me.PublicKey(), now))
 	publish(t, url, second)
-	for l := range lines {
+	// Every wait has a deadline: a runner that never declines fails here
+	// rather than hanging the suite.
+	for deadline := time.After(testkit.Scale(2 * time.Minute)); ; {
+		var l play.Line
+		select {
+		case l = <-lines:
+		case <-deadline:
+			t.Fatal("no decline line for the second invitation")
+		}
 		if l.Type == "decline" && l.Match == second.ID {
 			break
 		}

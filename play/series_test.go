@@ -70,3 +70,38 @@ func TestSeriesSlots(t *testing.T) {
 		t.Fatal("no swap as first: no game waits for the opponent's invitation")
 	}
 }
+
+// TestSeriesFilePerSeries: a series is its opponent, game, length and
+// sides (issue 35): a gomoku series after a chess series against the same
+// opponent has its own file and none of the chess games.
+func TestSeriesFilePerSeries(t *testing.T) {
+	dir := t.TempDir()
+	chess := SeriesConfig{Opponent: "opp", Games: 2, Game: "chess", FirstWhite: true}
+	s, err := loadSeries(dir, chess)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = s.assign(0, "m0")
+	_ = s.assign(1, "m1")
+	for _, other := range []SeriesConfig{
+		{Opponent: "opp", Games: 2, Game: "gomoku", FirstWhite: true},
+		{Opponent: "other", Games: 2, Game: "chess", FirstWhite: true},
+		{Opponent: "opp", Games: 4, Game: "chess", FirstWhite: true},
+		{Opponent: "opp", Games: 2, Game: "chess"},
+		{Opponent: "opp", Games: 2, Game: "chess", FirstWhite: true, NoSwap: true},
+	} {
+		if SeriesFile(other) == SeriesFile(chess) {
+			t.Fatalf("%+v shares the file of %+v", other, chess)
+		}
+		g, err := loadSeries(dir, other)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g.has("m0") || g.has("m1") || len(g.unfinished()) != 0 {
+			t.Fatalf("%+v sees the chess series' games", other)
+		}
+	}
+	if _, err := loadSeries(dir, SeriesConfig{Opponent: "../x", Games: 1, Game: "chess"}); err == nil {
+		t.Fatal("an opponent naming a path was taken")
+	}
+}

@@ -247,10 +247,15 @@ func TestPlayKillAgentRunner(t *testing.T) {
 	pids := filepath.Join(base, "pids")
 	t.Setenv("AGENT_PIDS", pids)
 	key := writeKey(t, me)
+	// Longer series for more kills (the documented 20-kill command).
+	games := "3"
+	if killsFromEnv() > 10 {
+		games = "10"
+	}
 	args := []string{"--agent", agentPath(t, "accepts_offers.sh"), "--series-opponent", house.PublicKey(),
-		"--series-games", "3", "--series-game", "gomoku", "--max-games", "3"}
+		"--series-games", games, "--series-game", "gomoku", "--max-games", games}
 	hb := startRunner(t, filepath.Join(base, "house"), url, writeKey(t, house), "--engine", "builtin", "--nodes", "800",
-		"--series-opponent", me.PublicKey(), "--series-games", "3", "--series-game", "gomoku", "--series-first", "black", "--max-games", "3")
+		"--series-opponent", me.PublicKey(), "--series-games", games, "--series-game", "gomoku", "--series-first", "black", "--max-games", games)
 	moves := func(p *runnerProc) int {
 		n := 0
 		for _, l := range p.lines(t) {
@@ -261,6 +266,7 @@ func TestPlayKillAgentRunner(t *testing.T) {
 		return n
 	}
 	var p *runnerProc
+	kills := 0
 	for k := range killsFromEnv() {
 		p = startRunner(t, dir, url, key, args...)
 		before := moves(p)
@@ -275,18 +281,23 @@ func TestPlayKillAgentRunner(t *testing.T) {
 			break
 		}
 		p.kill()
+		kills++
 		b, _ := os.ReadFile(pids)
 		for _, f := range strings.Fields(string(b)) {
 			pid, _ := strconv.Atoi(f)
 			waitFor(t, fmt.Sprintf("agent %d to die with its runner", pid), 30*time.Second, func() bool { return !alive(pid) })
 		}
 	}
+	t.Logf("%d kills", kills)
+	if kills < min(killsFromEnv(), 3) {
+		t.Fatalf("only %d kills before the series ended", kills)
+	}
 	p = startRunner(t, dir, url, key, args...)
 	p.wait(t, 5*time.Minute)
 	hb.wait(t, 2*time.Minute)
 	ids := seriesMatches(t, dir)
-	if len(ids) != 3 {
-		t.Fatalf("series of %d games, want 3", len(ids))
+	if n, _ := strconv.Atoi(games); len(ids) != n {
+		t.Fatalf("series of %d games, want %d", len(ids), n)
 	}
 	for _, id := range ids {
 		st, rep := reveals(t, url, id)
