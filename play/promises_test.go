@@ -172,7 +172,7 @@ func TestPromiseNoRetryOfWhatTheAgentCannotFix(t *testing.T) {
 type moverFunc func(play.Request) play.Choice
 
 func (f moverFunc) Choose(_ context.Context, req play.Request) play.Choice { return f(req) }
-func (f moverFunc) Close() error                                         { return nil }
+func (f moverFunc) Close() error                                           { return nil }
 
 // Promise: a draw offer is posted after the move, on the position the
 // opponent must answer; the opponent's acceptance of it makes the game
