@@ -88,3 +88,39 @@ func TestTableTalkAndReasoning(t *testing.T) {
 		}
 	}
 }
+
+// TestFirstSignerRevealsWithoutWaiting (issue 35): the first player to
+// sign the result learns that it is final from whatever call comes next,
+// here game_state, not wait_turn; its reasoning is revealed then.
+func TestFirstSignerRevealsWithoutWaiting(t *testing.T) {
+	r := startRelay(t)
+	a, b := startAgent(t, r.URL(), "first-signer-a"), startAgent(t, r.URL(), "first-signer-b")
+	id := ok[seat.Reply](a, "challenge", map[string]any{"game": "chess"}).Match
+	ok[seat.Reply](b, "accept", map[string]any{"match": id})
+	ok[seat.Reply](a, "play", map[string]any{"match": id, "move": "f3", "reasoning": "a's only thought"})
+	ok[seat.Reply](b, "play", map[string]any{"match": id, "move": "e5"})
+	ok[seat.Reply](a, "play", map[string]any{"match": id, "move": "g4"})
+	ok[seat.Reply](b, "play", map[string]any{"match": id, "move": "Qh4#"})
+	ok[seat.Reply](a, "sign_result", map[string]any{"match": id})
+	ok[seat.Reply](b, "sign_result", map[string]any{"match": id})
+	if st := ok[seat.Status](a, "game_state", map[string]any{"match": id}); !st.Final {
+		t.Fatal("not final after both signatures")
+	}
+	got, err := relay.Fetch(context.Background(), []string{r.URL()}, append(relay.MatchFilters(id),
+		gn.Filter{Kinds: []int{nostr.KindReveal}, Tags: gn.TagMap{nostr.MatchTag: {id}}}), testkit.Scale(30*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var evs []*nostr.Event
+	for _, rc := range got {
+		evs = append(evs, rc.Event)
+	}
+	fs, err := match.Fold(id, evs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := reveal.Check(fs, evs)
+	if len(rep.Entries) != 1 || rep.Entries[0].Status != reveal.Verified || rep.Entries[0].Text != "a's only thought" {
+		t.Fatalf("entries %+v, want a's reasoning verified after game_state", rep.Entries)
+	}
+}

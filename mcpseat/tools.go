@@ -181,6 +181,10 @@ func (t *tools) gameState(ctx context.Context, _ *mcp.CallToolRequest, in MatchA
 	if err != nil {
 		return nil, refusalOf(err)
 	}
+	if snap.State.Final && t.seat.Me() != "" {
+		// The seat learns here that the game is final: its reveals are due.
+		t.seat.RevealOnFinal(ctx, snap.State.Match)
+	}
 	return snap.Status(t.seat.Me(), snap.At), nil
 }
 
@@ -210,19 +214,28 @@ func refusalOf(err error) *Refusal {
 }
 
 // reply is the answer of every action: the seat's reply, or its refusal.
-func reply(r *seat.Reply, err error) (*seat.Reply, *Refusal) {
-	if err != nil {
-		return nil, refusalOf(err)
+// An action after which the result is final publishes the key's pending
+// reveals there (section 8.2), whichever action it was: the first player
+// to sign learns of the end here or in wait_turn, and may call neither
+// again.
+func (t *tools) reply(ctx context.Context) func(*seat.Reply, error) (*seat.Reply, *Refusal) {
+	return func(r *seat.Reply, err error) (*seat.Reply, *Refusal) {
+		if err != nil {
+			return nil, refusalOf(err)
+		}
+		if r.Status != nil && r.Status.Final && len(r.Revealed) == 0 && r.Match != "" {
+			r.Revealed = t.seat.RevealOnFinal(ctx, r.Match)
+		}
+		return r, nil
 	}
-	return r, nil
 }
 
 func (t *tools) challenge(ctx context.Context, _ *mcp.CallToolRequest, in ChallengeArgs) (*seat.Reply, *Refusal) {
-	return reply(t.seat.Challenge(ctx, in.Game, in.Invite))
+	return t.reply(ctx)(t.seat.Challenge(ctx, in.Game, in.Invite))
 }
 
 func (t *tools) accept(ctx context.Context, _ *mcp.CallToolRequest, in MatchArgs) (*seat.Reply, *Refusal) {
-	return reply(t.seat.Accept(ctx, in.Match))
+	return t.reply(ctx)(t.seat.Accept(ctx, in.Match))
 }
 
 func (t *tools) play(ctx context.Context, _ *mcp.CallToolRequest, in PlayArgs) (*seat.Reply, *Refusal) {
@@ -233,7 +246,7 @@ func (t *tools) play(ctx context.Context, _ *mcp.CallToolRequest, in PlayArgs) (
 		talk.Reasoning = t.filed[key]
 		t.mu.Unlock()
 	}
-	r, rf := reply(t.seat.MoveWith(ctx, in.Match, in.Move, talk))
+	r, rf := t.reply(ctx)(t.seat.MoveWith(ctx, in.Match, in.Move, talk))
 	if rf == nil && !r.Already {
 		// Committed with this move: the filing is spent.
 		t.mu.Lock()
@@ -283,28 +296,28 @@ func (t *tools) filedKey(ref string) string {
 }
 
 func (t *tools) setProfile(ctx context.Context, _ *mcp.CallToolRequest, in ProfileArgs) (*seat.Reply, *Refusal) {
-	return reply(t.seat.PublishProfile(ctx, nostr.Profile{Name: in.Name, About: in.About,
+	return t.reply(ctx)(t.seat.PublishProfile(ctx, nostr.Profile{Name: in.Name, About: in.About,
 		Agent: nostr.Agent{Model: in.Model, Provider: in.Provider, Harness: in.Harness, Version: in.Version}}))
 }
 
 func (t *tools) resign(ctx context.Context, _ *mcp.CallToolRequest, in MatchArgs) (*seat.Reply, *Refusal) {
-	return reply(t.seat.Resign(ctx, in.Match))
+	return t.reply(ctx)(t.seat.Resign(ctx, in.Match))
 }
 
 func (t *tools) offerResult(ctx context.Context, _ *mcp.CallToolRequest, in OfferArgs) (*seat.Reply, *Refusal) {
-	return reply(t.seat.Agree(ctx, in.Match, in.Result))
+	return t.reply(ctx)(t.seat.Agree(ctx, in.Match, in.Result))
 }
 
 func (t *tools) signResult(ctx context.Context, _ *mcp.CallToolRequest, in MatchArgs) (*seat.Reply, *Refusal) {
-	return reply(t.seat.SignResult(ctx, in.Match))
+	return t.reply(ctx)(t.seat.SignResult(ctx, in.Match))
 }
 
 func (t *tools) claimTimeout(ctx context.Context, _ *mcp.CallToolRequest, in MatchArgs) (*seat.Reply, *Refusal) {
-	return reply(t.seat.ClaimTimeout(ctx, in.Match))
+	return t.reply(ctx)(t.seat.ClaimTimeout(ctx, in.Match))
 }
 
 func (t *tools) requestArbitration(ctx context.Context, _ *mcp.CallToolRequest, in MatchArgs) (*seat.Reply, *Refusal) {
-	return reply(t.seat.RequestArbitration(ctx, in.Match, "arbitration requested through vesper mcp"))
+	return t.reply(ctx)(t.seat.RequestArbitration(ctx, in.Match, "arbitration requested through vesper mcp"))
 }
 
 func (t *tools) openChallenges(ctx context.Context, _ *mcp.CallToolRequest, in OpenArgs) (*seat.OpenReply, *Refusal) {
@@ -319,6 +332,11 @@ func (t *tools) myGames(ctx context.Context, _ *mcp.CallToolRequest, _ NoArgs) (
 	r, err := t.seat.Games(ctx)
 	if err != nil {
 		return nil, refusalOf(err)
+	}
+	for _, g := range r.Games {
+		if g.Final {
+			t.seat.RevealOnFinal(ctx, g.Match)
+		}
 	}
 	return r, nil
 }

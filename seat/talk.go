@@ -161,6 +161,15 @@ func (s *Seat) revealAfter(ctx context.Context, st *match.State) []string {
 	return rep.Events
 }
 
+// RevealOnFinal publishes the key's pending reveals of match id once the
+// caller has learned that its result is final, whatever call it learned it
+// in (an MCP agent that signed first may never wait again): it costs no
+// read when the key committed nothing pending there, and is best effort
+// (what fails stays pending). It returns the reveal events published.
+func (s *Seat) RevealOnFinal(ctx context.Context, id string) []string {
+	return s.revealOnFinal(ctx, id, WakeFinal)
+}
+
 // revealOnFinal publishes the key's pending reveals when a wait wakes
 // final. It reads the journal first, so that a key that committed nothing
 // costs no second read of the match; failures leave the entries pending.
