@@ -28,13 +28,16 @@ func playCommand() *cli.Command {
 			"challenges by policy, moves, signs results, claims timeouts, asks for arbitration.\n" +
 			"The decider is the built-in engine (--engine builtin), a UCI engine (--uci CMD) or an\n" +
 			"agent (--agent CMD): a command run once per decision that reads one JSON object on\n" +
-			"stdin (match, game, color, fen, pgn, board, legal_moves, deadline, offer, attempt, and\n" +
-			"on a retry refusal {rule, reason}) and prints one JSON object: {\"move\": \"e2e4\"}, or\n" +
-			"{\"move\": \"resign\"}, with optional \"offer\": \"draw\", \"accept_offer\": true,\n" +
-			"\"comment\" and \"reasoning\" (kept in the record). A refused, unparsable, empty or late\n" +
-			"answer is asked again up to --retries times, then --fallback is taken.\n" +
-			"Records: DIR/games/MATCH.jsonl (every decision, and each move journaled and synced\n" +
-			"before it is signed, so a restart after a crash never moves twice) and MATCH.pgn.\n" +
+			"stdin (request: move or offer, match, game, color, fen, pgn, board, legal_moves with a\n" +
+			"move request, deadline, offer, attempt, and on a retry refusal {rule, reason}) and\n" +
+			"answers {\"move\": \"e2e4\"} or {\"move\": \"resign\"}, with optional \"offer\": \"draw\"\n" +
+			"(posted after the move), \"accept_offer\": true, \"comment\", \"reasoning\" and \"usage\";\n" +
+			"the object may follow prose (the last one wins) or sit in a fenced block, and a bare\n" +
+			"move is read too. An illegal, unparsable, empty or late answer is asked again up to\n" +
+			"--retries times, then --fallback is taken (a random move is flagged on the event).\n" +
+			"Records: DIR/games/MATCH.jsonl (0600: every decision, and each move journaled whole\n" +
+			"and synced before it is sent, so a restart after a crash sends that same event) and\n" +
+			"MATCH.pgn. A game is printed final, counted and revealed once the relays say final.\n" +
 			"--config FILE holds flags as `name: value` lines (# comments; repeat a line for a\n" +
 			"repeatable flag); the command line wins. Prints one line per event (--json: one JSON\n" +
 			"object per line). With --series-opponent it plays that series and stops, printing the\n" +
