@@ -49,6 +49,20 @@ func takesOffer(req Request, evalCP *int, drawCP int) bool {
 	return *evalCP <= drawCP && *evalCP >= -drawCP
 }
 
+// mine turns a score from the side to move's view into the mover's: an
+// offer question may come on the opponent's turn (req.Ply is the pending
+// ply; the first player moves on odd plies).
+func mine(req Request, cp *int) *int {
+	if cp == nil || req.Ply == 0 {
+		return cp
+	}
+	if (req.Ply%2 == 1) == (req.Role == match.First) {
+		return cp
+	}
+	v := -*cp
+	return &v
+}
+
 // Builtin is vesper's own engine (the house's).
 type Builtin struct {
 	Limits Limits
@@ -68,7 +82,8 @@ func (b *Builtin) Choose(_ context.Context, req Request) Choice {
 		if err != nil {
 			return Choice{Kind: KindFailed, Why: err.Error()}
 		}
-		return Choice{Answer: Answer{Move: mv, AcceptOffer: takesOffer(req, &cp, b.DrawCP)}, EvalCP: &cp}
+		eval := mine(req, &cp)
+		return Choice{Answer: Answer{Move: mv, AcceptOffer: takesOffer(req, eval, b.DrawCP)}, EvalCP: eval}
 	}
 	mv, err := engine.BestMove(req.Game, req.Moves, b.lim())
 	if err != nil {
@@ -124,7 +139,7 @@ func (u *UCI) Choose(ctx context.Context, req Request) Choice {
 		} else if res.Mate < 0 {
 			cp = -100_000
 		}
-		eval = &cp
+		eval = mine(req, &cp)
 	}
 	return Choice{Answer: Answer{Move: res.Move, AcceptOffer: takesOffer(req, eval, u.DrawCP)}, EvalCP: eval}
 }

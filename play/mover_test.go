@@ -23,3 +23,18 @@ func TestBuiltinGames(t *testing.T) {
 		t.Errorf("a game of go: %+v, want failed naming the game", c)
 	}
 }
+
+// TestScoreIsTheMovers: an offer question on the opponent's turn gets the
+// engine's score of the opponent's position, turned to the mover's view.
+func TestScoreIsTheMovers(t *testing.T) {
+	cp := 300
+	for _, tc := range []struct {
+		ply  int
+		role string
+		want int
+	}{{1, "first", 300}, {2, "second", 300}, {2, "first", -300}, {3, "second", -300}} {
+		if got := *mine(Request{Ply: tc.ply, Role: tc.role}, &cp); got != tc.want {
+			t.Errorf("ply %d as %s: %d, want %d", tc.ply, tc.role, got, tc.want)
+		}
+	}
+}
