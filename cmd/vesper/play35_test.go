@@ -250,7 +250,7 @@ func TestPlayKillAgentRunner(t *testing.T) {
 	// Longer series for more kills (the documented 20-kill command).
 	games := "3"
 	if killsFromEnv() > 10 {
-		games = "10"
+		games = strconv.Itoa(killsFromEnv())
 	}
 	args := []string{"--agent", agentPath(t, "accepts_offers.sh"), "--series-opponent", house.PublicKey(),
 		"--series-games", games, "--series-game", "gomoku", "--max-games", games}
