@@ -70,6 +70,8 @@ type batchQuota struct {
 	// counts nothing.
 	retried bool
 
+	commits map[string]*commits // match -> its committing events, for reveals
+
 	held     []store.Incoming // new challenges over their relay's budget
 	deferred []store.Incoming // events over the per-match quota, for after the fold
 }
@@ -108,9 +110,14 @@ func (q *batchQuota) admit(ctx context.Context, it store.Incoming) (bool, error)
 	}
 	var ok bool
 	var err error
-	if ev.Kind == nostr.KindChallenge {
+	switch ev.Kind {
+	case nostr.KindChallenge:
 		ok, err = q.admitChallenge(ctx, it)
-	} else {
+	case nostr.KindReveal:
+		if ok, err = q.admitReveal(ctx, it); ok && err == nil {
+			ok, err = q.admitMatchEvent(ctx, it)
+		}
+	default:
 		ok, err = q.admitMatchEvent(ctx, it)
 	}
 	if ok && err == nil {
