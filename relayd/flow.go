@@ -17,11 +17,11 @@ import (
 // khatru reads it (clientFrames) and each answer on its way out
 // (negErrConn), keeps khatru from reading a connection's next message
 // while MaxInFlight of its messages are unanswered: a client that does
-// not read its answers stops being read, as TCP would have it. A
-// connection that keeps getting "rate-limited:" answers is closed rather
-// than answered again and again, and REQs past MaxSubscriptions open
-// subscriptions get CLOSED "blocked: ..." from the guard, khatru never
-// seeing them (khatru keeps a listener per filter of every REQ until the
+// not read its answers stops being read, as TCP would have it. REQs past
+// MaxSubscriptions open subscriptions get CLOSED "blocked: ..." from the
+// guard, khatru never seeing them, and a connection that keeps getting
+// such refusals or "rate-limited:" answers is closed rather than answered
+// again and again (khatru keeps a listener per filter of every REQ until the
 // client closes it, even for a reused subscription id).
 type flow struct {
 	mu       sync.Mutex
@@ -93,6 +93,7 @@ func (c *guardedConn) admitMessage(payload []byte) bool {
 			c.fl.mu.Unlock()
 			if full {
 				c.g.subRefused.Add(1)
+				c.strike(true)
 				msg, _ := json.Marshal([]string{"CLOSED", sub, fmt.Sprintf("blocked: %d subscriptions are open on this connection, the most allowed (max_subscriptions); CLOSE one first", max)})
 				c.inject(msg)
 				return false
@@ -159,21 +160,29 @@ func (c *guardedConn) answered(start []byte) {
 			}
 		}
 	}
-	strikes := 0
-	if limited {
-		c.fl.strikes++
-		strikes = c.fl.strikes
-	} else {
-		c.fl.strikes = 0
-	}
 	c.fl.mu.Unlock()
 	select {
 	case c.fl.wake <- struct{}{}:
 	default:
 	}
-	if max := c.g.lim.MaxStrikes; max > 0 && strikes == max {
+	c.strike(limited)
+}
+
+// strike counts a refusal for excess (a "rate-limited:" answer, a REQ
+// past MaxSubscriptions) or, with false, an answer that is none, which
+// ends the run; MaxStrikes refusals in a row close the connection.
+func (c *guardedConn) strike(refused bool) {
+	c.fl.mu.Lock()
+	if refused {
+		c.fl.strikes++
+	} else {
+		c.fl.strikes = 0
+	}
+	strikes := c.fl.strikes
+	c.fl.mu.Unlock()
+	if max := c.g.lim.MaxStrikes; max > 0 && refused && strikes == max {
 		c.g.struckOut.Add(1)
-		go c.Close() // not under negErrConn's lock, which this runs in
+		go c.Close() // not under negErrConn's lock, where answered runs
 	}
 }
 
