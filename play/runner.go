@@ -662,7 +662,7 @@ func (w *worker) getMover(game string) Mover {
 func (w *worker) request(stt *seat.Status, attempt int, refusal *Refusal) Request {
 	req := Request{Match: stt.Match, Game: stt.Game, Color: stt.MyColor, Role: stt.MyRole, Ply: stt.Ply,
 		FEN: stt.FEN, PGN: stt.PGN, Board: stt.Board, Moves: stt.Moves, SANMoves: stt.SANMoves, Legal: stt.LegalMoves,
-		InCheck: stt.InCheck, Deadline: stt.Deadline, PreviousReasoning: w.reasoning, OpponentComment: w.comment, Attempt: attempt, Refusal: refusal}
+		InCheck: stt.InCheck, Deadline: stt.Deadline, PreviousReasoning: w.reasoning, OpponentComment: seat.OpponentWords(w.comment), Attempt: attempt, Refusal: refusal}
 	if req.Moves == nil {
 		req.Moves = []string{}
 	}
