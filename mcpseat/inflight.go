@@ -8,8 +8,10 @@ import (
 )
 
 // drainWait bounds how long `vesper mcp` keeps answering after its client
-// closed stdin: long enough for any tool but a long wait.
-const drainWait = 2 * time.Minute
+// closed stdin: long enough for any tool but a long poll (several relay
+// round trips of the seat's timeout), short enough that a client that
+// stopped reading does not keep the process for long.
+const drainWait = 30 * time.Second
 
 // inFlight follows the client's calls (requests with an id) from the line
 // that asks to the line that answers, so that an end of input waits for
@@ -47,8 +49,22 @@ func idKey(line []byte) string {
 	return string(b)
 }
 
-// asked counts a call the client sent.
+// longPolls are the tools whose answer may take as long as the client
+// asked (wait_turn, up to maxWait): a client that closed its input gave
+// up on them, so the end of input does not wait for one.
+var longPolls = map[string]bool{"wait_turn": true}
+
+// asked counts a call the client sent, unless it is a long poll.
 func (c *inFlight) asked(line []byte) {
+	var m struct {
+		Method string `json:"method"`
+		Params struct {
+			Name string `json:"name"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(line, &m) == nil && m.Method == "tools/call" && longPolls[m.Params.Name] {
+		return
+	}
 	if k := idKey(line); k != "" {
 		c.mu.Lock()
 		c.pending[k] = true
@@ -67,7 +83,11 @@ func (c *inFlight) answered(line []byte) {
 			return // a request or notification of the server's own
 		}
 	}
-	k := idKey(bytes.TrimSpace(line))
+	c.done1(idKey(bytes.TrimSpace(line)))
+}
+
+// done1 uncounts the call k.
+func (c *inFlight) done1(k string) {
 	if k == "" {
 		return
 	}
@@ -80,6 +100,18 @@ func (c *inFlight) answered(line []byte) {
 			c.done = make(chan struct{})
 		}
 	}
+}
+
+// cancelled uncounts the call that a notifications/cancelled names (its
+// params' requestId): the server sends no answer to it.
+func (c *inFlight) cancelled(params json.RawMessage) {
+	var p struct {
+		RequestID json.RawMessage `json:"requestId"`
+	}
+	if json.Unmarshal(params, &p) != nil || len(p.RequestID) == 0 {
+		return
+	}
+	c.done1(idKey([]byte(`{"id":` + string(p.RequestID) + `}`)))
 }
 
 // drain waits until every call is answered, or for at most max.

@@ -159,6 +159,10 @@ func (f *lineFilter) check(line []byte) []byte {
 		if f.calls != nil && req.IsCall() {
 			f.calls.asked(trimmed)
 		}
+		if f.calls != nil && req.Method == "notifications/cancelled" {
+			// MCP: a cancelled request gets no answer.
+			f.calls.cancelled(req.Params)
+		}
 		if req.Method == "initialize" {
 			f.initialize(req)
 		}
