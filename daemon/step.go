@@ -264,13 +264,15 @@ func (l *loop) openGate(ctx context.Context) error {
 		}
 		l.client.WatchAuthors(players...)
 		l.askChallengers(ctx, sortedIDs(l.unfolded))
-		l.n.log.Info("relays backfilled", "matches_folded", len(l.unfolded), "synced", l.firstSynced)
+		l.n.log.Info("relays backfilled, stored matches folded", "matches_folded", len(l.unfolded))
 		l.unfolded = nil
 	}
 	if l.backfilled || !l.firstSynced {
 		return nil
 	}
 	l.backfilled = true
+	// Operators and tests wait for this line: the duties begin.
+	l.n.log.Info("relays backfilled and synced")
 	l.quiet.Reset(time.Second)
 	return nil
 }
