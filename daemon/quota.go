@@ -86,7 +86,7 @@ func (n *Daemon) newBatchQuota(ctx context.Context, now int64, items []store.Inc
 		}
 		ids = append(ids, it.Event.ID)
 		if k := it.Event.Kind; k == nostr.KindAccept || k == nostr.KindMove {
-			for _, m := range store.MatchesOf(it.Event) {
+			for _, m := range matchesOf(it) {
 				q.answers[m] = append(q.answers[m], it.Event.PubKey)
 			}
 		}
@@ -214,10 +214,7 @@ func (q *batchQuota) admitMatchEvent(ctx context.Context, it store.Incoming) (bo
 	if lim <= 0 || ev.PubKey == q.n.self {
 		return true, nil
 	}
-	matches := store.MatchesOf(ev)
-	if it.Matches != nil {
-		matches = it.Matches
-	}
+	matches := matchesOf(it)
 	for _, m := range matches {
 		c, err := q.n.pairs.get(ctx, q.n.st, m, ev.PubKey)
 		if err != nil {

@@ -37,10 +37,7 @@ func (c *commits) committed(id string) (string, bool) {
 // events stored.
 func (q *batchQuota) admitReveal(ctx context.Context, it store.Incoming) (bool, error) {
 	ev := it.Event
-	matches := store.MatchesOf(ev)
-	if it.Matches != nil {
-		matches = it.Matches
-	}
+	matches := matchesOf(it)
 	if len(matches) != 1 { // screen keeps only reveals with one g tag
 		q.n.met.rejected("reveal")
 		return false, nil

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"vesper/nostr/relay"
-	"vesper/store"
 )
 
 // loop is what the daemon's loop keeps between two steps. run waits for
@@ -320,12 +319,13 @@ func (l *loop) poke() {
 // stash stores a batch without folding it, adding the matches it touched
 // to unfolded (for foldBackfill).
 func (n *Daemon) stash(ctx context.Context, batch []relay.Received, unfolded map[string]bool) error {
-	fresh, err := n.put(ctx, batch, n.clock())
+	now := n.clock()
+	fresh, err := n.putItems(ctx, n.screen(ctx, batch, now), now, false)
 	if err != nil {
 		return err
 	}
-	for _, ev := range fresh {
-		for _, m := range store.MatchesOf(ev) {
+	for _, it := range fresh {
+		for _, m := range matchesOf(it) {
 			unfolded[m] = true
 		}
 	}
