@@ -29,6 +29,7 @@ type flow struct {
 	subs     map[string]int // subscription id -> REQs passed under it
 	nsubs    int            // their sum
 	strikes  int            // "rate-limited:" answers since the last other answer
+	closing  bool           // struck out: nothing more is read or answered
 	wake     chan struct{}  // an answer came (buffered 1)
 	closed   chan struct{}  // the connection closed
 }
@@ -72,6 +73,12 @@ func envelope(payload []byte) (label, sub string, ok bool) {
 // answers itself, or a connection closed meanwhile).
 func (c *guardedConn) admitMessage(payload []byte) bool {
 	lim := c.g.lim
+	c.fl.mu.Lock()
+	closing := c.fl.closing
+	c.fl.mu.Unlock()
+	if closing {
+		return false // struck out: closed as soon as Close runs
+	}
 	label, sub, _ := envelope(payload)
 	switch label {
 	case "CLOSE":
@@ -179,8 +186,13 @@ func (c *guardedConn) strike(refused bool) {
 		c.fl.strikes = 0
 	}
 	strikes := c.fl.strikes
+	max := c.g.lim.MaxStrikes
+	out := max > 0 && refused && strikes == max
+	if out {
+		c.fl.closing = true
+	}
 	c.fl.mu.Unlock()
-	if max := c.g.lim.MaxStrikes; max > 0 && refused && strikes == max {
+	if out {
 		c.g.struckOut.Add(1)
 		go c.Close() // not under negErrConn's lock, where answered runs
 	}
