@@ -41,8 +41,11 @@ func (n *Daemon) wakeAnalyst() {
 }
 
 // analyseBatch is how many games the analyser takes from the store's
-// queue at a time.
-const analyseBatch = 64
+// queue at a time. A match turning final makes it read the queue again
+// after the game in hand, so the batch only bounds how often a backlog
+// is re-read (issue 38 item 3: 64 junk games once stood ahead of a real
+// one).
+const analyseBatch = 16
 
 // analyse grades the store's final games, oldest first, until ctx ends.
 // A game whose analysis fails is stored as failed (the site then shows
@@ -56,12 +59,27 @@ func (n *Daemon) analyse(ctx context.Context) {
 	}
 	defer an.Close()
 	n.log.Info("analysing finished games", "engine", an.Engine().String(), "share", share)
-	// The queue is read a batch at a time: the query sorts every final
-	// game without an analysis (0.5 s at 100,000 matches), which per game
-	// would cost a seventh of a Stockfish grade. Games that become final
-	// meanwhile are newer than the batch, so oldest-first holds.
+	n.analyseQueue(ctx, func(ctx context.Context, id string) (time.Duration, bool) {
+		return n.analyseNext(ctx, an, id)
+	}, share, idle)
+}
+
+// analyseQueue grades the queue's games with grade, one at a time, until
+// ctx ends or grade fails. The queue is read a batch at a time: the query
+// sorts every final game without an analysis (0.5 s at 100,000 matches),
+// which per game would cost a seventh of a Stockfish grade. But a match
+// that turns final meanwhile (the worker is woken) makes it read the queue
+// again after the game in hand: the listed players' games come first
+// (unanalysed), so a real game waits for at most one game of a backlog,
+// however many strangers' games were queued before it.
+func (n *Daemon) analyseQueue(ctx context.Context, grade func(context.Context, string) (time.Duration, bool), share float64, idle time.Duration) {
 	var queue []string
 	for ctx.Err() == nil {
+		select {
+		case <-n.analyst.wake:
+			queue = nil
+		default:
+		}
 		if len(queue) == 0 {
 			if queue = n.unanalysed(ctx); len(queue) == 0 {
 				if !n.analystIdle(ctx, idle) {
@@ -70,7 +88,7 @@ func (n *Daemon) analyse(ctx context.Context) {
 				continue
 			}
 		}
-		took, ok := n.analyseNext(ctx, an, queue[0])
+		took, ok := grade(ctx, queue[0])
 		queue = queue[1:]
 		if !ok || !pause.For(ctx, time.Duration(float64(took)*(1/share-1))) {
 			return
@@ -92,9 +110,17 @@ func (o AnalysisOptions) pace() (share float64, idle time.Duration) {
 }
 
 // unanalysed is the next batch of the queue, nil when it is empty or the
-// store failed.
+// store failed: the listed players' games (those the site lists, every
+// game with --list-all) when any waits, else anybody's.
 func (n *Daemon) unanalysed(ctx context.Context) []string {
-	ids, err := n.st.Unanalysed(ctx, analysis.GradedKinds(), analyseBatch)
+	listed, err := n.listedPlayers(ctx)
+	var ids []string
+	if err == nil && listed != nil {
+		ids, err = n.st.UnanalysedOf(ctx, analysis.GradedKinds(), listed, analyseBatch)
+	}
+	if err == nil && len(ids) == 0 {
+		ids, err = n.st.Unanalysed(ctx, analysis.GradedKinds(), analyseBatch)
+	}
 	if err != nil {
 		if ctx.Err() == nil {
 			n.log.Error("analysis: store", "err", err)

@@ -32,7 +32,7 @@ func (n *Daemon) answeredHeld(ctx context.Context, q *batchQuota, in []store.Inc
 		if k := it.Event.Kind; k != nostr.KindAccept && k != nostr.KindMove {
 			continue
 		}
-		for _, m := range store.MatchesOf(it.Event) {
+		for _, m := range matchesOf(it) {
 			if q.known[m] || q.admitted[m] {
 				continue
 			}

@@ -19,7 +19,7 @@ func (n *Daemon) ingest(ctx context.Context, batch []relay.Received) ([]string, 
 	if err != nil {
 		return nil, err
 	}
-	fresh, err := n.put(ctx, batch, now)
+	fresh, err := n.putItems(ctx, n.screen(ctx, batch, now), now, false)
 	if err != nil || len(fresh) == 0 {
 		return players, err
 	}
@@ -31,15 +31,34 @@ func (n *Daemon) ingest(ctx context.Context, batch []relay.Received) ([]string, 
 // that had it) and kind 0 profiles, and returns the events that were new;
 // the quotas drop what is over them (counted in metrics).
 func (n *Daemon) put(ctx context.Context, batch []relay.Received, now int64) ([]*nostr.Event, error) {
-	return n.putItems(ctx, n.screen(ctx, batch, now), now, false)
+	fresh, err := n.putItems(ctx, n.screen(ctx, batch, now), now, false)
+	return eventsOf(fresh), err
 }
 
-// putItems stores the items the quotas admit and returns the events that
+func eventsOf(items []store.Incoming) []*nostr.Event {
+	out := make([]*nostr.Event, len(items))
+	for i, it := range items {
+		out[i] = it.Event
+	}
+	return out
+}
+
+// matchesOf is the matches an item belongs to: as screen classified it
+// (Matches, issue 39 item 4: derived once at the ingest edge), or, for an
+// item made elsewhere (a held challenge), from its event.
+func matchesOf(it store.Incoming) []string {
+	if it.Matches != nil {
+		return it.Matches
+	}
+	return store.MatchesOf(it.Event)
+}
+
+// putItems stores the items the quotas admit and returns those that
 // were new. Events over the per-match quota whose match's players are not
 // known yet (its challenge and accept came in the same batch) are
 // admitted again once the rest is stored, when the fold can tell. retried
 // says the items are held challenges offered again (held.go).
-func (n *Daemon) putItems(ctx context.Context, items []store.Incoming, now int64, retried bool) ([]*nostr.Event, error) {
+func (n *Daemon) putItems(ctx context.Context, items []store.Incoming, now int64, retried bool) ([]store.Incoming, error) {
 	fresh, deferred, err := n.admitStore(ctx, items, now, false, retried)
 	if err != nil || len(deferred) == 0 {
 		return fresh, err
@@ -75,15 +94,18 @@ func (n *Daemon) screen(ctx context.Context, batch []relay.Received, now int64) 
 			n.met.rejected("reveal")
 			continue
 		}
-		if len(store.MatchesOf(r.Event)) == 0 {
-			n.met.rejected("no_match")
-			continue
-		}
-		// The store writes the event's canonical JSON itself (no Raw).
+		// The event's matches are derived here once and travel with it
+		// (store.Incoming.Matches) through the quotas, the store and the
+		// fold. A stub names the same matches (up to match.StubMatches).
 		item := store.Incoming{Event: r.Event, Relay: r.Relay, SeenAt: now}
 		if stub := match.Stub(r.Event); stub != nil {
 			item.Event = stub
 		}
+		if item.Matches = store.MatchesOf(item.Event); len(item.Matches) == 0 {
+			n.met.rejected("no_match")
+			continue
+		}
+		// The store writes the event's canonical JSON itself (no Raw).
 		in = append(in, item)
 	}
 	return in
@@ -106,7 +128,7 @@ func (n *Daemon) putProfile(ctx context.Context, ev *nostr.Event) {
 // rest is stored (none when last). A challenge over its relay's budget is held, and a
 // held challenge that an admitted accept or move from another key
 // answers comes in with it (held.go).
-func (n *Daemon) admitStore(ctx context.Context, items []store.Incoming, now int64, last, retried bool) (fresh []*nostr.Event, deferred []store.Incoming, err error) {
+func (n *Daemon) admitStore(ctx context.Context, items []store.Incoming, now int64, last, retried bool) (fresh, deferred []store.Incoming, err error) {
 	if len(items) == 0 {
 		return nil, nil, nil
 	}
@@ -138,8 +160,8 @@ func (n *Daemon) admitStore(ctx context.Context, items []store.Incoming, now int
 	return fresh, q.deferred, nil
 }
 
-// store writes in and returns the events that were new.
-func (n *Daemon) store(ctx context.Context, in []store.Incoming) ([]*nostr.Event, error) {
+// store writes in and returns the items that were new.
+func (n *Daemon) store(ctx context.Context, in []store.Incoming) ([]store.Incoming, error) {
 	if len(in) == 0 {
 		return nil, nil
 	}
@@ -147,14 +169,14 @@ func (n *Daemon) store(ctx context.Context, in []store.Incoming) ([]*nostr.Event
 	if err != nil {
 		return nil, err
 	}
-	var fresh []*nostr.Event
+	var fresh []store.Incoming
 	for i, isNew := range stored {
 		if isNew {
 			n.met.stored()
 			if match.IsStub(in[i].Event) {
 				n.met.stubbed()
 			}
-			fresh = append(fresh, in[i].Event)
+			fresh = append(fresh, in[i])
 		}
 	}
 	return fresh, nil
@@ -166,10 +188,10 @@ func (n *Daemon) store(ctx context.Context, in []store.Incoming) ([]*nostr.Event
 // move), or are placed in it when the fold ignores them wherever they fall
 // (Insert: backdated junk costs what it takes to place it); anything else
 // re-folds the match from the store, which is exact in every case.
-func (n *Daemon) fold(ctx context.Context, fresh []*nostr.Event, now int64) ([]string, error) {
+func (n *Daemon) fold(ctx context.Context, fresh []store.Incoming, now int64) ([]string, error) {
 	n.foldMu.RLock()
 	defer n.foldMu.RUnlock()
-	sort.Slice(fresh, func(i, j int) bool { return match.Less(fresh[i], fresh[j]) })
+	sort.Slice(fresh, func(i, j int) bool { return match.Less(fresh[i].Event, fresh[j].Event) })
 	stored, err := n.storedAbsent(ctx, fresh)
 	if err != nil {
 		return nil, err
@@ -209,11 +231,11 @@ func (n *Daemon) fold(ctx context.Context, fresh []*nostr.Event, now int64) ([]s
 // the store has a summary of: a match the daemon does not keep may still
 // be a valid one, final or expired, which only the store holds, and a
 // late event re-folds it.
-func (n *Daemon) storedAbsent(ctx context.Context, fresh []*nostr.Event) (map[string]bool, error) {
+func (n *Daemon) storedAbsent(ctx context.Context, fresh []store.Incoming) (map[string]bool, error) {
 	var absent []string
-	for _, ev := range fresh {
-		for _, m := range store.MatchesOf(ev) {
-			if m != ev.ID && n.state(m) == nil {
+	for _, it := range fresh {
+		for _, m := range matchesOf(it) {
+			if m != it.Event.ID && n.state(m) == nil {
 				absent = append(absent, m)
 			}
 		}
@@ -224,19 +246,20 @@ func (n *Daemon) storedAbsent(ctx context.Context, fresh []*nostr.Event) (map[st
 // extend places fresh, in fold order, in copies of the states of their
 // matches, and returns those states and the matches to re-fold from the
 // store instead (stored: the absent matches the store has).
-func (n *Daemon) extend(fresh []*nostr.Event, stored map[string]bool, now int64) (map[string]*match.State, map[string]bool) {
+func (n *Daemon) extend(fresh []store.Incoming, stored map[string]bool, now int64) (map[string]*match.State, map[string]bool) {
 	next := map[string]*match.State{}
 	refold := map[string]bool{}
-	for _, ev := range fresh {
+	for _, it := range fresh {
+		ev := it.Event
 		if ev.Kind == nostr.KindReveal {
 			// The fold never reads a reveal: only the match's page and
 			// match.json change, which the site re-folds from the store.
-			for _, m := range store.MatchesOf(ev) {
+			for _, m := range matchesOf(it) {
 				n.siteChanged(m)
 			}
 			continue
 		}
-		for _, m := range store.MatchesOf(ev) {
+		for _, m := range matchesOf(it) {
 			if refold[m] {
 				continue
 			}

@@ -70,6 +70,8 @@ type batchQuota struct {
 	// counts nothing.
 	retried bool
 
+	commits map[string]*commits // match -> its committing events, for reveals
+
 	held     []store.Incoming // new challenges over their relay's budget
 	deferred []store.Incoming // events over the per-match quota, for after the fold
 }
@@ -84,7 +86,7 @@ func (n *Daemon) newBatchQuota(ctx context.Context, now int64, items []store.Inc
 		}
 		ids = append(ids, it.Event.ID)
 		if k := it.Event.Kind; k == nostr.KindAccept || k == nostr.KindMove {
-			for _, m := range store.MatchesOf(it.Event) {
+			for _, m := range matchesOf(it) {
 				q.answers[m] = append(q.answers[m], it.Event.PubKey)
 			}
 		}
@@ -108,9 +110,14 @@ func (q *batchQuota) admit(ctx context.Context, it store.Incoming) (bool, error)
 	}
 	var ok bool
 	var err error
-	if ev.Kind == nostr.KindChallenge {
+	switch ev.Kind {
+	case nostr.KindChallenge:
 		ok, err = q.admitChallenge(ctx, it)
-	} else {
+	case nostr.KindReveal:
+		if ok, err = q.admitReveal(ctx, it); ok && err == nil {
+			ok, err = q.admitMatchEvent(ctx, it)
+		}
+	default:
 		ok, err = q.admitMatchEvent(ctx, it)
 	}
 	if ok && err == nil {
@@ -207,10 +214,7 @@ func (q *batchQuota) admitMatchEvent(ctx context.Context, it store.Incoming) (bo
 	if lim <= 0 || ev.PubKey == q.n.self {
 		return true, nil
 	}
-	matches := store.MatchesOf(ev)
-	if it.Matches != nil {
-		matches = it.Matches
-	}
+	matches := matchesOf(it)
 	for _, m := range matches {
 		c, err := q.n.pairs.get(ctx, q.n.st, m, ev.PubKey)
 		if err != nil {

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"vesper/nostr/relay"
-	"vesper/store"
 )
 
 // loop is what the daemon's loop keeps between two steps. run waits for
@@ -36,10 +35,13 @@ type loop struct {
 
 	// The backfill gate: duties stay shut until the client has every
 	// relay's first backfill (clientReady) and the start's sync has stored
-	// what the backfill could not reach (firstSynced). Until then events
-	// are stored only, their matches listed in unfolded.
-	clientReady, firstSynced, backfilled bool
-	unfolded                             map[string]bool
+	// what the backfill could not reach (firstSynced). Until the backfill
+	// events are stored only, their matches listed in unfolded; then they
+	// are folded (folded), without waiting for the sync: a relay that
+	// pages for ever must not keep what the others sent unfolded for the
+	// whole of FirstSyncWait (issue 38 item 5).
+	clientReady, firstSynced, folded, backfilled bool
+	unfolded                                     map[string]bool
 
 	lastEvent, lastDuties time.Time
 
@@ -148,7 +150,7 @@ func (l *loop) stepReceived(ctx context.Context, batch []relay.Received) error {
 	events, marks, syncEnds := sortReceived(batch)
 	var fresh []string
 	var err error
-	if l.backfilled {
+	if l.folded {
 		fresh, err = l.n.ingest(ctx, events)
 	} else {
 		// Until every relay has sent its backlog, store only: a match
@@ -166,7 +168,7 @@ func (l *loop) stepReceived(ctx context.Context, batch []relay.Received) error {
 	}
 	l.client.WatchAuthors(fresh...)
 	l.n.refollow(l.client)
-	if l.backfilled {
+	if l.folded {
 		l.n.revealed(ctx, events, l.asked, l.reveal)
 		l.askChallengers(ctx, challengeIDs(events))
 	}
@@ -245,19 +247,31 @@ func (l *loop) stepSyncLate(ctx context.Context) error {
 // before the cursor), folding once each match stored meanwhile. After a
 // restart, a ruling made on what one relay sent while another was still
 // sending would be public, signed, and wrong.
+//
+// The fold itself does not wait for the sync: once every relay has sent
+// its backlog, what is stored is folded (and shown), and what the sync
+// brings later is folded as it comes. Only the duties wait for both.
 func (l *loop) openGate(ctx context.Context) error {
-	if l.backfilled || !l.clientReady || !l.firstSynced {
+	if !l.clientReady {
+		return nil
+	}
+	if !l.folded {
+		l.folded = true
+		players, err := l.n.foldBackfill(ctx, l.unfolded)
+		if err != nil {
+			return err
+		}
+		l.client.WatchAuthors(players...)
+		l.askChallengers(ctx, sortedIDs(l.unfolded))
+		l.n.log.Info("relays backfilled, stored matches folded", "matches_folded", len(l.unfolded))
+		l.unfolded = nil
+	}
+	if l.backfilled || !l.firstSynced {
 		return nil
 	}
 	l.backfilled = true
-	players, err := l.n.foldBackfill(ctx, l.unfolded)
-	if err != nil {
-		return err
-	}
-	l.client.WatchAuthors(players...)
-	l.askChallengers(ctx, sortedIDs(l.unfolded))
-	l.n.log.Info("relays backfilled and synced", "matches_folded", len(l.unfolded))
-	l.unfolded = nil
+	// Operators and tests wait for this line: the duties begin.
+	l.n.log.Info("relays backfilled and synced")
 	l.quiet.Reset(time.Second)
 	return nil
 }
@@ -305,12 +319,13 @@ func (l *loop) poke() {
 // stash stores a batch without folding it, adding the matches it touched
 // to unfolded (for foldBackfill).
 func (n *Daemon) stash(ctx context.Context, batch []relay.Received, unfolded map[string]bool) error {
-	fresh, err := n.put(ctx, batch, n.clock())
+	now := n.clock()
+	fresh, err := n.putItems(ctx, n.screen(ctx, batch, now), now, false)
 	if err != nil {
 		return err
 	}
-	for _, ev := range fresh {
-		for _, m := range store.MatchesOf(ev) {
+	for _, it := range fresh {
+		for _, m := range matchesOf(it) {
 			unfolded[m] = true
 		}
 	}

@@ -238,3 +238,44 @@ func TestSyncerCoalescesReconnects(t *testing.T) {
 		t.Fatalf("behind the run: %+v, want its marker", m)
 	}
 }
+
+// Issue 38 item 5: once every relay has sent its backlog, what they sent
+// is folded without waiting for the start's sync (a relay that pages for
+// ever held it for the whole FirstSyncWait), and what comes meanwhile is
+// folded as it comes; the duties still wait for the sync.
+func TestFoldBeforeTheSyncEnds(t *testing.T) {
+	ctx := context.Background()
+	house, alice, bob := testkit.Key("house"), testkit.Key("alice"), testkit.Key("bob")
+	at := time.Unix(tNow, 0)
+	l := stepLoop(t, house, &at)
+	during := testkit.NewMatch(alice, house, "gomoku", house.PublicKey(), tNow-30)
+	if err := l.step(ctx, loopEvent{kind: evReceived, batch: received("ws://a", during.Events...)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.step(ctx, loopEvent{kind: evReady}); err != nil {
+		t.Fatal(err)
+	}
+	if l.n.state(during.ID) == nil {
+		t.Fatal("the backfill's challenge is not folded once every relay has sent its backlog")
+	}
+	later := testkit.NewMatch(bob, house, "gomoku", house.PublicKey(), tNow-20)
+	if err := l.step(ctx, loopEvent{kind: evReceived, batch: received("ws://b", later.Events...)}); err != nil {
+		t.Fatal(err)
+	}
+	if l.n.state(later.ID) == nil {
+		t.Fatal("a challenge the sync brings is not folded as it comes")
+	}
+	at = at.Add(2 * time.Minute)
+	l.stepQuiet(ctx)
+	l.stepTick(ctx)
+	if accepted(t, l, during.ID) || accepted(t, l, later.ID) {
+		t.Fatal("the house accepted before the start's sync ended")
+	}
+	if err := l.syncEnd(ctx); err != nil || !l.backfilled {
+		t.Fatalf("the gate is still shut (%v)", err)
+	}
+	l.stepQuiet(ctx)
+	if !accepted(t, l, during.ID) || !accepted(t, l, later.ID) {
+		t.Fatal("the first quiet second after the sync did not accept both challenges")
+	}
+}

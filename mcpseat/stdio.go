@@ -48,23 +48,29 @@ func (t *StdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 		maxLine = mcp.DefaultMaxLineLength
 	}
 	pr, pw := io.Pipe()
-	out := &lockedWriter{w: t.Out}
-	f := &lineFilter{in: bufio.NewReaderSize(t.In, 64<<10), pass: pw, reply: out, maxLine: maxLine}
+	calls := newInFlight()
+	out := &lockedWriter{w: t.Out, calls: calls}
+	f := &lineFilter{in: bufio.NewReaderSize(t.In, 64<<10), pass: pw, reply: out, maxLine: maxLine, calls: calls}
 	go f.run()
 	return (&mcp.IOTransport{Reader: pr, Writer: out, MaxLineLength: maxLine + 1}).Connect(ctx)
 }
 
 // lockedWriter keeps the SDK's answers and the filter's whole: each Write
-// is one line.
+// is one line. It tells calls of each answer written.
 type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
+	mu    sync.Mutex
+	w     io.Writer
+	calls *inFlight
 }
 
 func (w *lockedWriter) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.w.Write(p)
+	n, err := w.w.Write(p)
+	if w.calls != nil {
+		w.calls.answered(p)
+	}
+	return n, err
 }
 
 func (w *lockedWriter) Close() error { return nil }
@@ -75,6 +81,7 @@ type lineFilter struct {
 	reply   io.Writer
 	maxLine int
 	proto   string // the protocol version the client's initialize asked for
+	calls   *inFlight
 }
 
 // run passes each good line on until In ends or the session closes.
@@ -93,6 +100,11 @@ func (f *lineFilter) run() {
 			}
 		}
 		if err != nil {
+			// The client closed its end: what it asked before is still
+			// answered (issue 38 item 5) before the SDK sees the end.
+			if f.calls != nil {
+				f.calls.drain(drainWait)
+			}
 			f.pass.CloseWithError(err) // io.EOF: a clean end
 			return
 		}
@@ -143,14 +155,28 @@ func (f *lineFilter) check(line []byte) []byte {
 	} else if msg, err := jsonrpc.DecodeMessage(trimmed); err != nil {
 		f.answer(requestID(trimmed), codeInvalidRequest, "Invalid Request: "+err.Error())
 		return nil
-	} else if req, ok := msg.(*jsonrpc.Request); ok && req.Method == "initialize" {
-		var p struct {
-			ProtocolVersion string `json:"protocolVersion"`
+	} else if req, ok := msg.(*jsonrpc.Request); ok {
+		if f.calls != nil && req.IsCall() {
+			f.calls.asked(trimmed)
 		}
-		_ = json.Unmarshal(req.Params, &p)
-		f.proto = p.ProtocolVersion
+		if f.calls != nil && req.Method == "notifications/cancelled" {
+			// MCP: a cancelled request gets no answer.
+			f.calls.cancelled(req.Params)
+		}
+		if req.Method == "initialize" {
+			f.initialize(req)
+		}
 	}
 	return append(trimmed, '\n')
+}
+
+// initialize notes the protocol version the client asks for.
+func (f *lineFilter) initialize(req *jsonrpc.Request) {
+	var p struct {
+		ProtocolVersion string `json:"protocolVersion"`
+	}
+	_ = json.Unmarshal(req.Params, &p)
+	f.proto = p.ProtocolVersion
 }
 
 // checkBatch says why the SDK would end the session on this batch, or "".

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	gn "github.com/nbd-wtf/go-nostr"
@@ -108,6 +109,31 @@ func Comment(ev *Event) (text string, cut bool) {
 		return "", false
 	}
 	return CutComment(v)
+}
+
+// CleanTalk is a player's words as another player's agent may read them
+// (issue 38 item 4): table talk is user content, and an agent hands it to
+// a language model or a terminal. Control characters (C0, DEL, C1: ESC
+// sequences redraw a terminal, NUL and friends end strings early) and
+// bidi controls (U+061C, U+200E-U+200F, U+202A-U+202E, U+2066-U+2069:
+// they reorder what a reader sees against what a model reads) are
+// removed; tab, newlines and the line and paragraph separators
+// U+2028-U+2029 become one space each, so the words cannot fake a new
+// line of the prompt around them; bytes that are not UTF-8 go. Every
+// other character stays as written.
+func CleanTalk(v string) string {
+	v = strings.ToValidUTF8(v, "")
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '\t' || r == '\n' || r == '\r' || r == 0x2028 || r == 0x2029:
+			return ' '
+		case r < 0x20 || r >= 0x7f && r <= 0x9f:
+			return -1
+		case r == 0x061c || r == 0x200e || r == 0x200f || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069:
+			return -1
+		}
+		return r
+	}, v)
 }
 
 // CutComment cuts a comment to MaxCommentShown code points.

@@ -98,7 +98,7 @@ func (w *worker) getMover(game string) Mover {
 func (w *worker) request(kind string, stt *seat.Status, attempt int, refusal *Refusal) Request {
 	req := Request{Request: kind, Match: stt.Match, Game: stt.Game, Color: stt.MyColor, Role: stt.MyRole, Ply: stt.Ply,
 		FEN: stt.FEN, PGN: stt.PGN, Board: stt.Board, Moves: stt.Moves, SANMoves: stt.SANMoves,
-		InCheck: stt.InCheck, Deadline: stt.Deadline, PreviousReasoning: w.reasoning, OpponentComment: w.comment, Attempt: attempt, Refusal: refusal}
+		InCheck: stt.InCheck, Deadline: stt.Deadline, PreviousReasoning: w.reasoning, OpponentComment: seat.OpponentWords(w.comment), Attempt: attempt, Refusal: refusal}
 	if kind == RequestMove {
 		req.Legal = stt.LegalMoves
 	}

@@ -32,6 +32,13 @@ type clientFrames struct {
 
 func (f *clientFrames) Read(p []byte) (int, error) {
 	for len(f.out) == 0 {
+		if len(f.in) > 0 {
+			// Whole messages may wait in in: the next goes out only
+			// once the reader has taken the last (issue 38 item 2).
+			if f.process(); len(f.out) > 0 {
+				break
+			}
+		}
 		if f.err != nil {
 			return 0, f.err
 		}
@@ -48,10 +55,12 @@ func (f *clientFrames) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// process moves every whole frame of in to out (or to held) and leaves
-// a frame's incomplete start in in.
+// process moves whole frames of in to out (or to held) until something
+// is in out, and leaves the rest in in: one message at a time, so that
+// onMessage sees a message only when its reader has read every earlier
+// one, and may make it wait (flow.go).
 func (f *clientFrames) process() {
-	for len(f.in) > 0 {
+	for len(f.in) > 0 && len(f.out) == 0 {
 		if f.through > 0 {
 			n := min(uint64(len(f.in)), f.through)
 			f.out = append(f.out, f.in[:n]...)

@@ -26,7 +26,11 @@
 // NIP-77 sessions by reading the client's frames before khatru does
 // (clientframes.go) and khatru's answers on the way out, so that a
 // NEG-OPEN past the session caps or the memory budget is answered NEG-ERR
-// "blocked: ..." without khatru building its vector. Limits has the
+// "blocked: ..." without khatru building its vector. The same two views
+// give each connection flow control (flow.go, issue 38): khatru reads a
+// connection's next message only while fewer than MaxInFlight are
+// unanswered, REQs past MaxSubscriptions get CLOSED "blocked: ...", and a
+// connection refused MaxStrikes times in a row is closed. Limits has the
 // bounds; the zero value sets none, `vesper relay` uses PublicLimits.
 //
 // The relay is meant for fault injection as much as for serving: it can drop

@@ -51,6 +51,9 @@ type guard struct {
 	negRefused atomic.Int64
 	keyRefused atomic.Int64
 	idleClosed atomic.Int64
+	subRefused atomic.Int64 // REQs past MaxSubscriptions (flow.go)
+	struckOut  atomic.Int64 // connections closed after MaxStrikes
+	stalled    atomic.Int64 // connections closed for leaving MaxInFlight unanswered
 }
 
 // negIdle is how long after its last message a session is counted:
@@ -166,10 +169,13 @@ func (w *guardWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 		src = io.MultiReader(bytes.NewReader(bytes.Clone(early)), c)
 	}
 	gc := &guardedConn{negErrConn: &negErrConn{Conn: c}, g: w.g, key: w.key, req: w.req,
-		sessions: map[string]*negSession{}}
+		sessions: map[string]*negSession{}, fl: newFlow()}
 	gc.frames = &clientFrames{src: src, maxHold: w.g.maxHold, onMessage: gc.onMessage}
 	if w.g.neg {
 		gc.negErrConn.observe = gc.observe
+	}
+	if w.g.lim.MaxInFlight > 0 || w.g.lim.MaxSubscriptions > 0 || w.g.lim.MaxStrikes > 0 {
+		gc.negErrConn.answer = gc.answered
 	}
 	gc.lastData.Store(w.g.now().UnixNano())
 	w.g.mu.Lock()
@@ -202,6 +208,7 @@ type guardedConn struct {
 	g      *guard
 	key    string
 	req    *http.Request
+	fl     *flow
 
 	lastData atomic.Int64 // unix nanoseconds of the client's last data message
 	once     sync.Once
@@ -230,6 +237,7 @@ func (c *guardedConn) Close() error {
 		delete(g.conns, c)
 		delete(g.byReq, c.req)
 		g.unreserveLocked(c.key)
+		close(c.fl.closed)
 	})
 	return c.negErrConn.Close()
 }
@@ -237,9 +245,14 @@ func (c *guardedConn) Close() error {
 // onMessage sees each whole client message before khatru; false drops it.
 func (c *guardedConn) onMessage(payload []byte, text bool) bool {
 	c.lastData.Store(c.g.now().UnixNano())
-	if !text || !bytes.HasPrefix(payload, []byte(`["NEG-`)) || !c.g.neg {
-		return true
+	if text && c.g.neg && bytes.HasPrefix(payload, []byte(`["NEG-`)) && !c.onNeg(payload) {
+		return false
 	}
+	return c.admitMessage(payload)
+}
+
+// onNeg follows a NIP-77 message; false drops it (answered by the guard).
+func (c *guardedConn) onNeg(payload []byte) bool {
 	switch env := nip77.ParseNegMessage(string(payload)).(type) {
 	case *nip77.OpenEnvelope:
 		if reason := c.admit(env.SubscriptionID); reason != "" {

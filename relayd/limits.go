@@ -51,6 +51,20 @@ type Limits struct {
 	// vector of them per session); a NEG-OPEN that would pass it gets
 	// NEG-ERR "blocked: ..." [0: no bound].
 	NegMemoryBytes int64
+	// MaxInFlight is how many of one connection's messages khatru may be
+	// handling at once (sent and not answered); the connection's next
+	// message is not read until one is answered, and a connection that
+	// keeps this many unanswered for 30 s is closed (flow.go) [0: no
+	// bound: khatru reads every message at once].
+	MaxInFlight int
+	// MaxSubscriptions is how many subscriptions (REQs not closed) one
+	// connection may hold; a REQ past it gets CLOSED "blocked: ...". It is
+	// announced as limitation.max_subscriptions [0: no bound, or
+	// Options.MaxSubscriptions].
+	MaxSubscriptions int
+	// MaxStrikes closes a connection that got this many "rate-limited:"
+	// answers in a row, instead of answering it again and again [0: never].
+	MaxStrikes int
 	// MemoryStoreBytes bounds the events kept by a relay without a
 	// database (their JSON size); past it, EVENTs are refused "blocked:"
 	// [0: no bound].
@@ -63,6 +77,7 @@ func PublicLimits() Limits {
 	return Limits{MaxMessageBytes: 140000, EventsPerMinute: 300, ReqsPerMinute: 300, MaxConnections: 256,
 		MaxConnectionsPerIP: 32, IdleTimeout: 5 * time.Minute,
 		NegSessionsPerConnection: 4, NegSessionsTotal: 64, NegMemoryBytes: 128 << 20,
+		MaxInFlight: 8, MaxSubscriptions: 32, MaxStrikes: 20,
 		MemoryStoreBytes: 256 << 20}
 }
 

@@ -44,6 +44,9 @@ type negErrConn struct {
 	// `["NEG-` (up to negPeek bytes; whole says the frame is all there and
 	// ends its message), so that the guard can follow NIP-77 sessions.
 	observe func(start []byte, whole bool)
+	// answer, when set, sees the start of every text message (up to
+	// negPeek bytes), so that the guard can tell its answers (flow.go).
+	answer func(start []byte)
 	// inMessage is true between the first and the last frame of a
 	// fragmented data message, where no other message may be written.
 	inMessage bool
@@ -176,13 +179,17 @@ func (c *negErrConn) frameStart(in []byte) (int, bool) {
 	// it have opcode 0), so that is where a NEG-ERROR envelope's label is,
 	// whether the message fits one frame or, with a long reason, several:
 	// each frame has its own length, so renaming in the first one is whole.
-	if opcode == 1 && !masked && c.observe != nil {
+	if opcode == 1 && !masked && (c.observe != nil || c.answer != nil) {
 		need := int(min(plen, negPeek))
 		if len(in) < hl+need {
 			return 0, false
 		}
-		if start := in[hl : hl+need]; bytes.HasPrefix(start, []byte(`["NEG-`)) {
+		start := in[hl : hl+need]
+		if c.observe != nil && bytes.HasPrefix(start, []byte(`["NEG-`)) {
 			c.observe(start, fin && uint64(need) == plen)
+		}
+		if c.answer != nil {
+			c.answer(start)
 		}
 	}
 	if opcode < 8 {

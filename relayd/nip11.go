@@ -20,7 +20,7 @@ import (
 
 // The limitations a client is expected to read from the NIP-11 document and
 // obey, beyond max_limit: Options.MaxFilters (enforced),
-// Options.MaxSubscriptions (advertised only) and the created_at limits
+// Options.MaxSubscriptions (enforced, flow.go) and the created_at limits
 // (enforced). go-nostr's document type has no max_filters and writes every
 // field whether set or not, so the document khatru writes is amended on its
 // way out (withNIP11).
@@ -112,7 +112,7 @@ func (r *Relay) nip11(_ context.Context, _ *http.Request, info nip11.RelayInform
 	lim := &nip11.RelayLimitationDocument{
 		AuthRequired:        auth,
 		RestrictedWrites:    r.opts.RestrictedWrites,
-		MaxSubscriptions:    r.opts.MaxSubscriptions,
+		MaxSubscriptions:    r.guard.lim.MaxSubscriptions,
 		CreatedAtLowerLimit: r.opts.CreatedAtLowerLimit,
 		CreatedAtUpperLimit: r.opts.CreatedAtUpperLimit,
 	}

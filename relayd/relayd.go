@@ -59,8 +59,8 @@ type Options struct {
 	// MaxFilters, when set, is announced as limitation.max_filters and
 	// enforced: a REQ with more filters gets CLOSED "blocked: ..." (nip11.go).
 	MaxFilters int
-	// MaxSubscriptions is announced as limitation.max_subscriptions (not
-	// enforced).
+	// MaxSubscriptions is announced as limitation.max_subscriptions and
+	// enforced as Limits.MaxSubscriptions is, when that is not set.
 	MaxSubscriptions int
 	// CreatedAtLowerLimit and CreatedAtUpperLimit, when set, are announced
 	// in the NIP-11 document and enforced: an event stamped more than
@@ -129,6 +129,9 @@ func Start(ctx context.Context, opts Options) (*Relay, error) {
 	reason := opts.RejectWrites
 	r.rejectWrites.Store(&reason)
 	r.requireAuth.Store(opts.RequireAuth)
+	if opts.Limits.MaxSubscriptions <= 0 {
+		opts.Limits.MaxSubscriptions = opts.MaxSubscriptions
+	}
 	r.guard = newGuard(opts.Limits, !opts.NoNegentropy, r.Count, r.live.countFor)
 	r.kh = r.newKhatru()
 

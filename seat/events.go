@@ -43,10 +43,12 @@ type StreamEvent struct {
 	From string `json:"from,omitempty"`
 	// Comment is the opponent's latest table talk: the comment tag of its
 	// latest counted move (PROTOCOL.md section 8.1), cut to 300 code
-	// points.
-	Comment string  `json:"comment,omitempty"`
-	At      int64   `json:"at"`
-	Status  *Status `json:"status"`
+	// points, without control or bidi characters (nostr.CleanTalk).
+	// CommentNote, with it, says whose words they are (UntrustedNote).
+	Comment     string  `json:"comment,omitempty"`
+	CommentNote string  `json:"comment_note,omitempty"`
+	At          int64   `json:"at"`
+	Status      *Status `json:"status"`
 }
 
 // StreamOptions tune Events.
@@ -323,7 +325,8 @@ func (st *streamer) consider(snap *Snapshot) {
 		return
 	}
 	st.last[id] = key
-	st.emit(StreamEvent{Type: typ, Match: id, Game: m.Kind, From: from, At: now, Status: stt, Comment: st.comment(m, from)})
+	comment := st.comment(m, from)
+	st.emit(StreamEvent{Type: typ, Match: id, Game: m.Kind, From: from, At: now, Status: stt, Comment: comment, CommentNote: noteFor(comment)})
 	if m.Final {
 		st.unfollow(id)
 	}
@@ -343,7 +346,7 @@ func (st *streamer) comment(m *match.State, from string) string {
 		}
 		// Section 8.1's cut lives in nostr.Comment, with the tag's name.
 		text, _ := nostr.Comment(ev)
-		return text
+		return nostr.CleanTalk(text)
 	}
 	return ""
 }

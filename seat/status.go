@@ -84,8 +84,11 @@ type Status struct {
 type TableTalk struct {
 	Event string `json:"event"`
 	Ply   int    `json:"ply"`
-	Text  string `json:"text"`
-	Cut   bool   `json:"cut,omitempty"`
+	// Text is the comment without control or bidi characters
+	// (nostr.CleanTalk); Note says whose words they are (UntrustedNote).
+	Text string `json:"text"`
+	Cut  bool   `json:"cut,omitempty"`
+	Note string `json:"note"`
 }
 
 // Player is a role and its pubkey (and color).
@@ -230,7 +233,7 @@ func latestComment(st *match.State, byID map[string]*nostr.Event, from string) *
 			continue
 		}
 		if text, cut := nostr.Comment(ev); text != "" {
-			return &TableTalk{Event: ev.ID, Ply: i + 1, Text: text, Cut: cut}
+			return &TableTalk{Event: ev.ID, Ply: i + 1, Text: nostr.CleanTalk(text), Cut: cut, Note: UntrustedNote}
 		}
 	}
 	return nil

@@ -99,12 +99,35 @@ func (s *Store) analyses(ctx context.Context, out map[string]Analysis, q string,
 // this store wrote the summary), cannot keep a real game waiting. A game's
 // round is the later of its two players' (ties by id).
 func (s *Store) Unanalysed(ctx context.Context, games []string, limit int) ([]string, error) {
+	return s.unanalysed(ctx, games, nil, limit)
+}
+
+// UnanalysedOf is Unanalysed restricted to the games that one of players
+// played, in the same order: the analyser takes the listed players' games
+// before the rest (issue 38 item 3), so that a backlog of strangers' games
+// cannot keep a real one waiting.
+func (s *Store) UnanalysedOf(ctx context.Context, games, players []string, limit int) ([]string, error) {
+	if len(players) == 0 {
+		return nil, nil
+	}
+	return s.unanalysed(ctx, games, players, limit)
+}
+
+func (s *Store) unanalysed(ctx context.Context, games, players []string, limit int) ([]string, error) {
 	if len(games) == 0 {
 		return nil, nil
 	}
 	list, err := json.Marshal(games)
 	if err != nil {
 		return nil, fmt.Errorf("store: unanalysed: %w", err)
+	}
+	var of any // NULL: every player
+	if players != nil {
+		b, err := json.Marshal(players)
+		if err != nil {
+			return nil, fmt.Errorf("store: unanalysed: %w", err)
+		}
+		of = string(b)
 	}
 	if limit < 1 {
 		limit = -1 // SQLite: no limit
@@ -115,11 +138,12 @@ func (s *Store) Unanalysed(ctx context.Context, games []string, limit int) ([]st
 		     row_number() OVER (PARTITION BY s.first ORDER BY s.updated_at DESC, s.match) AS by_first,
 		     row_number() OVER (PARTITION BY s.second ORDER BY s.updated_at DESC, s.match) AS by_second
 		   FROM summaries s
-		   WHERE s.final = 1 AND s.game IN (SELECT value FROM json_each(?))
+		   WHERE s.final = 1 AND s.game IN (SELECT value FROM json_each(?1))
+		     AND (?2 IS NULL OR s.first IN (SELECT value FROM json_each(?2)) OR s.second IN (SELECT value FROM json_each(?2)))
 		     AND NOT EXISTS (SELECT 1 FROM analyses a WHERE a.match = s.match))
 		 SELECT match FROM q
 		 ORDER BY max(by_first, by_second), updated_at DESC, match
-		 LIMIT ?`, string(list), limit)
+		 LIMIT ?3`, string(list), of, limit)
 	if err != nil {
 		return nil, fmt.Errorf("store: unanalysed: %w", err)
 	}

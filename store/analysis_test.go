@@ -179,3 +179,29 @@ func TestUnanalysedRealGameNotBehindBackdatedJunk(t *testing.T) {
 }
 
 var bothGames = []string{nostr.GameChess, nostr.GameGomoku}
+
+// UnanalysedOf keeps the games one of the players played, either side,
+// in the queue's order (issue 38 item 3); no players, no games.
+func TestUnanalysedOf(t *testing.T) {
+	s := openTemp(t)
+	ctx := t.Context()
+	alice, bob, carol := nostr.GenerateKey(), nostr.GenerateKey(), nostr.GenerateKey()
+	put := func(first, second nostr.SecretKey, at int64) string {
+		ch := signed(t, first, nostr.NewChallenge(nostr.GameChess, "", at))
+		if err := s.PutSummary(ctx, Summary{Match: ch.ID, Game: nostr.GameChess, First: first.PublicKey(),
+			Second: second.PublicKey(), Status: "over", Final: true, UpdatedAt: at, JSON: []byte(`{}`)}); err != nil {
+			t.Fatal(err)
+		}
+		return ch.ID
+	}
+	ab, cb, bc := put(alice, bob, 10), put(carol, bob, 20), put(bob, carol, 30)
+	if got, err := s.UnanalysedOf(ctx, bothGames, []string{alice.PublicKey()}, 0); err != nil || !slices.Equal(got, []string{ab}) {
+		t.Errorf("alice's: %v %v", got, err)
+	}
+	if got, _ := s.UnanalysedOf(ctx, bothGames, []string{carol.PublicKey()}, 0); !slices.Equal(got, []string{bc, cb}) {
+		t.Errorf("carol's: %v, want %v", got, []string{bc, cb})
+	}
+	if got, _ := s.UnanalysedOf(ctx, bothGames, nil, 0); len(got) != 0 {
+		t.Errorf("nobody's: %v", got)
+	}
+}

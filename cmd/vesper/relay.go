@@ -33,6 +33,8 @@ func relayCommand() *cli.Command {
 			&cli.IntFlag{Name: "neg-sessions-per-connection", Value: relayd.PublicLimits().NegSessionsPerConnection, Usage: "NIP-77 sessions open at once on one connection (0: no cap)"},
 			&cli.IntFlag{Name: "neg-sessions", Value: relayd.PublicLimits().NegSessionsTotal, Usage: "NIP-77 sessions open at once on the relay (0: no cap)"},
 			&cli.Int64Flag{Name: "neg-memory", Value: relayd.PublicLimits().NegMemoryBytes, Usage: "bytes the open NIP-77 sessions may hold, each counted as matching every stored event (0: no bound)"},
+			&cli.IntFlag{Name: "max-subscriptions", Value: relayd.PublicLimits().MaxSubscriptions, Usage: "subscriptions one connection may hold open; a REQ past it gets CLOSED (0: no limit)"},
+			&cli.IntFlag{Name: "max-in-flight", Value: relayd.PublicLimits().MaxInFlight, Usage: "messages of one connection handled at once; its next message is read when one is answered (0: no bound)"},
 			&cli.Int64Flag{Name: "memory-store", Value: relayd.PublicLimits().MemoryStoreBytes, Usage: "bytes of events kept without --db; more are refused (0: no bound)"},
 			&cli.BoolFlag{Name: "no-nip77", Usage: "do not answer NIP-77, as most public relays (77 is not listed in NIP-11; NEG-OPEN gets a NOTICE)"},
 			&cli.BoolFlag{Name: "auth", Usage: "require NIP-42 AUTH: a challenge on connect, and REQ, EVENT and NEG-OPEN refused \"auth-required:\" until the client authenticates (any key)"},
@@ -79,5 +81,7 @@ func relayLimits(c *cli.Context) relayd.Limits {
 		ReqsPerMinute: c.Int("reqs-per-minute"), MaxConnections: c.Int("max-connections"),
 		MaxConnectionsPerIP: c.Int("max-connections-per-ip"), IdleTimeout: c.Duration("idle-timeout"),
 		NegSessionsPerConnection: c.Int("neg-sessions-per-connection"), NegSessionsTotal: c.Int("neg-sessions"),
-		NegMemoryBytes: c.Int64("neg-memory"), MemoryStoreBytes: c.Int64("memory-store")}
+		NegMemoryBytes: c.Int64("neg-memory"), MemoryStoreBytes: c.Int64("memory-store"),
+		MaxSubscriptions: c.Int("max-subscriptions"), MaxInFlight: c.Int("max-in-flight"),
+		MaxStrikes: relayd.PublicLimits().MaxStrikes}
 }
