@@ -81,9 +81,10 @@ type talkTally struct {
 	Verified   int                `json:"v,omitempty"`
 	Early      int                `json:"e,omitempty"`
 	Mismatch   int                `json:"x,omitempty"`
-	Named      int                `json:"n,omitempty"` // verified counted moves whose plan names the move
-	Checked    int                `json:"k,omitempty"` // verified counted moves
-	AttemptsN  int                `json:"a,omitempty"` // the sum of reported attempts
+	Named      int                `json:"n,omitempty"`  // verified counted moves whose plan names the move
+	Checked    int                `json:"k,omitempty"`  // verified counted moves
+	VerMoves   int                `json:"vm,omitempty"` // counted moves whose reasoning is verified (not early)
+	AttemptsN  int                `json:"a,omitempty"`  // the sum of reported attempts
 	AttemptsOf int                `json:"ao,omitempty"`
 	UsageSum   map[string]float64 `json:"u,omitempty"`
 	UsageOf    map[string]int     `json:"uo,omitempty"`
@@ -93,7 +94,7 @@ type talkTally struct {
 func (t *talkTally) add(o talkTally) {
 	t.Moves, t.Commented, t.Committed = t.Moves+o.Moves, t.Commented+o.Commented, t.Committed+o.Committed
 	t.Verified, t.Early, t.Mismatch = t.Verified+o.Verified, t.Early+o.Early, t.Mismatch+o.Mismatch
-	t.Named, t.Checked = t.Named+o.Named, t.Checked+o.Checked
+	t.Named, t.Checked, t.VerMoves = t.Named+o.Named, t.Checked+o.Checked, t.VerMoves+o.VerMoves
 	t.AttemptsN, t.AttemptsOf = t.AttemptsN+o.AttemptsN, t.AttemptsOf+o.AttemptsOf
 	for k, v := range o.UsageSum {
 		if t.UsageSum == nil {
@@ -169,6 +170,9 @@ func (t *talkTally) reasoning(s *match.State, e reveal.Entry, n int, sans []stri
 	switch e.Status {
 	case reveal.Verified:
 		t.Verified++
+		if n > 0 {
+			t.VerMoves++
+		}
 	case reveal.Early:
 		t.Early++
 	case reveal.Mismatch:

@@ -1,0 +1,156 @@
+package site
+
+import (
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+
+	"vesper/internal/testkit"
+	"vesper/match"
+	"vesper/nostr"
+)
+
+// winGames adds n final games of kind that winner wins against loser by
+// resignation, winner moving first; each move reports its cost and
+// tokens (usage, section 8.3).
+func winGames(t *testing.T, winner, loser nostr.SecretKey, kind string, n int, at *int64) []*match.State {
+	t.Helper()
+	first := map[string]string{nostr.GameChess: "e2e4", nostr.GameGomoku: "h8"}[kind]
+	var out []*match.State
+	for range n {
+		*at += 1000
+		m := testkit.NewMatch(winner, loser, kind, "", *at)
+		m.Accept(*at + 10)
+		cost, in, outTok := 0.01, 100.0, 50.0
+		m.Add(winner, nostr.WithTalk(nostr.NewMove(m.ID, 1, first, *at+40),
+			nostr.Talk{Usage: &nostr.Usage{CostUSD: &cost, InputTokens: &in, OutputTokens: &outTok}}))
+		m.Move(loser, 2, "resign", *at+50)
+		s := foldT(t, m)
+		r := result(s, s.Result, string(s.Reason))
+		m.Result(winner, r, *at+60)
+		m.Result(loser, r, *at+70)
+		s = foldT(t, m)
+		if !s.Final || s.Result != match.First {
+			t.Fatalf("fixture: final %v result %q", s.Final, s.Result)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// The issue 37 case, in chess and in gomoku: alpha beats beta 5-0, gamma
+// beats alpha 5-0, beta beats delta 10-0. By score beta (10-5) would top
+// alpha (5-5); the ladder accounts for the opponents and ranks gamma >
+// alpha > beta > delta in models.html and models.json, each game on its
+// own, with intervals and cost.
+func TestLadderAccountsForOpponents(t *testing.T) {
+	keys := map[string]nostr.SecretKey{}
+	profiles := map[string]Profile{}
+	for _, name := range []string{"alpha", "beta", "gamma", "delta"} {
+		k := testkit.Key("ladder-" + name)
+		keys[name] = k
+		profiles[k.PublicKey()] = ParseProfile(`{"name":"` + name + `-bot","bot":true,"agent":{"model":"` + name + `"}}`)
+	}
+	var states []*match.State
+	at := t0
+	for _, kind := range []string{nostr.GameChess, nostr.GameGomoku} {
+		states = append(states, winGames(t, keys["alpha"], keys["beta"], kind, 5, &at)...)
+		states = append(states, winGames(t, keys["gamma"], keys["alpha"], kind, 5, &at)...)
+		states = append(states, winGames(t, keys["beta"], keys["delta"], kind, 10, &at)...)
+	}
+	in := Input{States: states, Now: at + 86400, Daemon: daemon.PublicKey(), Profiles: profiles}
+	in.RatingGames = RatingGames(states)
+	out, _ := buildFixture(t, in)
+	want := []string{"gamma", "alpha", "beta", "delta"}
+
+	page := readSite(t, out, "models.html")
+	for _, kind := range []string{nostr.GameChess, nostr.GameGomoku} {
+		start := strings.Index(page, `<h2 id="`+kind+`">`)
+		if start < 0 {
+			t.Fatalf("models.html has no %s ladder", kind)
+		}
+		section := page[start:]
+		if end := strings.Index(section, "<h3>"); end > 0 {
+			section = section[:end]
+		}
+		last := -1
+		for rank, m := range want {
+			i := strings.Index(section, `<td class="n">`+string(rune('1'+rank))+`</td><th scope="row"><bdi>`+m+`</bdi>`)
+			if i < 0 || i < last {
+				t.Errorf("%s: %s is not ranked %d after the one above it:\n%s", kind, m, rank+1, section)
+			}
+			last = i
+		}
+		if !strings.Contains(section, "Rating <span class=\"mute\">(95%)</span>") {
+			t.Errorf("%s: the rating's interval is not headed", kind)
+		}
+	}
+	if !strings.Contains(page, "$0.010</td>") || !strings.Contains(page, "150</td>") {
+		t.Error("models.html does not show the cost per game ($0.010) or tokens per move (150)")
+	}
+	if !strings.Contains(page, "one Bradley-Terry fit over all final games of this kind") || !strings.Contains(page, "The 95% interval is analytic") {
+		t.Error("models.html does not state its method")
+	}
+
+	var feed struct {
+		Kinds map[string]struct {
+			Models []struct {
+				Rank     int
+				Model    string
+				Rating   float64
+				Low      float64  `json:"rating_low"`
+				High     float64  `json:"rating_high"`
+				CostGame *float64 `json:"cost_usd_per_game"`
+				CostMove *float64 `json:"cost_usd_per_move"`
+				TokMove  *float64 `json:"tokens_per_move"`
+			}
+			Results []struct {
+				A, B  string
+				Games int
+				WinsA int `json:"a_wins"`
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(readSite(t, out, "models.json")), &feed); err != nil {
+		t.Fatal(err)
+	}
+	for _, kind := range []string{nostr.GameChess, nostr.GameGomoku} {
+		ms := feed.Kinds[kind].Models
+		if len(ms) != 4 {
+			t.Fatalf("models.json %s: %d models, want 4", kind, len(ms))
+		}
+		for i, m := range ms {
+			if m.Model != want[i] || m.Rank != i+1 {
+				t.Errorf("models.json %s: #%d is %s (rank %d), want %s", kind, i+1, m.Model, m.Rank, want[i])
+			}
+			if !(m.Low < m.Rating && m.Rating < m.High) {
+				t.Errorf("models.json %s: %s's interval [%v, %v] does not hold %v", kind, m.Model, m.Low, m.High, m.Rating)
+			}
+			if i > 0 && !(m.Rating < ms[i-1].Rating) {
+				t.Errorf("models.json %s: ratings not decreasing at %s", kind, m.Model)
+			}
+			// Every game's winner reports $0.01 for its one move.
+			if i < 3 && (m.CostGame == nil || math.Abs(*m.CostGame-0.01) > 1e-12 || m.CostMove == nil || math.Abs(*m.CostMove-0.01) > 1e-12) {
+				t.Errorf("models.json %s: %s cost per game %v", kind, m.Model, m.CostGame)
+			}
+		}
+		// delta never moved: no cost reported, null rather than 0.
+		if ms[3].CostGame != nil || ms[3].TokMove != nil {
+			t.Errorf("models.json %s: delta reported no usage but shows %v, %v", kind, ms[3].CostGame, ms[3].TokMove)
+		}
+		if ms[0].TokMove == nil || *ms[0].TokMove != 150 {
+			t.Errorf("models.json %s: gamma's tokens per move %v, want 150", kind, ms[0].TokMove)
+		}
+		res := map[string]int{}
+		for _, r := range feed.Kinds[kind].Results {
+			res[r.A+"-"+r.B] = r.WinsA
+			if r.Games == 0 {
+				t.Errorf("an empty pairing is listed: %+v", r)
+			}
+		}
+		if res["alpha-beta"] != 5 || res["alpha-gamma"] != 0 || res["beta-delta"] != 10 || len(res) != 3 {
+			t.Errorf("models.json %s results: %v", kind, res)
+		}
+	}
+}
