@@ -2,6 +2,7 @@ package site
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -151,6 +152,61 @@ func TestLadderAccountsForOpponents(t *testing.T) {
 		}
 		if res["alpha-beta"] != 5 || res["alpha-gamma"] != 0 || res["beta-delta"] != 10 || len(res) != 3 {
 			t.Errorf("models.json %s results: %v", kind, res)
+		}
+	}
+}
+
+// A fallback move, an ignored move and the players' own stamps reach the
+// ladder's conduct figures.
+func TestLadderConduct(t *testing.T) {
+	w, l := testkit.Key("ladder-w"), testkit.Key("ladder-l")
+	m := testkit.NewMatch(w, l, nostr.GameChess, "", t0)
+	m.Accept(t0 + 10)
+	m.Add(w, nostr.WithTalk(nostr.NewMove(m.ID, 1, "e2e4", t0+40), nostr.Talk{Fallback: nostr.FallbackRandom}))
+	m.Move(l, 5, "e7e5", t0+45) // the wrong ply: ignored by the fold
+	m.Move(l, 2, "e7e5", t0+100)
+	m.Move(w, 3, "resign", t0+110)
+	s := foldT(t, m)
+	r := result(s, s.Result, string(s.Reason))
+	m.Result(w, r, t0+120)
+	m.Result(l, r, t0+130)
+	s = foldT(t, m)
+	if !s.Final || len(s.Ignored) != 1 {
+		t.Fatalf("fixture: final %v, %d ignored", s.Final, len(s.Ignored))
+	}
+	in := Input{States: []*match.State{s}, Now: t0 + 86400, Daemon: daemon.PublicKey(), Profiles: map[string]Profile{
+		w.PublicKey(): ParseProfile(`{"name":"W","bot":true,"agent":{"model":"wm"}}`),
+		l.PublicKey(): ParseProfile(`{"name":"L","bot":true,"agent":{"model":"lm"}}`)}}
+	in.RatingGames = RatingGames(in.States)
+	out, _ := buildFixture(t, in)
+	var feed struct {
+		Kinds map[string]struct {
+			Models []struct {
+				Model    string
+				Moves    int
+				Ignored  int            `json:"ignored_moves"`
+				Fallback map[string]int `json:"fallback_moves"`
+				Secs     *float64       `json:"seconds_per_move"`
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(readSite(t, out, "models.json")), &feed); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, x := range feed.Kinds[nostr.GameChess].Models {
+		secs := -1.0
+		if x.Secs != nil {
+			secs = *x.Secs
+		}
+		got[x.Model] = fmt.Sprintf("moves %d ignored %d random %d engine %d secs %v", x.Moves, x.Ignored, x.Fallback[nostr.FallbackRandom], x.Fallback[nostr.FallbackEngine], secs)
+	}
+	// wm moved once, 30 s after the accept, at random; lm moved once, 60 s
+	// after e2e4 by its stamps, and had one move ignored.
+	want := map[string]string{"wm": "moves 1 ignored 0 random 1 engine 0 secs 30", "lm": "moves 1 ignored 1 random 0 engine 0 secs 60"}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s: %s, want %s", k, got[k], v)
 		}
 	}
 }
