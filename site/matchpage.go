@@ -67,6 +67,10 @@ type matchPage struct {
 	// accept).
 	Opening *openingView
 	Times   []int64
+	// Fallbacks says which fallback kinds the game's moves carry, for the
+	// dagger's note: "random", "engine", both, or "".
+	Fallbacks string
+	grades    []analysis.Move
 	House   *houseView
 	Cross   *crossView
 	// rep is the reveal check the page and reasoning.json show.
@@ -214,6 +218,10 @@ func (b *builder) matchView(s *match.State, seenAt map[string]int64, g *analysis
 	b.eventRows(s, seenAt, v)
 	v.rep = reveal.Check(s, s.Reveals)
 	v.Talk = b.talk(s, v.rep, v.Replay.Moves, v.FirstSide, v.SecondSide)
+	// The replay shows each move's talk at its ply, so it is drawn after it.
+	atPly := v.Talk.byPly()
+	v.Steps, v.MovesHTML, v.Highlight = v.Replay.stepsHTML(v.grades, atPly), v.Replay.movesHTML(v.grades, v.Times, atPly), v.Replay.highlightCSS()
+	v.Fallbacks = v.Talk.fallbacks()
 	if s.Accepted {
 		if p := h2hPath(s.First, s.Second); p != "" {
 			v.H2H = matchRoot + p
@@ -273,7 +281,7 @@ func (b *builder) movesAndGrades(s *match.State, c *card, g *analysis.Game, v *m
 		v.Legend = marksLegend(grades, v.Replay.Gomoku)
 	}
 	v.Grades = b.gradesFor(c, g, &v.Replay)
-	v.Steps, v.MovesHTML, v.Highlight = v.Replay.stepsHTML(grades), v.Replay.movesHTML(grades, v.Times), v.Replay.highlightCSS()
+	v.grades = grades
 }
 
 // finality says how the result became final (section 2, "What final
