@@ -94,16 +94,24 @@ func TestHostileTalkFitsTheScreen(t *testing.T) {
 		br.Open(t, srv.URL+"/m/"+g.m.ID+".html", width)
 		var got struct {
 			Scroll, Client int
-			Row            float64
+			Row, Table     float64
+			Steps          float64
 		}
 		br.Eval(t, `(() => ({scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth,
-			row: document.getElementById("talk-`+g.moves[0].ID+`").getBoundingClientRect().height}))()`, &got)
+			row: document.getElementById("talk-`+g.moves[0].ID+`").getBoundingClientRect().height,
+			table: document.querySelector("table.talk").getBoundingClientRect().width,
+			steps: Math.max(...[...document.querySelectorAll(".steptalk")].map(e => e.scrollWidth))}))()`, &got)
 		if got.Scroll > got.Client+1 {
 			t.Errorf("%d px: the page is %d px wide in a %d px window", width, got.Scroll, got.Client)
+		}
+		// The table may not scroll sideways inside its frame either: a reader
+		// would have to scroll every row to read one comment.
+		if got.Table > float64(got.Client) || got.Steps > float64(got.Client) {
+			t.Errorf("%d px: the talk table is %.0f px and the replay's talk %.0f px wide in a %d px window", width, got.Table, got.Steps, got.Client)
 		}
 		if got.Row > 1200 {
 			t.Errorf("%d px: the row of the long reasoning is %.0f px tall", width, got.Row)
 		}
-		t.Logf("%d px: page %d/%d px wide, row %.0f px tall", width, got.Scroll, got.Client, got.Row)
+		t.Logf("%d px: page %d/%d px wide, talk table %.0f px wide, row %.0f px tall", width, got.Scroll, got.Client, got.Table, got.Row)
 	}
 }
