@@ -71,8 +71,8 @@ type matchPage struct {
 	// dagger's note: "random", "engine", both, or "".
 	Fallbacks string
 	grades    []analysis.Move
-	House   *houseView
-	Cross   *crossView
+	House     *houseView
+	Cross     *crossView
 	// rep is the reveal check the page and reasoning.json show.
 	rep reveal.Report
 }
@@ -211,6 +211,9 @@ func (b *builder) matchView(s *match.State, seenAt map[string]int64, g *analysis
 	v.HouseWont = b.houseWont(s.Match)
 	if s.Kind == nostr.GameChess {
 		v.Opening = openingAt(b.openings, v.Replay.EPDs)
+		if o := v.Opening; o != nil && o.Ply <= len(v.Replay.Moves) {
+			o.Move = moveLabel(o.Ply, v.Replay.Moves[o.Ply-1])
+		}
 		v.PGN = matchPGN(s, v.Replay.Moves, v.First, v.Second, v.FirstRating, v.SecondRating, v.Opening)
 	}
 	v.House = b.houseGame(s)
