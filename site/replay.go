@@ -150,13 +150,14 @@ func (r *replay) stepsHTML(grades []analysis.Move, talk map[int]*talkRow) templa
 		// the way to the next one follow it.
 		b.WriteString(`<section class="step" id="ply-` + n + `">` + "\n")
 		b.WriteString(string(st.Board))
-		b.WriteString("\n<h3>")
+		// h2: the position comes right under the page's h1.
+		b.WriteString("\n<h2>")
 		if st.Ply == 0 {
 			b.WriteString("Start")
 		} else {
 			b.WriteString("After " + template.HTMLEscapeString(st.Label) + ` <span class="mute">(ply ` + n + " of " + last + ")</span>")
 		}
-		b.WriteString("</h3>\n")
+		b.WriteString("</h2>\n")
 		if st.Ply > 0 && st.Ply <= len(grades) {
 			b.WriteString(stepGrade(&grades[st.Ply-1], r.Gomoku))
 		}
