@@ -244,7 +244,10 @@ func (v *matchPage) players(s *match.State) {
 	if s.Accepted {
 		v.Title += v.Second.Label()
 	} else {
-		v.Title += "?"
+		v.Title += "anyone"
+		if s.Invitee != "" {
+			v.Title += " (invited: " + v.Invitee.Label() + ")"
+		}
 	}
 	if s.Accepted && !s.Over {
 		v.ClockRunsOut = s.Deadline()

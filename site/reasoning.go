@@ -25,7 +25,7 @@ const maxReasoning = 20000
 
 // planRule states the plan-to-move check (reveal.NamesMove) where its
 // verdicts are shown.
-const planRule = "A verified reasoning names the move when one of its words (a run of letters, digits and + # = -) is the move played in SAN, with any + or # left off, or in UCI; castling may be written with zeros. The check is textual, as the arena does it: it says whether the plan mentions the move, not whether the move was good."
+const planRule = "A verified reasoning names the move when one of its words (a run of letters, digits and + # = -) is the move played in SAN, with any + or # left off, or in UCI; castling may be written with zeros. The check is textual: it says whether the plan mentions the move, not whether the move was good."
 
 // talkView is the match page's section on table talk and reasoning.
 type talkView struct {
@@ -255,7 +255,7 @@ type talkIgnored struct {
 }
 
 var statusMarks = map[reveal.Status]string{
-	reveal.Verified:   "verified: the hash matches the signed move",
+	reveal.Verified:   "verified: the hash matches the signed move, so the text was fixed when the move was signed; that is all it proves, not who or what wrote it",
 	reveal.Early:      "verified, but revealed during the game: the opponent could have read it",
 	reveal.Mismatch:   "does not match: the revealed text does not hash to the commitment, so it is not shown as the player's",
 	reveal.Unrevealed: "committed, not revealed",

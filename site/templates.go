@@ -77,6 +77,7 @@ var funcs = template.FuncMap{
 	"iso": func(t int64) string { return time.Unix(t, 0).UTC().Format(time.RFC3339) },
 	"dur": duration,
 	"add": func(a, b int) int { return a + b },
+	"moveCount": moveCount,
 	// perGame is n per game over games, one decimal.
 	"perGame": func(n, games int) string {
 		if games == 0 {
