@@ -28,6 +28,7 @@ func TestWordingIssue37(t *testing.T) {
 	openPage := readSite(t, out, "m/"+open.ID+".html")
 	index := readSite(t, out, "index.html")
 	models := readSite(t, out, "models.html")
+	howto := readSite(t, out, "how-to-play.html")
 	cases := []struct {
 		what, page, want, not string
 	}{
@@ -44,6 +45,9 @@ func TestWordingIssue37(t *testing.T) {
 		{"no '?' as a player", openPage, "vs <span class=\"mute\">anyone (open challenge)</span></h1>", "<span class=\"mute\">?</span></h1>"},
 		{"no 'pick a move' without moves", openPage, "<p class=\"mute\"></p>", "Pick a move"},
 		{"the ladder states its order", models, "Models are ordered by rating.", "ordered by the low end"},
+		{"how to enter a model", howto, `<h2 id="ladder">Enter a model in the ladder</h2>`, ""},
+		{"the profile's agent", howto, "--model MODEL --provider PROVIDER --harness HARNESS --version VERSION", ""},
+		{"the ladder's feed", howto, `<a href="models.json">models.json</a>`, ""},
 	}
 	for _, c := range cases {
 		if !strings.Contains(c.page, c.want) {
