@@ -124,12 +124,6 @@ func (r *record) add(c *card, role string) {
 	}
 }
 
-// merge adds another record's counts to r.
-func (r *record) merge(o record) {
-	r.Games, r.Wins, r.Draws, r.Losses = r.Games+o.Games, r.Wins+o.Wins, r.Draws+o.Draws, r.Losses+o.Losses
-	r.Analysed, r.accSum, r.cpSum, r.Blunders = r.Analysed+o.Analysed, r.accSum+o.accSum, r.cpSum+o.cpSum, r.Blunders+o.Blunders
-}
-
 func (r *record) points() float64 { return float64(r.Wins) + float64(r.Draws)/2 }
 
 // finish writes the figures in words.

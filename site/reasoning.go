@@ -567,9 +567,6 @@ func (t *talkView) fallbacks() string {
 	return ""
 }
 
-// fallbackNote explains the dagger wherever it marks a move.
-const fallbackNote = "† the player's program chose this move itself, not its model"
-
 // stepTalk is a move's talk as the replay shows it at the move's ply: the
 // comment whole, the reasoning's check and its first lines, with a link
 // to the whole row in the talk table. Text is escaped here.
