@@ -66,11 +66,10 @@ type modelRow struct {
 	Sides    [2]sideRecord
 	Talk     talkTally
 	Pace     pace
-	// talkGames and costGames count the games that reported any talk, and
-	// each usage key at least once.
+	// usageGames counts, by usage key, the games in which the model
+	// reported it at least once (the per-game figures' denominators).
 	usageGames map[string]int
 	Keys       []ladderKey
-	idx        int
 }
 
 type sideRecord struct {
@@ -302,7 +301,6 @@ func (b *builder) ladderKind(kind string) (ladderKind, bool) {
 			rank++
 			m.Rank = rank
 		}
-		m.idx = i
 	}
 	b.ladderKeys(kind, lk.Models)
 	// The table of results, each cell from its row's side.
