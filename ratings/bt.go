@@ -49,13 +49,29 @@ type BTRating struct {
 // entity with itself, or with no games, are ignored: they say nothing
 // about relative strength.
 func BradleyTerry(n int, games []Pairing) []BTRating {
-	theta := make([]float64, n) // natural-log strengths, anchor at 0
 	var ps []Pairing
 	for _, g := range games {
 		if g.A != g.B && g.N > 0 && g.A >= 0 && g.B >= 0 && g.A < n && g.B < n {
 			ps = append(ps, g)
 		}
 	}
+	if n > BTDenseMax {
+		return btLarge(n, ps)
+	}
+	return btDense(n, ps)
+}
+
+// BTDenseMax bounds the entities the exact fit takes: it holds an n×n
+// matrix, and profiles may name as many models as there are keys. Above
+// it the fit takes minorization-maximization steps (Hunter 2004), memory
+// linear in the games, and each interval comes from that entity's own
+// curvature alone, the others held at their fit: narrower than the exact
+// one, which also counts the opponents' uncertainty.
+const BTDenseMax = 400
+
+// btDense is the exact fit: Newton's method on the whole curvature.
+func btDense(n int, ps []Pairing) []BTRating {
+	theta := make([]float64, n) // natural-log strengths, anchor at 0
 	logPost := func(th []float64) float64 {
 		l := 0.0
 		for i := range th {
@@ -125,6 +141,56 @@ func BradleyTerry(n int, games []Pairing) []BTRating {
 		if inv != nil && inv[i][i] > 0 {
 			half = BTZ * btScale * math.Sqrt(inv[i][i])
 		}
+		out[i] = BTRating{Rating: r, Low: r - half, High: r + half}
+	}
+	return out
+}
+
+// btLarge is the fit for many entities (see BTDenseMax).
+func btLarge(n int, ps []Pairing) []BTRating {
+	p := make([]float64, n) // strengths exp(theta), the anchor's is 1
+	wins := make([]float64, n)
+	for i := range p {
+		p[i], wins[i] = 1, 0.5*BTPriorGames
+	}
+	for _, g := range ps {
+		wins[g.A] += g.ScoreA
+		wins[g.B] += g.N - g.ScoreA
+	}
+	den := make([]float64, n)
+	for range 10000 {
+		for i := range den {
+			den[i] = BTPriorGames / (p[i] + 1)
+		}
+		for _, g := range ps {
+			d := g.N / (p[g.A] + p[g.B])
+			den[g.A] += d
+			den[g.B] += d
+		}
+		moved := 0.0
+		for i := range p {
+			next := wins[i] / den[i]
+			moved = math.Max(moved, math.Abs(math.Log(next/p[i])))
+			p[i] = next
+		}
+		if moved < 1e-9 {
+			break
+		}
+	}
+	info := make([]float64, n)
+	for i := range info {
+		q := sig(math.Log(p[i]))
+		info[i] = BTPriorGames * q * (1 - q)
+	}
+	for _, g := range ps {
+		q := sig(math.Log(p[g.A]) - math.Log(p[g.B]))
+		info[g.A] += g.N * q * (1 - q)
+		info[g.B] += g.N * q * (1 - q)
+	}
+	out := make([]BTRating, n)
+	for i := range out {
+		r := BTAnchor + btScale*math.Log(p[i])
+		half := BTZ * btScale / math.Sqrt(info[i])
 		out[i] = BTRating{Rating: r, Low: r - half, High: r + half}
 	}
 	return out

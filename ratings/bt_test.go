@@ -59,3 +59,32 @@ func TestBradleyTerrySymmetric(t *testing.T) {
 		t.Errorf("an entity without games: %+v", r[0])
 	}
 }
+
+// Above BTDenseMax entities the fit takes MM steps in memory linear in the
+// games: it reaches the same ratings as the exact fit, and a thousand
+// models claimed by a thousand keys still rate in order.
+func TestBradleyTerryLarge(t *testing.T) {
+	games := []Pairing{{A: 0, B: 1, N: 5, ScoreA: 5}, {A: 2, B: 0, N: 5, ScoreA: 5}, {A: 1, B: 3, N: 10, ScoreA: 10}, {A: 2, B: 3, N: 3, ScoreA: 1.5}}
+	dense, large := btDense(4, games), btLarge(4, games)
+	for i := range dense {
+		if math.Abs(dense[i].Rating-large[i].Rating) > 1e-3 {
+			t.Errorf("entity %d: exact %.4f, MM %.4f", i, dense[i].Rating, large[i].Rating)
+		}
+		if !(large[i].Low < large[i].Rating && large[i].Rating < large[i].High) {
+			t.Errorf("entity %d: MM interval %+v", i, large[i])
+		}
+	}
+	// A thousand models in pairs: each of the first 500 beats its partner
+	// 3-0, and the winners meet the losers' partners' rivals nowhere.
+	const n = 1000
+	var pairs []Pairing
+	for i := range n / 2 {
+		pairs = append(pairs, Pairing{A: i, B: i + n/2, N: 3, ScoreA: 3})
+	}
+	r := BradleyTerry(n, pairs)
+	for i := range n / 2 {
+		if !(r[i].Rating > BTAnchor && r[i+n/2].Rating < BTAnchor && math.Abs(r[i].Rating-r[0].Rating) < 1e-6) {
+			t.Fatalf("pair %d: winner %.2f, loser %.2f (first winner %.2f)", i, r[i].Rating, r[i+n/2].Rating, r[0].Rating)
+		}
+	}
+}

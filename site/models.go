@@ -48,8 +48,19 @@ type ladderKind struct {
 	First, Second string
 	Chess         bool
 	Models        []modelRow
-	Results       [][]resultCell // [row][column] as Models
+	Results       [][]resultCell // [row][column] as Models, the first matrixMax
+	// Cut says the table of results leaves models out (matrixMax).
+	Cut bool
+	// pairs are every pairing with a game, the one listed first as a.
+	pairs []pairJSON
 }
+
+// matrixMax bounds the table of results: a profile may name any model, and
+// n models make n² cells. The feed lists every pair.
+const matrixMax = 30
+
+// Matrix is the models the table of results shows.
+func (k ladderKind) Matrix() []modelRow { return k.Models[:len(k.Results)] }
 
 type resultCell struct {
 	Games, Wins, Draws, Losses int
@@ -303,6 +314,25 @@ func (b *builder) ladderKind(kind string) (ladderKind, bool) {
 		}
 	}
 	b.ladderKeys(kind, lk.Models)
+	// Every pairing for the feed, the model listed first as a.
+	at := map[string]int{}
+	for i, m := range lk.Models {
+		if m.Stated {
+			at[m.Model] = i
+		} else {
+			at[""] = i
+		}
+	}
+	for k, cell := range pairs {
+		ia, ib, c := at[k.a], at[k.b], *cell
+		if ib < ia {
+			ia, ib = ib, ia
+			c.Wins, c.Losses = c.Losses, c.Wins
+		}
+		lk.pairs = append(lk.pairs, pairJSON{A: lk.Models[ia].Model, B: lk.Models[ib].Model, Games: c.Games,
+			WinsA: c.Wins, Draws: c.Draws, WinsB: c.Losses, SameAs: c.Self, ia: ia, ib: ib})
+	}
+	slices.SortFunc(lk.pairs, func(x, y pairJSON) int { return cmp.Or(cmp.Compare(x.ia, y.ia), cmp.Compare(x.ib, y.ib)) })
 	// The table of results, each cell from its row's side.
 	key := func(m modelRow) string {
 		if !m.Stated {
@@ -310,10 +340,12 @@ func (b *builder) ladderKind(kind string) (ladderKind, bool) {
 		}
 		return m.Model
 	}
-	lk.Results = make([][]resultCell, len(lk.Models))
-	for i, x := range lk.Models {
-		lk.Results[i] = make([]resultCell, len(lk.Models))
-		for j, y := range lk.Models {
+	shown := lk.Models[:min(len(lk.Models), matrixMax)]
+	lk.Cut = len(shown) < len(lk.Models)
+	lk.Results = make([][]resultCell, len(shown))
+	for i, x := range shown {
+		lk.Results[i] = make([]resultCell, len(shown))
+		for j, y := range shown {
 			a, bm := key(x), key(y)
 			flip := bm < a
 			if flip {
@@ -530,6 +562,7 @@ type pairJSON struct {
 	Draws  int    `json:"draws"`
 	WinsB  int    `json:"b_wins"`
 	SameAs bool   `json:"self_play"`
+	ia, ib int // the two models' places, for the order
 }
 
 func score(r record) float64 {
@@ -569,16 +602,7 @@ func (b *builder) modelsJSON(v *ladderPage) []byte {
 			}
 			out.Models = append(out.Models, j)
 		}
-		for i, row := range lk.Results {
-			for jx := i; jx < len(row); jx++ {
-				c := row[jx]
-				if c.Games == 0 {
-					continue
-				}
-				out.Results = append(out.Results, pairJSON{A: lk.Models[i].Model, B: lk.Models[jx].Model, Games: c.Games,
-					WinsA: c.Wins, Draws: c.Draws, WinsB: c.Losses, SameAs: c.Self})
-			}
-		}
+		out.Results = append(out.Results, lk.pairs...)
 		feed.Kinds[lk.Kind] = out
 	}
 	return match.MarshalLine(feed)

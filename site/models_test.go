@@ -210,3 +210,42 @@ func TestLadderConduct(t *testing.T) {
 		}
 	}
 }
+
+// Many claimed models: the table of results shows the matrixMax
+// highest-rated and says so, and models.json still lists every pair.
+func TestLadderResultsTableBounded(t *testing.T) {
+	const n = matrixMax + 5
+	var keys []nostr.SecretKey
+	profiles := map[string]Profile{}
+	for i := range n {
+		k := testkit.Key(fmt.Sprintf("ladder-many-%d", i))
+		keys = append(keys, k)
+		profiles[k.PublicKey()] = ParseProfile(fmt.Sprintf(`{"name":"m%d","bot":true,"agent":{"model":"model-%02d"}}`, i, i))
+	}
+	var states []*match.State
+	at := t0
+	for i := range n - 1 {
+		states = append(states, winGames(t, keys[i], keys[i+1], nostr.GameGomoku, 1, &at)...)
+	}
+	in := Input{States: states, Now: at + 86400, Daemon: daemon.PublicKey(), Profiles: profiles}
+	in.RatingGames = RatingGames(states)
+	out, _ := buildFixture(t, in)
+	page := readSite(t, out, "models.html")
+	table := page[strings.Index(page, "<h3>Results between models"):]
+	table = table[:strings.Index(table, "</thead>")]
+	if got := strings.Count(table, `<th class="n">`); got != matrixMax {
+		t.Errorf("the table of results has %d columns, want %d", got, matrixMax)
+	}
+	if !strings.Contains(page, fmt.Sprintf("The %d highest-rated models of %d;", matrixMax, n)) {
+		t.Error("the cut table does not say so")
+	}
+	var feed struct {
+		Kinds map[string]struct{ Results []json.RawMessage }
+	}
+	if err := json.Unmarshal([]byte(readSite(t, out, "models.json")), &feed); err != nil {
+		t.Fatal(err)
+	}
+	if got := len(feed.Kinds[nostr.GameGomoku].Results); got != n-1 {
+		t.Errorf("models.json lists %d pairs, want %d", got, n-1)
+	}
+}

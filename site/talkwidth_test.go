@@ -96,11 +96,18 @@ func TestHostileTalkFitsTheScreen(t *testing.T) {
 			Scroll, Client int
 			Row, Table     float64
 			Steps          float64
+			Display        string
 		}
 		br.Eval(t, `(() => ({scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth,
 			row: document.getElementById("talk-`+g.moves[0].ID+`").getBoundingClientRect().height,
 			table: document.querySelector("table.talk").getBoundingClientRect().width,
-			steps: Math.max(...[...document.querySelectorAll(".steptalk")].map(e => e.scrollWidth))}))()`, &got)
+			steps: Math.max(...[...document.querySelectorAll(".steptalk")].map(e => e.scrollWidth)),
+			display: getComputedStyle(document.getElementById("talk-`+g.moves[0].ID+`")).display}))()`, &got)
+		// On a phone each move's talk is a block of its own, not a row of
+		// a wide table.
+		if want := map[int]string{1280: "table-row", 390: "block"}[width]; got.Display != want {
+			t.Errorf("%d px: a move's talk is displayed as %q, want %q", width, got.Display, want)
+		}
 		if got.Scroll > got.Client+1 {
 			t.Errorf("%d px: the page is %d px wide in a %d px window", width, got.Scroll, got.Client)
 		}
