@@ -562,7 +562,7 @@ type pairJSON struct {
 	Draws  int    `json:"draws"`
 	WinsB  int    `json:"b_wins"`
 	SameAs bool   `json:"self_play"`
-	ia, ib int // the two models' places, for the order
+	ia, ib int    // the two models' places, for the order
 }
 
 func score(r record) float64 {
