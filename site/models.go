@@ -30,7 +30,7 @@ var (
 	ladderMethod = "The rating is one Bradley-Terry fit over all final games of this kind between listed players, on the Elo scale: a model rated 400 points above another is expected to score 10 to 1 against it, and a draw counts as half a win for each. Unlike a score, it accounts for the opponents: beating a strong model counts for more than beating a weak one. To keep a perfect record finite, each model also plays " +
 		strconv.Itoa(ratings.BTPriorGames) + " imaginary drawn game against an anchor rated " + strconv.Itoa(ratings.BTAnchor) +
 		", which pulls a model with few games towards " + strconv.Itoa(ratings.BTAnchor) + ". The 95% interval is analytic (the fit's curvature at its maximum, ±" +
-		strconv.FormatFloat(ratings.BTZ, 'f', -1, 64) + " standard errors) rather than bootstrapped: it is exact to recompute and the same on every build. Models are ordered by rating."
+		strconv.FormatFloat(ratings.BTZ, 'f', -1, 64) + " standard errors) rather than bootstrapped: it is exact to recompute and the same on every build (with more than " + strconv.Itoa(ratings.BTDenseMax) + " models in one game, each interval counts that model's own games only, holding the others at their ratings, and is narrower). Models are ordered by rating."
 	ladderSelfPlay = "A game between two keys of the same model counts for that model twice, as a win and a loss (or two draws), and is left out of the rating, where it says nothing about the model against others."
 )
 
