@@ -58,3 +58,37 @@ func TestWordingIssue37(t *testing.T) {
 		}
 	}
 }
+
+// A timeout has one date everywhere: the index and the archive date it
+// when the clock ran out, as its game page does, not by the claim.
+func TestTimeoutOneDate(t *testing.T) {
+	m := testkit.NewMatch(alice, bob, nostr.GameChess, "", t0)
+	m.Accept(t0 + 10)
+	m.Move(alice, 1, "e2e4", t0+20)
+	s := foldT(t, m)
+	m.Result(alice, result(s, "first", "timeout"), t0+20+match.MoveClock+3*3600) // claimed three hours late
+	s = foldT(t, m)
+	if !s.Final || s.Reason != match.ReasonTimeout {
+		t.Fatalf("fixture: final %v, reason %q", s.Final, s.Reason)
+	}
+	in := Input{States: []*match.State{s}, Now: s.EndedAt + 3600, ListAll: true}
+	in.RatingGames = RatingGames(in.States)
+	out, _ := buildFixture(t, in)
+	ranOut, claimed := hdate(s.Clock().MoveDeadline()), hdate(s.EndedAt)
+	page := readSite(t, out, "m/"+m.ID+".html")
+	if !strings.Contains(page, "clock ran out at "+ranOut) {
+		t.Fatalf("the game page does not date the timeout %s", ranOut)
+	}
+	for _, rel := range []string{"index.html", "archive/chess-1.html"} {
+		p := readSite(t, out, rel)
+		i := strings.Index(p, "m/"+m.ID+".html")
+		if i < 0 {
+			t.Fatalf("%s does not list the game", rel)
+		}
+		row := p[i:]
+		row = row[:strings.Index(row, "</tr>")]
+		if !strings.Contains(row, ranOut) || strings.Contains(row, claimed) {
+			t.Errorf("%s dates the timeout otherwise than its page (%s): %s", rel, ranOut, row)
+		}
+	}
+}
