@@ -161,9 +161,6 @@ func (r *replay) stepsHTML(grades []analysis.Move, talk map[int]*talkRow) templa
 		if st.Ply > 0 && st.Ply <= len(grades) {
 			b.WriteString(stepGrade(&grades[st.Ply-1], r.Gomoku))
 		}
-		if t := talk[st.Ply]; t != nil && st.Ply > 0 {
-			b.WriteString(stepTalk(t))
-		}
 		// Not a <nav>: a landmark per position would be hundreds on a
 		// page; the replay's section is the one region.
 		b.WriteString(`<p class="stepnav"><a href="#ply-0">« start</a>`)
@@ -174,6 +171,11 @@ func (r *replay) stepsHTML(grades []analysis.Move, talk map[int]*talkRow) templa
 			b.WriteString(`<a href="#ply-` + strconv.Itoa(st.Ply+1) + `">next ›</a>`)
 		}
 		b.WriteString(`<a href="#ply-` + last + `">end »</a></p>` + "\n")
+		// The move's talk after the way on: a long comment must not push
+		// the links to the next position out of sight.
+		if t := talk[st.Ply]; t != nil && st.Ply > 0 {
+			b.WriteString(stepTalk(t))
+		}
 		b.WriteString("</section>\n")
 	}
 	return template.HTML(b.String())
