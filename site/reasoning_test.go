@@ -170,7 +170,7 @@ func TestReasoningVerified(t *testing.T) {
 	}
 	// Per player over its games, on its page (from the cards).
 	ap := readSite(t, out, "p/"+alice.PublicKey()+".html")
-	if !strings.Contains(ap, "Plan names the move: <strong>2 of 2</strong>") || !strings.Contains(ap, "(self-reported)</span>: 4 over 2 moves") {
+	if !strings.Contains(ap, "The reasoning names the move played: <strong>2 of 2</strong>") || !strings.Contains(ap, "(self-reported)</span>: 4 over 2 moves") {
 		t.Error("Alice's page does not sum her plan checks and reported attempts")
 	}
 	if bp := readSite(t, out, "p/"+bob.PublicKey()+".html"); !strings.Contains(bp, `(self-reported)</span>: <span class="mute">not reported</span>`) {
