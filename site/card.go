@@ -67,6 +67,10 @@ type card struct {
 	// Talk is each player's section 8 tally in this game (first, second),
 	// nil for a game without any: the player pages sum them.
 	Talk []talkTally `json:"tk,omitempty"`
+	// Pace is each player's counted moves, ignored moves, fallback moves
+	// and self-stamped move times in this game (first, second), nil for a
+	// game never accepted: the ladder of models sums them.
+	Pace []pace `json:"pc,omitempty"`
 	// Idle is Input.IdleSince of the match's state: a function of its
 	// events, so a card carried over keeps it.
 	Idle int64 `json:"il,omitempty"`
@@ -118,6 +122,7 @@ func newCard(s *match.State, seenAt map[string]int64, g *analysis.Game) *card {
 	c.Events = EventsDigest(stamps)
 	c.Reasoning = hasReasoning(s)
 	c.Talk = cardTalk(s)
+	c.Pace = cardPace(s)
 	if len(authors) > 0 {
 		c.Authors = sortedKeys(authors)
 	}

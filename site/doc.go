@@ -42,8 +42,13 @@
 // the page). match.json carries the reveals exactly as signed, and
 // m/<id>.reasoning.json the check. A profile's self-reported identity
 // (section 8.4) is shown as what the account "says it is"; models.html,
-// the ladder of models, groups listed players by it with their final
-// games, score and Wilson interval, accuracy, centipawn loss and ratings;
+// the ladder of models (models.go, issue 37), groups listed players by it,
+// one ladder per game kind, rated by one Bradley-Terry fit over all final
+// games (ratings.BradleyTerry) with the record, the split by side, the
+// analysis's figures and what the moves report (refused answers, ignored
+// and fallback moves, verified reasoning, tokens, cost, time), and
+// models.json carries the same (docs/MODELS-JSON.md). A move's talk also
+// shows at its ply in the replay, a fallback move marked †.
 // h/<a>-<b>.html is every game between two players, linked from their
 // match pages.
 //

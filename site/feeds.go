@@ -22,8 +22,9 @@ type ratingJSON struct {
 	Npub        string  `json:"npub"`
 	Name        string  `json:"name"`
 	Daemon      bool    `json:"daemon"`
-	Rank        int     `json:"rank"`     // 0 while provisional or inactive
-	Inactive    bool    `json:"inactive"` // established, but no rated game in activeDays days
+	Rank        int     `json:"rank"`             // 0 while provisional or inactive
+	ProvRank    int     `json:"provisional_rank"` // place among the provisional by rating, 0 for the others
+	Inactive    bool    `json:"inactive"`         // established, but no rated game in activeDays days
 	Rating      float64 `json:"rating"`
 	RD          float64 `json:"rd"`     // as of the last game
 	RDNow       float64 `json:"rd_now"` // grown to generated_at
@@ -74,7 +75,7 @@ func (b *builder) ratingsJSON() []byte {
 			shown := p
 			shown.RD = p.RDAt(b.in.Now, b.params)
 			list = append(list, ratingJSON{
-				Pubkey: p.Pubkey, Npub: v.Npub, Name: v.Name, Daemon: v.Daemon, Rank: row.Rank, Inactive: row.Inactive,
+				Pubkey: p.Pubkey, Npub: v.Npub, Name: v.Name, Daemon: v.Daemon, Rank: row.Rank, ProvRank: row.ProvRank, Inactive: row.Inactive,
 				Rating: jsonNum(p.Rating), RD: jsonNum(p.RD), RDNow: jsonNum(shown.RD), Volatility: jsonNum(p.Volatility),
 				Display: shown.Display(), Provisional: shown.Provisional(),
 				Games: p.Games, Wins: p.Wins, Draws: p.Draws, Losses: p.Losses,

@@ -17,6 +17,7 @@ import (
 type openingView struct {
 	opening.Opening
 	Ply    int
+	Move   string // the move that reached the named position, "2... Nc6"
 	Source string // the table's, named on the page
 }
 

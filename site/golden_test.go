@@ -35,6 +35,7 @@ func TestGolden(t *testing.T) {
 		{"ratings-gomoku.html", "ratings/gomoku.html"},
 		{"ratings.json", "ratings.json"},
 		{"models.html", "models.html"},
+		{"models.json", "models.json"},
 		{"matches.json", "matches.json"},
 		{"player-alice.html", "p/" + alice.PublicKey() + ".html"},
 		{"player-daemon.html", "p/" + daemon.PublicKey() + ".html"},

@@ -67,8 +67,12 @@ type matchPage struct {
 	// accept).
 	Opening *openingView
 	Times   []int64
-	House   *houseView
-	Cross   *crossView
+	// Fallbacks says which fallback kinds the game's moves carry, for the
+	// dagger's note: "random", "engine", both, or "".
+	Fallbacks string
+	grades    []analysis.Move
+	House     *houseView
+	Cross     *crossView
 	// rep is the reveal check the page and reasoning.json show.
 	rep reveal.Report
 }
@@ -207,6 +211,9 @@ func (b *builder) matchView(s *match.State, seenAt map[string]int64, g *analysis
 	v.HouseWont = b.houseWont(s.Match)
 	if s.Kind == nostr.GameChess {
 		v.Opening = openingAt(b.openings, v.Replay.EPDs)
+		if o := v.Opening; o != nil && o.Ply <= len(v.Replay.Moves) {
+			o.Move = moveLabel(o.Ply, v.Replay.Moves[o.Ply-1])
+		}
 		v.PGN = matchPGN(s, v.Replay.Moves, v.First, v.Second, v.FirstRating, v.SecondRating, v.Opening)
 	}
 	v.House = b.houseGame(s)
@@ -214,6 +221,10 @@ func (b *builder) matchView(s *match.State, seenAt map[string]int64, g *analysis
 	b.eventRows(s, seenAt, v)
 	v.rep = reveal.Check(s, s.Reveals)
 	v.Talk = b.talk(s, v.rep, v.Replay.Moves, v.FirstSide, v.SecondSide)
+	// The replay shows each move's talk at its ply, so it is drawn after it.
+	atPly := v.Talk.byPly()
+	v.Steps, v.MovesHTML, v.Highlight = v.Replay.stepsHTML(v.grades, atPly), v.Replay.movesHTML(v.grades, v.Times, atPly), v.Replay.highlightCSS()
+	v.Fallbacks = v.Talk.fallbacks()
 	if s.Accepted {
 		if p := h2hPath(s.First, s.Second); p != "" {
 			v.H2H = matchRoot + p
@@ -233,7 +244,10 @@ func (v *matchPage) players(s *match.State) {
 	if s.Accepted {
 		v.Title += v.Second.Label()
 	} else {
-		v.Title += "?"
+		v.Title += "anyone"
+		if s.Invitee != "" {
+			v.Title += " (invited: " + v.Invitee.Label() + ")"
+		}
 	}
 	if s.Accepted && !s.Over {
 		v.ClockRunsOut = s.Deadline()
@@ -273,7 +287,7 @@ func (b *builder) movesAndGrades(s *match.State, c *card, g *analysis.Game, v *m
 		v.Legend = marksLegend(grades, v.Replay.Gomoku)
 	}
 	v.Grades = b.gradesFor(c, g, &v.Replay)
-	v.Steps, v.MovesHTML, v.Highlight = v.Replay.stepsHTML(grades), v.Replay.movesHTML(grades, v.Times), v.Replay.highlightCSS()
+	v.grades = grades
 }
 
 // finality says how the result became final (section 2, "What final

@@ -82,9 +82,12 @@ type finishedRow struct {
 }
 
 type poolTop struct {
-	Kind, Game            string
-	Rows                  []ratingRow // the top ranked players
-	Total                 int         // every listed rated player, as on the ratings page
+	Kind, Game string
+	Rows       []ratingRow // the top ranked players
+	// Prov are the top provisional players by rating, when nobody is
+	// ranked: a season's first weeks still show who leads.
+	Prov                  []ratingRow
+	Total                 int // every listed rated player, as on the ratings page
 	Ranked                int
 	Inactive, Provisional int
 	Unlisted              int // rated accounts not listed, which the ratings page counts too
@@ -92,7 +95,11 @@ type poolTop struct {
 
 type ratingRow struct {
 	Rank int // 0 when not ranked (provisional)
-	P    player
+	// ProvRank is a provisional player's place among the provisional
+	// players by rating (1 = highest), 0 for the others: listed apart, as
+	// Lichess marks a provisional rating with "?", never a rank.
+	ProvRank int
+	P        player
 	// Rating is "1899", or "1899?" while provisional; Interval is the 95%
 	// interval, "± 180", in a column of its own.
 	Rating, Interval, Display string
@@ -221,6 +228,9 @@ func (b *builder) indexPools(v *indexPage) {
 			switch {
 			case r.Provisional:
 				top.Provisional++
+				if len(top.Prov) < indexTop {
+					top.Prov = append(top.Prov, r)
+				}
 			case r.Inactive:
 				top.Inactive++
 			default:
@@ -229,6 +239,9 @@ func (b *builder) indexPools(v *indexPage) {
 					top.Rows = append(top.Rows, r)
 				}
 			}
+		}
+		if top.Ranked > 0 {
+			top.Prov = nil
 		}
 		v.Pools = append(v.Pools, top)
 		a := b.archiveLink(kind)
@@ -271,6 +284,11 @@ func (b *builder) openRow(s *card) openRow {
 func (b *builder) finishedRow(s *card) finishedRow {
 	r := finishedRow{ID: s.ID, Game: gameName(s.Kind), First: b.player(s.First), Second: b.player(s.Second),
 		ReasonText: reasonText(s.Reason), Final: s.Final, By: string(s.FinalBy), EndedAt: s.EndedAt, Plies: s.Plies}
+	if s.Reason == match.ReasonTimeout {
+		// A timeout is dated when the clock ran out, as its game page
+		// dates it, not by the claim or ruling that came after (issue 37).
+		r.EndedAt = s.clock().MoveDeadline()
+	}
 	switch s.Result {
 	case match.First:
 		r.ResultCode = "1-0"
@@ -318,11 +336,15 @@ func (b *builder) leaderboard(kind string) *leaderboard {
 	slices.SortStableFunc(rows, func(x, y ratingRow) int {
 		return cmp.Compare(x.group(), y.group()) // the table's order (rating, then pubkey) within each group
 	})
-	rank := 0
+	rank, prov := 0, 0
 	for i := range rows {
-		if rows[i].group() == 0 {
+		switch rows[i].group() {
+		case 0:
 			rank++
 			rows[i].Rank = rank
+		case 2:
+			prov++
+			rows[i].ProvRank = prov
 		}
 	}
 	lb := &leaderboard{rows: rows, at: make(map[string]int, len(rows))}

@@ -25,7 +25,7 @@ const maxReasoning = 20000
 
 // planRule states the plan-to-move check (reveal.NamesMove) where its
 // verdicts are shown.
-const planRule = "A verified reasoning names the move when one of its words (a run of letters, digits and + # = -) is the move played in SAN, with any + or # left off, or in UCI; castling may be written with zeros. The check is textual, as the arena does it: it says whether the plan mentions the move, not whether the move was good."
+const planRule = "A verified reasoning names the move when one of its words (a run of letters, digits and + # = -) is the move played in SAN, with any + or # left off, or in UCI; castling may be written with zeros. The check is textual: it says whether the plan mentions the move, not whether the move was good."
 
 // talkView is the match page's section on table talk and reasoning.
 type talkView struct {
@@ -58,6 +58,46 @@ type talkRow struct {
 	Text      string // the verified reasoning, only once the game is over
 	TextCut   bool
 	Plan      string // "names the move", "does not name the move", ""
+	// Ply is the counted move's ply (0: a result or an ignored move), where
+	// the replay shows the talk too; Fallback is the fallback tag's kind
+	// (section 8.3 revision 3.1), "" for none.
+	Ply      int
+	Fallback string
+	// Head is the start of a long reasoning, shown while the rest is
+	// folded (Long).
+	Head string
+	Long bool
+}
+
+// A reasoning longer than foldRunes, or of more than foldLines lines, is
+// folded: its first lines show and the rest opens on demand.
+const (
+	foldRunes = 400
+	foldLines = 6
+)
+
+// head is the start of a long text: at most foldLines lines and about
+// foldRunes code points, ok false when the text is short enough to show
+// whole.
+func head(text string) (string, bool) {
+	r := []rune(text)
+	lines, cut := 0, -1
+	for i, c := range r {
+		if c == '\n' {
+			lines++
+			if lines == foldLines {
+				cut = i
+				break
+			}
+		}
+	}
+	if cut < 0 && len(r) <= foldRunes {
+		return text, false
+	}
+	if cut < 0 || cut > foldRunes {
+		cut = foldRunes
+	}
+	return strings.TrimRight(string(r[:cut]), " \n") + "…", true
 }
 
 // talkSummary is one player's figures, in one game or (player page)
@@ -81,9 +121,10 @@ type talkTally struct {
 	Verified   int                `json:"v,omitempty"`
 	Early      int                `json:"e,omitempty"`
 	Mismatch   int                `json:"x,omitempty"`
-	Named      int                `json:"n,omitempty"` // verified counted moves whose plan names the move
-	Checked    int                `json:"k,omitempty"` // verified counted moves
-	AttemptsN  int                `json:"a,omitempty"` // the sum of reported attempts
+	Named      int                `json:"n,omitempty"`  // verified counted moves whose plan names the move
+	Checked    int                `json:"k,omitempty"`  // verified counted moves
+	VerMoves   int                `json:"vm,omitempty"` // counted moves whose reasoning is verified (not early)
+	AttemptsN  int                `json:"a,omitempty"`  // the sum of reported attempts
 	AttemptsOf int                `json:"ao,omitempty"`
 	UsageSum   map[string]float64 `json:"u,omitempty"`
 	UsageOf    map[string]int     `json:"uo,omitempty"`
@@ -93,7 +134,7 @@ type talkTally struct {
 func (t *talkTally) add(o talkTally) {
 	t.Moves, t.Commented, t.Committed = t.Moves+o.Moves, t.Commented+o.Commented, t.Committed+o.Committed
 	t.Verified, t.Early, t.Mismatch = t.Verified+o.Verified, t.Early+o.Early, t.Mismatch+o.Mismatch
-	t.Named, t.Checked = t.Named+o.Named, t.Checked+o.Checked
+	t.Named, t.Checked, t.VerMoves = t.Named+o.Named, t.Checked+o.Checked, t.VerMoves+o.VerMoves
 	t.AttemptsN, t.AttemptsOf = t.AttemptsN+o.AttemptsN, t.AttemptsOf+o.AttemptsOf
 	for k, v := range o.UsageSum {
 		if t.UsageSum == nil {
@@ -112,7 +153,7 @@ func (t talkTally) summary(side string, who template.HTML) talkSummary {
 	}
 	for _, k := range nostr.UsageKeys() {
 		if t.UsageOf[k] > 0 {
-			v.Usage = append(v.Usage, usageSum{Key: strings.ReplaceAll(k, "_", " "), Total: number(t.UsageSum[k]), Of: t.UsageOf[k]})
+			v.Usage = append(v.Usage, usageSum{Key: usageLabel(k), Total: number(t.UsageSum[k]), Of: t.UsageOf[k]})
 		}
 	}
 	return v
@@ -169,6 +210,9 @@ func (t *talkTally) reasoning(s *match.State, e reveal.Entry, n int, sans []stri
 	switch e.Status {
 	case reveal.Verified:
 		t.Verified++
+		if n > 0 {
+			t.VerMoves++
+		}
 	case reveal.Early:
 		t.Early++
 	case reveal.Mismatch:
@@ -211,7 +255,7 @@ type talkIgnored struct {
 }
 
 var statusMarks = map[reveal.Status]string{
-	reveal.Verified:   "verified: the hash matches the signed move",
+	reveal.Verified:   "verified: the hash matches the signed move, so the text was fixed when the move was signed; that is all it proves, not who or what wrote it",
 	reveal.Early:      "verified, but revealed during the game: the opponent could have read it",
 	reveal.Mismatch:   "does not match: the revealed text does not hash to the commitment, so it is not shown as the player's",
 	reveal.Unrevealed: "committed, not revealed",
@@ -255,7 +299,7 @@ func hasTalk(s *match.State) bool {
 		for _, tag := range ev.Tags {
 			if len(tag) > 0 {
 				switch tag[0] {
-				case nostr.CommentTag, nostr.ReasoningTag, nostr.AttemptsTag, nostr.UsageTag:
+				case nostr.CommentTag, nostr.ReasoningTag, nostr.AttemptsTag, nostr.UsageTag, nostr.FallbackTag:
 					return true
 				}
 			}
@@ -342,6 +386,12 @@ func (b *builder) talkRow(s *match.State, ev *nostr.Event, rep reveal.Report, n 
 	if row.effort(ev) {
 		shown = true
 	}
+	if counted && n > 0 {
+		row.Ply = n
+	}
+	if f, err := nostr.Fallback(ev); err == nil && f != "" {
+		row.Fallback, shown = f, true
+	}
 	if e, ok := rep.Entry(ev.ID); ok {
 		shown = true
 		row.reasoning(s, e, n, sans, counted)
@@ -368,7 +418,7 @@ func (row *talkRow) effort(ev *nostr.Event) bool {
 		} else {
 			var parts []string
 			for _, f := range u.Fields() {
-				parts = append(parts, strings.ReplaceAll(f.Key, "_", " ")+" "+number(f.Value))
+				parts = append(parts, usageLabel(f.Key)+" "+number(f.Value))
 			}
 			row.Usage = strings.Join(parts, ", ")
 		}
@@ -398,6 +448,7 @@ func (row *talkRow) reasoning(s *match.State, e reveal.Entry, n int, sans []stri
 	}
 	row.Text = cleanText(e.Text, maxReasoning)
 	row.TextCut = row.Text != e.Text && len([]rune(e.Text)) > maxReasoning
+	row.Head, row.Long = head(row.Text)
 	if n > 0 && n <= len(sans) && counted {
 		row.Plan = "does not name the move"
 		if names(s, n, sans, e.Text) {
@@ -485,4 +536,79 @@ func appendReasoningEntry(b []byte, s *match.State, e reveal.Entry, n int, sans 
 		b = append(b, "null"...)
 	}
 	return append(b, '}')
+}
+
+// byPly indexes the rows of counted moves by their ply, for the replay.
+func (t *talkView) byPly() map[int]*talkRow {
+	out := map[int]*talkRow{}
+	for i := range t.Rows {
+		if r := &t.Rows[i]; r.Ply > 0 {
+			out[r.Ply] = r
+		}
+	}
+	return out
+}
+
+// fallbacks names the fallback kinds the counted moves carry, in words.
+func (t *talkView) fallbacks() string {
+	random, engine := false, false
+	for _, r := range t.Rows {
+		random = random || (r.Ply > 0 && r.Fallback == nostr.FallbackRandom)
+		engine = engine || (r.Ply > 0 && r.Fallback == nostr.FallbackEngine)
+	}
+	switch {
+	case random && engine:
+		return "at random or by an engine"
+	case random:
+		return "at random"
+	case engine:
+		return "by an engine"
+	}
+	return ""
+}
+
+// stepTalk is a move's talk as the replay shows it at the move's ply: the
+// comment whole, the reasoning's check and its first lines, with a link
+// to the whole row in the talk table. Text is escaped here.
+func stepTalk(r *talkRow) string {
+	var b strings.Builder
+	b.WriteString(`<div class="steptalk">`)
+	if r.Fallback != "" {
+		b.WriteString(`<p>† <span class="mute">fallback:</span> ` + template.HTMLEscapeString(fallbackWords(r.Fallback)) + `</p>`)
+	}
+	if r.Comment != "" {
+		b.WriteString(`<p><span class="mute">Comment:</span> <bdi class="talk">` + template.HTMLEscapeString(r.Comment) + `</bdi></p>`)
+	}
+	if r.Committed {
+		b.WriteString(`<p><span class="mute">Reasoning:</span> ` + template.HTMLEscapeString(r.Mark))
+		if r.Text != "" {
+			h, _ := head(r.Text)
+			if len([]rune(h)) > 200 {
+				h = string([]rune(h)[:200]) + "…"
+			}
+			b.WriteString(`</p><p class="rs-head"><bdi class="talk">` + template.HTMLEscapeString(h) + `</bdi>`)
+		}
+		b.WriteString(` <a href="#talk-` + r.ID + `">whole talk of this move</a></p>`)
+	}
+	b.WriteString("</div>\n")
+	return b.String()
+}
+
+// fallbackWords is the fallback tag's kind in words.
+func fallbackWords(kind string) string {
+	if kind == nostr.FallbackEngine {
+		return "the player's program chose this move by an engine, not its model"
+	}
+	return "the player's program chose this move at random, not its model"
+}
+
+// usageLabels name the usage tag's keys (section 8.3) for readers.
+var usageLabels = map[string]string{"cost_usd": "cost (US$)", "latency_ms": "latency (ms)"}
+
+// usageLabel is a usage key in words: "input tokens", "cost (US$)".
+func usageLabel(k string) string {
+	if l, ok := usageLabels[k]; ok {
+		return l
+	}
+	return strings.ReplaceAll(k, "_", " ")
 }

@@ -155,22 +155,22 @@ func TestReasoningVerified(t *testing.T) {
 	if strings.Contains(page, "rs-early") || strings.Contains(page, "rs-mismatch") {
 		t.Error("a timely, matching reveal is marked early or mismatched")
 	}
-	if n := strings.Count(page, "<br><span class=\"mute\">plan:</span> names the move"); n != 4 {
+	if n := strings.Count(page, "<br><span class=\"mute\">the reasoning</span> names the move played"); n != 4 {
 		t.Errorf("%d moves whose plan names the move, want 4", n)
 	}
 	// Alice reported attempts and usage, Bob nothing: absent, never 0.
-	if !strings.Contains(page, "attempts: 2<br>usage: input tokens 1200") {
+	if !strings.Contains(page, "refused answers before this move: 2<br>usage: input tokens 1200") {
 		t.Error("Alice's reported attempts and usage are not shown")
 	}
-	if !strings.Contains(page, `attempts: <span class="mute">not reported</span><br>usage: <span class="mute">not reported</span>`) {
+	if !strings.Contains(page, `refused answers before this move: <span class="mute">not reported</span><br>usage: <span class="mute">not reported</span>`) {
 		t.Error("Bob's unreported attempts and usage are not shown as absent")
 	}
-	if !strings.Contains(page, "Attempts <span class=\"mute\">(self-reported)</span>") {
+	if !strings.Contains(page, "Refused answers <span class=\"mute\">(self-reported)</span>") {
 		t.Error("attempts are not marked self-reported")
 	}
 	// Per player over its games, on its page (from the cards).
 	ap := readSite(t, out, "p/"+alice.PublicKey()+".html")
-	if !strings.Contains(ap, "Plan names the move: <strong>2 of 2</strong>") || !strings.Contains(ap, "(self-reported)</span>: 4 over 2 moves") {
+	if !strings.Contains(ap, "The reasoning names the move played: <strong>2 of 2</strong>") || !strings.Contains(ap, "(self-reported)</span>: 4 over 2 moves") {
 		t.Error("Alice's page does not sum her plan checks and reported attempts")
 	}
 	if bp := readSite(t, out, "p/"+bob.PublicKey()+".html"); !strings.Contains(bp, `(self-reported)</span>: <span class="mute">not reported</span>`) {

@@ -115,3 +115,17 @@ func timedReason(s *match.State, ig match.Ignored, created, seenAt int64, seen b
 	}
 	return ""
 }
+
+// moveCount says how long a game of game (its name) was as its players
+// count it: chess in moves, a move being White's and Black's plies
+// together ("after 4 moves", 7 plies), every other game one move a ply.
+func moveCount(game string, plies int) string {
+	n := plies
+	if game == gameName(nostr.GameChess) {
+		n = (plies + 1) / 2
+	}
+	if n == 1 {
+		return "1 move"
+	}
+	return strconv.Itoa(n) + " moves"
+}

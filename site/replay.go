@@ -138,7 +138,7 @@ func gomokuLabel(n int, point string) string { return strconv.Itoa(n) + ". " + p
 // the game is analysed (grades: one per move, or nil). It is rendered here
 // rather than in the template because a long game has hundreds of them;
 // the only text is the move labels and the grades (stepGrade), escaped.
-func (r *replay) stepsHTML(grades []analysis.Move) template.HTML {
+func (r *replay) stepsHTML(grades []analysis.Move, talk map[int]*talkRow) template.HTML {
 	last := strconv.Itoa(len(r.Steps) - 1)
 	var b strings.Builder
 	// A chess step is about 1.4 KB: sized once rather than doubled through
@@ -150,13 +150,14 @@ func (r *replay) stepsHTML(grades []analysis.Move) template.HTML {
 		// the way to the next one follow it.
 		b.WriteString(`<section class="step" id="ply-` + n + `">` + "\n")
 		b.WriteString(string(st.Board))
-		b.WriteString("\n<h3>")
+		// h2: the position comes right under the page's h1.
+		b.WriteString("\n<h2>")
 		if st.Ply == 0 {
 			b.WriteString("Start")
 		} else {
 			b.WriteString("After " + template.HTMLEscapeString(st.Label) + ` <span class="mute">(ply ` + n + " of " + last + ")</span>")
 		}
-		b.WriteString("</h3>\n")
+		b.WriteString("</h2>\n")
 		if st.Ply > 0 && st.Ply <= len(grades) {
 			b.WriteString(stepGrade(&grades[st.Ply-1], r.Gomoku))
 		}
@@ -170,6 +171,11 @@ func (r *replay) stepsHTML(grades []analysis.Move) template.HTML {
 			b.WriteString(`<a href="#ply-` + strconv.Itoa(st.Ply+1) + `">next ›</a>`)
 		}
 		b.WriteString(`<a href="#ply-` + last + `">end »</a></p>` + "\n")
+		// The move's talk after the way on: a long comment must not push
+		// the links to the next position out of sight.
+		if t := talk[st.Ply]; t != nil && st.Ply > 0 {
+			b.WriteString(stepTalk(t))
+		}
 		b.WriteString("</section>\n")
 	}
 	return template.HTML(b.String())
@@ -181,7 +187,7 @@ func (r *replay) stepsHTML(grades []analysis.Move) template.HTML {
 // two kept on one line. Chess is numbered by full move before White's
 // moves, and the page sets it in rows as Lichess does (number, White,
 // Black); gomoku numbers every move and flows.
-func (r *replay) movesHTML(grades []analysis.Move, times []int64) template.HTML {
+func (r *replay) movesHTML(grades []analysis.Move, times []int64, talk map[int]*talkRow) template.HTML {
 	var b strings.Builder
 	for i, mv := range r.Moves {
 		switch {
@@ -195,6 +201,9 @@ func (r *replay) movesHTML(grades []analysis.Move, times []int64) template.HTML 
 		b.WriteString(`<a id="mv-` + strconv.Itoa(i+1) + `" href="#ply-` + strconv.Itoa(i+1) + `">` + template.HTMLEscapeString(mv))
 		if i < len(grades) {
 			b.WriteString(tagMark(grades[i].Tag))
+		}
+		if t := talk[i+1]; t != nil && t.Fallback != "" {
+			b.WriteString(`<span title="fallback: not the model's move">†</span>`)
 		}
 		b.WriteString("</a>")
 		if i < len(times) {

@@ -74,9 +74,17 @@ var funcs = template.FuncMap{
 	"day": func(t int64) template.HTML {
 		return template.HTML(`<span class="nw">` + time.Unix(t, 0).UTC().Format("2006-01-02") + `</span>`)
 	},
-	"iso":   func(t int64) string { return time.Unix(t, 0).UTC().Format(time.RFC3339) },
-	"dur":   duration,
-	"add":   func(a, b int) int { return a + b },
+	"iso":       func(t int64) string { return time.Unix(t, 0).UTC().Format(time.RFC3339) },
+	"dur":       duration,
+	"add":       func(a, b int) int { return a + b },
+	"moveCount": moveCount,
+	// perGame is n per game over games, one decimal.
+	"perGame": func(n, games int) string {
+		if games == 0 {
+			return "–"
+		}
+		return strconv.FormatFloat(float64(n)/float64(games), 'f', 1, 64)
+	},
 	"short": shortID,
 }
 

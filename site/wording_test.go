@@ -50,7 +50,7 @@ func TestStrangersMatchWording(t *testing.T) {
 	wants(t, "the strangers' match", text, []string{
 		strangerMove,
 		"e⟨U+200B⟩5",
-		"won by timeout after 1 plies, when Black's 24-hour clock ran out at " + ranOut +
+		"won by timeout after 1 move, when Black's 24-hour clock ran out at " + ranOut +
 			"; the arbiter's ruling that decided it is dated " + date(s.EndedAt) + ".",
 	}, []string{"Not this author's turn", " e5 "})
 	if ranOut == date(s.EndedAt) {

@@ -1,15 +1,13 @@
 // Package opening names chess openings by position: the ECO code and name
-// of the longest line of an opening table that a game reaches, named as
-// the Lichess opening table (github.com/lichess-org/chess-openings, CC0)
-// names them. The shipped table is data/openings.tsv, derived by the
-// generator in gen/ from data/lines.tsv, a table of ECO codes, names and
-// moves written for vesper (see data/NOTICE.md); an operator can load the
-// complete Lichess table at run time instead (LoadLichess). Every position
-// is computed by match/chessjs, the rules the fold uses, never by a parser
-// of this package's own.
+// of the longest line of an opening table that a game reaches, exactly as
+// the Lichess opening table names that position. The shipped table is
+// Lichess's own files (data/lichess/a.tsv to e.tsv, from
+// github.com/lichess-org/chess-openings at commit LichessCommit, CC0; see
+// data/NOTICE.md), derived once per process into positions; an operator
+// can load another checkout of them at run time instead (LoadLichess).
+// Every position is computed by match/chessjs, the rules the fold uses,
+// never by a parser of this package's own.
 package opening
-
-//go:generate go run ./gen -src data/lines.tsv -o data/openings.tsv
 
 import (
 	"bufio"
@@ -27,11 +25,16 @@ import (
 	"vesper/match/chessjs"
 )
 
-// Source names the shipped table, for pages that show an opening.
-const Source = "vesper's opening table (ECO codes and names as in the Lichess opening table, CC0)"
+// LichessCommit is the commit of github.com/lichess-org/chess-openings
+// whose files are shipped in data/lichess.
+const LichessCommit = "51b8862"
 
-// LichessSource names a table LoadLichess derived from the Lichess files.
-const LichessSource = "the Lichess opening table (CC0)"
+// Source names the shipped table, for pages that show an opening.
+const Source = "the Lichess opening table (lichess-org/chess-openings at commit " + LichessCommit + ", CC0)"
+
+// LichessSource names a table LoadLichess derived from an operator's
+// checkout of the Lichess files, whose commit this package cannot know.
+const LichessSource = "the Lichess opening table as the operator of this site loaded it (CC0)"
 
 // Opening is a named line: its ECO code ("C20") and name ("King's Pawn
 // Game").
@@ -248,8 +251,9 @@ func LoadLichess(dir string) (*Table, error) {
 //go:embed data
 var data embed.FS
 
-// Default is the table shipped in data/openings.tsv; an empty table if the
-// build lost it (no opening is named then; TestShippedTable fails).
+// Default is the shipped table, data/lichess derived (about 0.1 s, once);
+// an empty table if the build lost it (no opening is named then;
+// TestShippedTable fails).
 var Default = sync.OnceValue(func() *Table {
 	t, err := shipped()
 	if err != nil {
@@ -258,14 +262,27 @@ var Default = sync.OnceValue(func() *Table {
 	return t
 })
 
-// errNotShipped: the module holds no derived table.
-var errNotShipped = errors.New("opening: data/openings.tsv is not in this build (go generate ./site/opening; see data/NOTICE.md)")
+// errNotShipped: the module holds no Lichess files.
+var errNotShipped = errors.New("opening: data/lichess/a.tsv ... e.tsv are not in this build (see data/NOTICE.md)")
 
 func shipped() (*Table, error) {
-	f, err := data.Open("data/openings.tsv")
-	if err != nil {
-		return nil, errNotShipped
+	files := map[string]io.Reader{}
+	for _, name := range LichessFiles {
+		f, err := data.Open("data/lichess/" + name)
+		if err != nil {
+			return nil, errNotShipped
+		}
+		defer f.Close()
+		files[name] = f
 	}
-	defer f.Close()
-	return Parse(f)
+	var b strings.Builder
+	if err := Derive(&b, files, LichessFiles); err != nil {
+		return nil, err
+	}
+	t, err := Parse(strings.NewReader(b.String()))
+	if err != nil {
+		return nil, err
+	}
+	t.source = Source
+	return t, nil
 }
