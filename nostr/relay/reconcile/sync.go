@@ -141,6 +141,10 @@ type Stats struct {
 	// Paged, the one-second windows still cut, read by REQ instead.
 	Splits int `json:"nip77_splits,omitempty"`
 	Paged  int `json:"nip77_paged,omitempty"`
+	// Check is what the NIP-77 check of this sync saw (calibrate.go):
+	// "n/n" or "cut at n" when the relay's NIP-77 view was trusted, else
+	// why not (then NegError says so too and Method is "fallback").
+	Check string `json:"nip77_check,omitempty"`
 	// NegError is why NIP-77 was not used on a relay that may offer it.
 	NegError string        `json:"nip77_error,omitempty"`
 	Elapsed  time.Duration `json:"-"`
@@ -148,6 +152,9 @@ type Stats struct {
 	// or the new challenges it sent (fallback): Sync asks the relays
 	// without NIP-77 about the former.
 	Revealed []string `json:"-"`
+	// untrusted: the NIP-77 check failed, so the fallback scans every
+	// challenge.
+	untrusted bool
 	// AuthRequired: the relay refused to be read without NIP-42 AUTH, and
 	// there was no key to authenticate with.
 	AuthRequired bool `json:"auth_required,omitempty"`
@@ -534,6 +541,20 @@ func (s *syncer) nip77(ctx context.Context, st *Stats) bool {
 	if info != nil && info.Limitation != nil {
 		sp.maxLimit = info.Limitation.MaxLimit
 	}
+	// Trusted only on evidence (calibrate.go): a relay whose NIP-77 view
+	// leaves out what its REQs read is paged instead.
+	c, err := s.calibrate(ctx, st, o, sp.maxLimit)
+	st.Check = c.Note
+	if err != nil {
+		st.NegError, st.Check = err.Error(), "failed"
+		log.Warn("relay: NIP-77 check failed, falling back", "err", err)
+		return false
+	}
+	if !c.Trusted {
+		st.NegError, st.untrusted = "NIP-77 not trusted: "+c.Note, true
+		log.Warn("relay: NIP-77 view differs from the REQ view; paging instead", "check", c.Note)
+		return false
+	}
 	diffs, ok := s.reconcileAll(ctx, st, sp)
 	if !ok {
 		return false
@@ -778,7 +799,9 @@ func (rs *relaySession) runFallback(ctx context.Context, matches []string) error
 // challenges fetches the challenges since Options.ChallengesSince.
 func (rs *relaySession) challenges(ctx context.Context) ([]*gn.Event, error) {
 	f := syncFilters()[0]
-	if since := rs.s.opts.ChallengesSince(rs.url); since > 0 {
+	// A relay whose NIP-77 view failed its check is scanned whole: its
+	// reconciliation cannot say which old challenges reached it late.
+	if since := rs.s.opts.ChallengesSince(rs.url); since > 0 && !rs.st.untrusted {
 		ts := gn.Timestamp(since)
 		f.Since = &ts
 	}
