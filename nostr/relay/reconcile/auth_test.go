@@ -67,10 +67,11 @@ func TestSyncNIP77Auth(t *testing.T) {
 // TestSyncStrfryTooManyResults: strfry refuses a NEG-OPEN matching more
 // than maxSyncEvents with NEG-ERR "blocked: too many query results"; the
 // sync still gets every event, and when it is by the fallback it reports
-// strfry's reason.
+// strfry's reason. (Reads are open: after AUTH strfry's sets are empty,
+// which the NIP-77 check answers before any "too many".)
 func TestSyncStrfryTooManyResults(t *testing.T) {
 	m := relaytest.OldMatch(t, nostr.GenerateKey(), 9)
-	u := startStrfry(t, testrelay.StrfryOptions{AuthReads: true, MaxSyncEvents: 3, Seed: m})
+	u := startStrfry(t, testrelay.StrfryOptions{MaxSyncEvents: 3, Seed: m})
 	l := newMemLocal()
 	l.open = []string{m[0].ID}
 	opts := l.options(u)

@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	gn "github.com/nbd-wtf/go-nostr"
+
+	"vesper/nostr/relay/internal/wire"
 )
 
 // A NIP-77 reconciliation is a query on the relay's side, and many relays
@@ -208,12 +210,9 @@ func (s span) halves(items []Item) (lower, upper span, ok bool) {
 	return lower, upper, true
 }
 
-// capLike reports whether n ids look like a set cut at a cap the relay
-// does not announce: operators set round figures (500, 1,000, 5,000) or
-// powers of two. A whole set of such a size costs one needless split.
-func capLike(n int) bool {
-	return n >= 100 && (n%100 == 0 || n&(n-1) == 0)
-}
+// capLike is wire.CapLike: a set of such a size costs one needless split
+// when it is whole.
+func capLike(n int) bool { return wire.CapLike(n) }
 
 // looksCut reports whether a reconciled set of n ids may be the part of
 // a larger set that a cap let through. A set larger than max_limit shows
