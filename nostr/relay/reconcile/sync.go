@@ -131,11 +131,15 @@ type Stats struct {
 	Compared int `json:"compared"`
 	Fetched  int `json:"fetched"` // new events sent on out
 	Refused  int `json:"refused"` // events the relay sent that failed the checks
-	// Missing counts ids the relay claimed in NIP-77 but did not send.
-	Missing int    `json:"missing"`
-	Rounds  int    `json:"rounds"`
-	Bytes   int64  `json:"nip77_bytes"` // NIP-77 messages, both ways
-	Error   string `json:"error,omitempty"`
+	// Missing counts ids the relay claimed in NIP-77 but did not send,
+	// though asked twice (the second time by id alone), and MissingIDs
+	// names the first maxMissingIDs of them: `vesper sync` then exits
+	// non-zero naming them.
+	Missing    int      `json:"missing"`
+	MissingIDs []string `json:"missing_ids,omitempty"`
+	Rounds     int      `json:"rounds"`
+	Bytes      int64    `json:"nip77_bytes"` // NIP-77 messages, both ways
+	Error      string   `json:"error,omitempty"`
 	// Splits counts the NIP-77 windows halved because the relay's set in
 	// them looked cut at a cap or the relay answered "too many" (split.go);
 	// Paged, the one-second windows still cut, read by REQ instead.
@@ -152,9 +156,9 @@ type Stats struct {
 	// or the new challenges it sent (fallback): Sync asks the relays
 	// without NIP-77 about the former.
 	Revealed []string `json:"-"`
-	// untrusted: the NIP-77 check failed, so the fallback scans every
-	// challenge.
-	untrusted bool
+	// Untrusted: the NIP-77 check failed (Check says why), so the relay
+	// was paged, every challenge scanned.
+	Untrusted bool `json:"nip77_untrusted,omitempty"`
 	// AuthRequired: the relay refused to be read without NIP-42 AUTH, and
 	// there was no key to authenticate with.
 	AuthRequired bool `json:"auth_required,omitempty"`
@@ -200,6 +204,9 @@ const negRetries = 3
 // chunkSize bounds the ids or "#g" values of one filter: relays limit the
 // size of a message and of a filter.
 const chunkSize = 100
+
+// maxMissingIDs bounds the ids Stats.MissingIDs names.
+const maxMissingIDs = 20
 
 // maxRevealRounds bounds how many times the fallback follows matches named
 // by the events it has just fetched: a relay that answers each query with
@@ -551,7 +558,7 @@ func (s *syncer) nip77(ctx context.Context, st *Stats) bool {
 		return false
 	}
 	if !c.Trusted {
-		st.NegError, st.untrusted = "NIP-77 not trusted: "+c.Note, true
+		st.NegError, st.Untrusted = "NIP-77 not trusted: "+c.Note, true
 		log.Warn("relay: NIP-77 view differs from the REQ view; paging instead", "check", c.Note)
 		return false
 	}
@@ -664,9 +671,64 @@ func (s *syncer) fetchDiffs(ctx context.Context, st *Stats, diffs []negLeaf, log
 			return
 		}
 	}
+	// An id listed and not sent is asked for again, alone with its
+	// kinds and no window: a window's bounds may have left it out (a
+	// store that reads since as exclusive, an event on a split window's
+	// first second), and a relay that has it then sends it.
+	if again := s.unsent(ctx, st, diffs, sentIDs); len(again) > 0 {
+		for _, d := range again {
+			if err := rs.fetchLeaf(ctx, d, note); err != nil {
+				st.Error = err.Error()
+				log.Warn("relay: sync fetch failed", "err", err)
+				return
+			}
+		}
+	}
 	slices.Sort(revealed)
 	st.Revealed = slices.Compact(revealed)
 	s.countMissing(ctx, st, diffs, sentIDs, log)
+}
+
+// unsent are the ids listed in diffs, not sent and not stored, as leaves
+// by kinds without a window.
+func (s *syncer) unsent(ctx context.Context, st *Stats, diffs []negLeaf, sentIDs map[string]bool) []negLeaf {
+	byKinds := map[string]*negLeaf{}
+	var order []string
+	for _, d := range diffs {
+		var ids []string
+		for _, id := range d.need {
+			if !sentIDs[id] {
+				ids = append(ids, id)
+			}
+		}
+		if len(ids) == 0 {
+			continue
+		}
+		known, err := s.opts.Known(ctx, ids)
+		if err != nil {
+			s.failLocal(err)
+			return nil
+		}
+		k := fmt.Sprint(d.base.Kinds)
+		l := byKinds[k]
+		if l == nil {
+			l = &negLeaf{f: gn.Filter{Kinds: d.base.Kinds}}
+			byKinds[k] = l
+			order = append(order, k)
+		}
+		for _, id := range ids {
+			if !known[id] && !slices.Contains(l.need, id) {
+				l.need = append(l.need, id)
+			}
+		}
+	}
+	var out []negLeaf
+	for _, k := range order {
+		if len(byKinds[k].need) > 0 {
+			out = append(out, *byKinds[k])
+		}
+	}
+	return out
 }
 
 // fetchLeaf fetches one leaf: by id, in chunks, or, for a second the
@@ -718,6 +780,9 @@ func (s *syncer) countMissing(ctx context.Context, st *Stats, diffs []negLeaf, s
 		for _, id := range chunk {
 			if !known[id] {
 				st.Missing++
+				if len(st.MissingIDs) < maxMissingIDs {
+					st.MissingIDs = append(st.MissingIDs, id)
+				}
 			}
 		}
 	}
@@ -801,7 +866,7 @@ func (rs *relaySession) challenges(ctx context.Context) ([]*gn.Event, error) {
 	f := syncFilters()[0]
 	// A relay whose NIP-77 view failed its check is scanned whole: its
 	// reconciliation cannot say which old challenges reached it late.
-	if since := rs.s.opts.ChallengesSince(rs.url); since > 0 && !rs.st.untrusted {
+	if since := rs.s.opts.ChallengesSince(rs.url); since > 0 && !rs.st.Untrusted {
 		ts := gn.Timestamp(since)
 		f.Since = &ts
 	}
