@@ -305,12 +305,12 @@ func TestLooksCut(t *testing.T) {
 }
 
 // TestSyncNIP77TooManyAlways: a relay that answers "too many" to every
-// NEG-OPEN, however small the window, cannot keep the sync halving: after
-// negSessionBudget sessions the relay gets the fallback.
+// NEG-OPEN, however small the window, cannot keep the sync halving: once
+// it refuses a window of an hour or less (tooManyFloor), it is paged
+// instead. The bound is in sessions, not time: at most 33 (one per
+// halving of the widest window down to an hour, and the first), each on
+// one websocket. Another relay is synced meanwhile by NIP-77.
 func TestSyncNIP77TooManyAlways(t *testing.T) {
-	old := negSessionBudget
-	negSessionBudget = 40
-	t.Cleanup(func() { negSessionBudget = old })
 	var opens atomic.Int64
 	u := testrelay.Scripted(t, `{"supported_nips":[1,11,77]}`, func() func(testrelay.Frame) []string {
 		return func(f testrelay.Frame) []string {
@@ -324,15 +324,43 @@ func TestSyncNIP77TooManyAlways(t *testing.T) {
 			return nil
 		}
 	})
+	good := startKhatru(t, testrelay.KhatruOptions{})
+	evs := season(t, 0, 6)
+	if err := good.Store(t.Context(), evs...); err != nil {
+		t.Fatal(err)
+	}
 	l := newMemLocal()
-	stats, _ := syncInto(t, l.options(u))
+	stats, got := syncInto(t, l.options(u, good.URL))
 	st := stats[0]
-	if st.Method != "fallback" || !strings.Contains(st.NegError, "budget") || st.Error != "" {
-		t.Fatalf("stats %s, want the fallback after the session budget", statLine(st))
+	if st.Method != "fallback" || !strings.Contains(st.NegError, errTooManySmall.Error()) || st.Error != "" {
+		t.Fatalf("stats %s, want the fallback after a small window said too many", statLine(st))
 	}
-	if n := opens.Load(); n != int64(negSessionBudget) {
-		t.Fatalf("%d NEG-OPENs, want the budget of %d", n, negSessionBudget)
+	t.Logf("%d NEG-OPENs", opens.Load())
+	if n := opens.Load(); n > 33 || n < 2 {
+		t.Fatalf("%d NEG-OPENs, want a few and at most 33", n)
 	}
+	if g := ids(got[stats[1].Relay]); stats[1].Method != "nip77" || len(g) != len(followed(evs)) {
+		t.Fatalf("the other relay: %s, %d events, want nip77 and %d", statLine(stats[1]), len(g), len(followed(evs)))
+	}
+}
+
+// TestSyncNIP77SplitTime: splitting stops at negSplitTime, and the relay
+// is paged instead, whole.
+func TestSyncNIP77SplitTime(t *testing.T) {
+	old := negSplitTime
+	negSplitTime = time.Nanosecond
+	t.Cleanup(func() { negSplitTime = old })
+	r := startKhatru(t, testrelay.KhatruOptions{})
+	evs := season(t, 0, 20)
+	if err := r.Store(t.Context(), evs...); err != nil {
+		t.Fatal(err)
+	}
+	l := newMemLocal()
+	st := syncStore(t, l, l.options(r.URL))
+	if st.Method != "fallback" || !strings.Contains(st.NegError, "time budget") {
+		t.Fatalf("stats %s, want the fallback after the time budget", statLine(st))
+	}
+	checkUnion(t, l, evs)
 }
 
 // TestSpanHalvesByItems: a window with stored items is halved at their

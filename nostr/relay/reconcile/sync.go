@@ -544,7 +544,7 @@ func (s *syncer) nip77(ctx context.Context, st *Stats) bool {
 	}
 	// The windows a relay cut are halved (split.go): diffs are the
 	// windows reconciled whole, and those paged instead.
-	sp := &negSplitter{s: s, st: st, o: o, log: log, sessions: negSessionBudget}
+	sp := &negSplitter{s: s, st: st, o: o, log: log, sessions: negSessionBudget, deadline: time.Now().Add(negSplitTime)}
 	if info != nil && info.Limitation != nil {
 		sp.maxLimit = info.Limitation.MaxLimit
 	}
