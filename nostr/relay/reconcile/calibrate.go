@@ -5,8 +5,13 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	gn "github.com/nbd-wtf/go-nostr"
+
+	"vesper/nostr"
+	"vesper/nostr/relay/internal/wire"
+	"vesper/nostr/relay/limits"
 )
 
 // A relay's NIP-77 answers are taken as its whole set only on evidence.
@@ -158,4 +163,42 @@ func judge(view []Item, listed []string, maxLimit int) (bool, string) {
 		return true, fmt.Sprintf("cut at %d", len(listed))
 	}
 	return false, fmt.Sprintf("NIP-77 lists %d of the %d events REQs read", len(view)-len(lost), len(view))
+}
+
+// CheckResult is Check's answer: whether the relay offers NIP-77 and
+// whether its NIP-77 view passed the check, with what was seen.
+type CheckResult struct {
+	Offered bool   `json:"offered"`
+	Trusted bool   `json:"trusted"`
+	Note    string `json:"note,omitempty"`
+}
+
+// Check runs the NIP-77 check of one relay on its own, as every Sync
+// does before reconciling (`vesper relays --nip77-check`): it reads the
+// relay's newest game events (up to twice its page, at least 1,000) by
+// REQ and its NIP-77 view of the same window. key answers NIP-42 AUTH.
+func Check(ctx context.Context, url string, key nostr.SecretKey, timeout time.Duration) (CheckResult, error) {
+	none := func(context.Context, []int) ([]Item, error) { return nil, nil }
+	opts := Options{Relays: []string{url}, Key: key, QueryTimeout: timeout, DialTimeout: timeout,
+		Local: none, Open: func(context.Context) ([]string, error) { return nil, nil },
+		Known: func(context.Context, []string) (map[string]bool, error) { return map[string]bool{}, nil }}
+	s := newSyncer(opts.withDefaults(), nil, 1)
+	st := &s.stats[0]
+	st.Relay = wire.NormalizeURLs(opts.Relays)[0]
+	info := limits.GetVia(ctx, st.Relay, s.opts.DialTimeout, nil).Doc
+	o := negOptions{maxRounds: s.opts.MaxRounds, first: s.opts.QueryTimeout, silence: s.opts.QueryTimeout, dial: s.opts.DialTimeout, key: key}
+	o.budget = s.budgetFor(st.Relay)
+	defer o.budget.release()
+	if !listsNIP77(info) && !s.probe(ctx, st, o) {
+		return CheckResult{Note: st.NegError}, nil
+	}
+	maxLimit := 0
+	if info != nil && info.Limitation != nil {
+		maxLimit = info.Limitation.MaxLimit
+	}
+	c, err := s.calibrate(ctx, st, o, maxLimit)
+	if err != nil {
+		return CheckResult{Offered: true}, err
+	}
+	return CheckResult{Offered: true, Trusted: c.Trusted, Note: c.Note}, nil
 }

@@ -227,8 +227,7 @@ func Sync(ctx context.Context, opts Options, out chan<- wire.Received) ([]Stats,
 	if len(relays) == 0 {
 		return nil, errors.New("relay: no relays configured")
 	}
-	s := &syncer{opts: opts, out: out, stats: make([]Stats, len(relays)), sessions: make(chan struct{}, opts.MaxSessions), budgets: map[string]*relayBudget{}}
-	s.totalIDs.Store(int64(opts.TotalIDs))
+	s := newSyncer(opts, out, len(relays))
 	for i, u := range relays {
 		s.stats[i] = Stats{Relay: u, Method: "fallback"}
 	}
@@ -271,6 +270,12 @@ func Sync(ctx context.Context, opts Options, out chan<- wire.Received) ([]Stats,
 	}
 	wg.Wait()
 	return s.stats, s.storeErr()
+}
+
+func newSyncer(opts Options, out chan<- wire.Received, relays int) *syncer {
+	s := &syncer{opts: opts, out: out, stats: make([]Stats, relays), sessions: make(chan struct{}, opts.MaxSessions), budgets: map[string]*relayBudget{}}
+	s.totalIDs.Store(int64(opts.TotalIDs))
+	return s
 }
 
 type syncer struct {

@@ -1,0 +1,46 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"vesper/internal/testkit"
+	"vesper/internal/testrelay"
+	"vesper/nostr"
+)
+
+// TestRelaysNIP77Check is issue 34: `vesper relays --nip77-check` shows
+// the check every sync makes before it trusts a relay's NIP-77 answers.
+// strfry 1.x with restricted reads answers NIP-77 empty after AUTH (not
+// trusted; `vesper sync --key` then pages it and gets every event), and
+// stock khatru's view holds every event its REQs read (trusted).
+func TestRelaysNIP77Check(t *testing.T) {
+	final := pastGame(t, "check-final", len(demoGame), true)
+	open := pastGame(t, "check-open", 3, false)
+	ms := []*testkit.Match{final, open}
+	var seed []*nostr.Event
+	for _, m := range ms {
+		seed = append(seed, m.Events...)
+	}
+	strfry := testrelay.Strfry(t, testrelay.StrfryOptions{AuthReads: true, Seed: seed})
+	kh := testrelay.Khatru(t, testrelay.KhatruOptions{})
+	if err := kh.Store(t.Context(), seed...); err != nil {
+		t.Fatal(err)
+	}
+	keyFile := filepath.Join(t.TempDir(), "k.key")
+	if r := vesper(t, nil, nil, "keygen", "--out", keyFile); r.code != 0 {
+		t.Fatalf("keygen: %s", r.stderr)
+	}
+	r := vesper(t, nil, nil, "relays", "--nip77-check", "--key", keyFile, "--relays", strfry+","+kh.URL)
+	if r.code != 0 || !strings.Contains(r.stdout, "nip77 check not trusted: NIP-77 lists none of the 2 events REQs read") ||
+		!strings.Contains(r.stdout, "nip77 check trusted (2/2, 14/14)") {
+		t.Fatalf("relays --nip77-check: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	data := t.TempDir()
+	r = vesper(t, nil, nil, "sync", "--data", data, "--relays", strfry, "--key", keyFile)
+	if r.code != 0 || !strings.Contains(r.stdout, "fetched 16") {
+		t.Fatalf("sync --key: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	checkStore(t, data, ms)
+}
