@@ -17,7 +17,9 @@ import (
 	"sync/atomic"
 	"testing"
 
+	badgerdb "github.com/dgraph-io/badger/v4"
 	"github.com/fiatjaf/eventstore"
+	"github.com/fiatjaf/eventstore/badger"
 	"github.com/fiatjaf/eventstore/slicestore"
 	"github.com/fiatjaf/khatru"
 	gn "github.com/nbd-wtf/go-nostr"
@@ -28,9 +30,9 @@ import (
 
 // KhatruOptions configure a khatru v0.19.1 relay with NIP-77 on.
 type KhatruOptions struct {
-	// Store is "slice" (eventstore's slicestore, the default) or "lmdb"
+	// Store is "slice" (eventstore's slicestore, the default), "lmdb"
 	// (eventstore's lmdb, which needs cgo; without it the test is
-	// skipped).
+	// skipped) or "badger" (eventstore's badger, in memory).
 	Store string
 	// StoreMaxLimit is the store's MaxLimit; 0 keeps the store's stock
 	// setting (slicestore: 500 for every query, NIP-77 sessions included;
@@ -77,6 +79,12 @@ func Khatru(t testing.TB, o KhatruOptions) *KhatruRelay {
 		inner = &slicestore.SliceStore{MaxLimit: o.StoreMaxLimit}
 	case "lmdb":
 		inner = lmdbStore(t, o.StoreMaxLimit)
+	case "badger":
+		// In memory, as fast as the test needs; the store's queries and
+		// caps are badger's own.
+		inner = &badger.BadgerBackend{MaxLimit: o.StoreMaxLimit, BadgerOptionsModifier: func(opts badgerdb.Options) badgerdb.Options {
+			return opts.WithInMemory(true).WithDir("").WithValueDir("").WithLogger(nil)
+		}}
 	default:
 		t.Fatalf("testrelay: unknown store %q", o.Store)
 	}

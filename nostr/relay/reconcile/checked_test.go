@@ -11,7 +11,8 @@ import (
 // TestSyncCheckedRelays is issue 34: against khatru v0.19.1 on its stock
 // stores as operators run it (lmdb with MaxLimit 500, 100 and 20, also
 // announced as max_limit, with and without NIP-42 AUTH on every read;
-// slicestore at its stock 500) and a relay whose NIP-77 sets drop 5% of
+// slicestore at its stock 500; badger stock, and with MaxLimit 500) and a
+// relay whose NIP-77 sets drop 5% of
 // their ids at random, a 40-match season syncs whole into an empty store,
 // and after downtime whole matches backdated into the season are fetched
 // too: every event is stored once (syncStore) and every match folds as
@@ -35,6 +36,8 @@ func TestSyncCheckedRelays(t *testing.T) {
 	vs = append(vs,
 		variant{"slice", testrelay.KhatruOptions{}, "nip77"},
 		variant{"slice-auth", testrelay.KhatruOptions{Auth: true}, "nip77"},
+		variant{"badger", testrelay.KhatruOptions{Store: "badger"}, "nip77"},
+		variant{"badger-500", testrelay.KhatruOptions{Store: "badger", StoreMaxLimit: 500, MaxLimit: 500}, ""},
 		variant{"drop5", testrelay.KhatruOptions{StoreMaxLimit: 1 << 20, NegDrop: 0.05}, "fallback"},
 	)
 	first, late := season(t, 0, 40), season(t, 40, 12)
