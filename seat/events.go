@@ -174,6 +174,10 @@ func (st *streamer) filters(since int64) []gn.Filter {
 // one filter would be thousands of events, read newest first).
 const historyGroup = 8
 
+// historyBatch is how many history filters one connection reads within
+// one Seat.Timeout: 8 groups of matches, some 4,000 events at most.
+const historyBatch = 16
+
 // history reads by paged REQs (relay.FetchWith: each filter is asked
 // again below its oldest page until a page proves the end) what the live
 // subscription of this generation asks for and was not read so far: the
@@ -214,13 +218,17 @@ func (st *streamer) history(ctx context.Context, since int64) {
 			st.signal()
 		}()
 		// Each relay alone, so one that fails costs only its own events
-		// (the live subscription still brings its newest ones).
+		// (the live subscription still brings its newest ones), and a
+		// batch of filters at a time, each within the seat's timeout: a
+		// long history is not cut by one deadline for all of it.
 		var wg sync.WaitGroup
 		for _, url := range st.s.Relays {
 			wg.Go(func() {
-				got, _ := relay.FetchWith(ctx, []string{url}, fs, relay.FetchOptions{Timeout: st.s.timeout(), Key: st.s.Key})
-				for _, r := range got {
-					st.receive(r)
+				for batch := range slices.Chunk(fs, historyBatch) {
+					got, _ := relay.FetchWith(ctx, []string{url}, batch, relay.FetchOptions{Timeout: st.s.timeout(), Key: st.s.Key})
+					for _, r := range got {
+						st.receive(r)
+					}
 				}
 			})
 		}

@@ -59,7 +59,7 @@ func TestEventsHistoryPastRelayCap(t *testing.T) {
 	t.Logf("the key has %d events in %d final matches", mine, len(final))
 	run := func(follow []string) map[string][]string {
 		seat := &Seat{Relays: []string{r.URL}, Key: me, Timeout: testkit.Scale(10 * time.Second)}
-		ctx, cancel := context.WithTimeout(t.Context(), testkit.Scale(60*time.Second))
+		ctx, cancel := context.WithTimeout(t.Context(), testkit.Scale(120*time.Second))
 		defer cancel()
 		var mu sync.Mutex
 		got := map[string][]string{}
