@@ -23,7 +23,7 @@ import (
 // fold as live.
 func TestEventsHistoryPastRelayCap(t *testing.T) {
 	end := time.Now().Unix() - 3600
-	s, err := sim.Generate(sim.Config{Seed: 34, Agents: 3, Matches: 90, Days: 5, End: end})
+	s, err := sim.Generate(sim.Config{Seed: 34, Agents: 3, Matches: 50, Days: 5, End: end})
 	if err != nil {
 		t.Fatal(err)
 	}
