@@ -1,8 +1,15 @@
 package reconcile
 
 import (
+	"context"
 	"fmt"
 	"testing"
+	"time"
+
+	"vesper/internal/sim"
+	"vesper/internal/testrelay"
+	"vesper/nostr"
+	"vesper/nostr/relay/limits"
 )
 
 // TestJudge pins the NIP-77 check's verdicts on a REQ view of 999 events
@@ -47,4 +54,36 @@ func TestJudge(t *testing.T) {
 			t.Errorf("%s: %v %q, want %v %q", c.name, ok, note, c.trusted, c.note)
 		}
 	}
+}
+
+// BenchmarkCheck is the NIP-77 check on its own (what every Sync adds per
+// relay), against stock khatru (slicestore, cap 500) holding a 40-match
+// season (2,662 game events): its cost is bounded by calibrationEvents,
+// whatever the history.
+//
+//	go test ./nostr/relay/reconcile -run '^$' -bench Check -benchtime 20x
+func BenchmarkCheck(b *testing.B) {
+	s, err := sim.Generate(sim.Config{Seed: 24, Agents: 12, Matches: 40, End: seasonEnd})
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := testrelay.Khatru(b, testrelay.KhatruOptions{})
+	limits.Forget(r.URL)
+	if err := r.Store(context.Background(), s.Events()...); err != nil {
+		b.Fatal(err)
+	}
+	q0, s0 := r.Queries(), r.NegSessions()
+	rd0, wr0 := r.Traffic()
+	for b.Loop() {
+		res, err := Check(context.Background(), r.URL, nostr.SecretKey{}, time.Minute)
+		if err != nil || !res.Trusted {
+			b.Fatalf("%+v %v", res, err)
+		}
+	}
+	rd1, wr1 := r.Traffic()
+	n := float64(b.N)
+	b.ReportMetric(float64(r.Queries()-q0)/n, "REQ-filters/op")
+	b.ReportMetric(float64(r.NegSessions()-s0)/n, "neg-sessions/op")
+	b.ReportMetric(float64(rd1-rd0)/n/1e3, "kB-to-relay/op")
+	b.ReportMetric(float64(wr1-wr0)/n/1e3, "kB-from-relay/op")
 }
