@@ -1,13 +1,16 @@
 package main
 
 import (
+	"encoding/json"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"vesper/internal/testkit"
 	"vesper/internal/testrelay"
 	"vesper/nostr"
+	"vesper/relayd"
 )
 
 // TestRelaysNIP77Check is issue 34: `vesper relays --nip77-check` shows
@@ -43,4 +46,36 @@ func TestRelaysNIP77Check(t *testing.T) {
 		t.Fatalf("sync --key: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	checkStore(t, data, ms)
+}
+
+// TestSyncNamesMissing is issue 34, item 4: a relay that lists an event in
+// NIP-77 and will not send it (here a move whose signature fails, which
+// the gate refuses each time) is asked for it twice, the second time by id
+// alone; then `vesper sync` exits 8 naming it, and --json is one object
+// with the report and the error.
+func TestSyncNamesMissing(t *testing.T) {
+	m := pastGame(t, "missing", 6, false)
+	r := startRelayWith(t, relayd.Options{})
+	forged := *testkit.Sign(m.A, nostr.NewMove(m.ID, 7, "e2e4", int64(m.Events[len(m.Events)-1].CreatedAt)+5))
+	forged.Sig = strings.Repeat("cd", 64)
+	for _, ev := range append(slices.Clone(m.Events), &forged) {
+		if err := r.Inject(t.Context(), ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res := vesper(t, nil, nil, "sync", "--data", t.TempDir(), "--relays", r.URL())
+	if res.code != exitMissing || !strings.Contains(res.stderr, forged.ID) {
+		t.Fatalf("sync: exit %d (want %d)\n%s%s", res.code, exitMissing, res.stdout, res.stderr)
+	}
+	res = vesper(t, nil, nil, "sync", "--json", "--data", t.TempDir(), "--relays", r.URL())
+	var obj struct {
+		Code   int `json:"code"`
+		Relays []struct {
+			MissingIDs []string `json:"missing_ids"`
+		} `json:"relays"`
+	}
+	if res.code != exitMissing || json.Unmarshal([]byte(res.stdout), &obj) != nil || obj.Code != exitMissing ||
+		len(obj.Relays) != 1 || !slices.Equal(obj.Relays[0].MissingIDs, []string{forged.ID}) {
+		t.Fatalf("sync --json: exit %d: %s", res.code, res.stdout)
+	}
 }
