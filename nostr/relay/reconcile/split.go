@@ -357,12 +357,13 @@ func (r *splitRun) window(ctx context.Context, j negJob) (leaves []negLeaf, end 
 	if errors.Is(err, ErrNegBudget) {
 		return append(r.out, negLeaf{f: fw, base: r.f, need: res.need}), true, err
 	}
+	refusal := err // the relay's own words, for a "too many" NegError
 	why, err := sp.cutWhy(res, err)
 	switch {
 	case err != nil:
 		return nil, true, err
 	case why == "too many" && j.s.narrow():
-		sp.st.NegError = fmt.Sprintf("%v (%d splits)", errTooManySmall, sp.st.Splits)
+		sp.st.NegError = fmt.Sprintf("%v (%v; %d splits)", errTooManySmall, refusal, sp.st.Splits)
 		sp.log.Warn("relay: NIP-77 says too many for a small window, paging instead", "splits", sp.st.Splits)
 		return nil, true, errTooManySmall
 	case why == "":
