@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	gn "github.com/nbd-wtf/go-nostr"
@@ -189,7 +190,8 @@ const historyBatch = 16
 func (st *streamer) history(ctx context.Context, since int64) {
 	st.mu.Lock()
 	var fs []gn.Filter
-	if !st.keyRead {
+	keyToo := !st.keyRead
+	if keyToo {
 		st.keyRead = true
 		fs = append(fs, st.keyFilters(since)...)
 	}
@@ -222,10 +224,14 @@ func (st *streamer) history(ctx context.Context, since int64) {
 		// batch of filters at a time, each within the seat's timeout: a
 		// long history is not cut by one deadline for all of it.
 		var wg sync.WaitGroup
+		var failed atomic.Bool
 		for _, url := range st.s.Relays {
 			wg.Go(func() {
 				for batch := range slices.Chunk(fs, historyBatch) {
-					got, _ := relay.FetchWith(ctx, []string{url}, batch, relay.FetchOptions{Timeout: st.s.timeout(), Key: st.s.Key})
+					got, err := relay.FetchWith(ctx, []string{url}, batch, relay.FetchOptions{Timeout: st.s.timeout(), Key: st.s.Key})
+					if err != nil {
+						failed.Store(true)
+					}
 					for _, r := range got {
 						st.receive(r)
 					}
@@ -233,6 +239,18 @@ func (st *streamer) history(ctx context.Context, since int64) {
 			})
 		}
 		wg.Wait()
+		if failed.Load() {
+			// Not read whole: the next subscription generation (a match
+			// followed anew) reads them again.
+			st.mu.Lock()
+			for _, id := range ids {
+				delete(st.read, id)
+			}
+			if keyToo {
+				st.keyRead = false
+			}
+			st.mu.Unlock()
+		}
 	}()
 }
 
