@@ -177,6 +177,7 @@ type syncMetrics struct {
 	fetched *prometheus.CounterVec
 	missing *prometheus.CounterVec
 	refuse  *prometheus.CounterVec
+	trusted *prometheus.GaugeVec
 }
 
 func newSyncMetrics(m *metrics) *syncMetrics {
@@ -192,8 +193,10 @@ func newSyncMetrics(m *metrics) *syncMetrics {
 			Help: "Ids a relay listed in NIP-77 and then did not send (or sent and were refused), by relay."}, []string{"relay"}),
 		refuse: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "vesper_sync_refused_total",
 			Help: "Events a relay sent to a sync that failed the checks, by relay and reason."}, []string{"relay", "reason"}),
+		trusted: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "vesper_sync_nip77_trusted",
+			Help: "1 when the relay's NIP-77 view held every event its REQs read at the last sync's check, 0 when it did not and the relay was paged instead, by relay."}, []string{"relay"}),
 	}
-	m.reg.MustRegister(s.runs, s.fetched, s.missing, s.refuse)
+	m.reg.MustRegister(s.runs, s.fetched, s.missing, s.refuse, s.trusted)
 	return s
 }
 
@@ -214,6 +217,12 @@ func (s *syncMetrics) observe(st reconcile.Stats) {
 	s.runs.WithLabelValues(st.Relay, st.Method, outcome).Inc()
 	if st.NegError != "" && st.Method == "fallback" {
 		s.runs.WithLabelValues(st.Relay, "nip77", "nip77_failed").Inc()
+	}
+	switch {
+	case st.Untrusted:
+		s.trusted.WithLabelValues(st.Relay).Set(0)
+	case st.Check != "" && st.Method == "nip77":
+		s.trusted.WithLabelValues(st.Relay).Set(1)
 	}
 	s.fetched.WithLabelValues(st.Relay).Add(float64(st.Fetched))
 	s.missing.WithLabelValues(st.Relay).Add(float64(st.Missing))

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	gn "github.com/nbd-wtf/go-nostr"
@@ -87,7 +88,7 @@ func (s *Seat) Events(ctx context.Context, opts StreamOptions, emit func(StreamE
 	st := &streamer{s: s, me: s.Me(), opts: opts, emit: emit, kick: make(chan struct{}, 1),
 		events: map[string]*nostr.Event{}, seen: map[string]int64{}, byMatch: map[string][]string{},
 		follow: map[string]bool{}, last: map[string]string{}, finalAtStart: map[string]bool{}, due: map[string]int64{},
-		reported: map[string]bool{}}
+		reported: map[string]bool{}, read: map[string]bool{}}
 	for _, id := range opts.Follow {
 		st.follow[id] = true
 		st.explicit = append(st.explicit, id)
@@ -111,6 +112,13 @@ type streamer struct {
 	live     bool            // the current subscription has delivered a relay's stored events
 	reported map[string]bool // relays heard from in the current subscription
 	resub    bool            // the followed set grew: reopen the subscription
+	// read are the matches whose whole history has been asked for by paged
+	// REQs (history), and reading how many such reads are under way: the
+	// folds wait for them, since a live subscription's stored events are
+	// only the newest the relay lets through.
+	read    map[string]bool
+	keyRead bool
+	reading int
 
 	// Loop-only state.
 	explicit     []string
@@ -127,15 +135,27 @@ func (st *streamer) signal() {
 	}
 }
 
-func (st *streamer) filters(since int64) []gn.Filter {
+// keyFilters are the key's own challenges and accepts, and those naming
+// it, since since.
+func (st *streamer) keyFilters(since int64) []gn.Filter {
 	ts := gn.Timestamp(since)
 	me := st.me
-	fs := []gn.Filter{
+	return []gn.Filter{
 		{Kinds: []int{nostr.KindChallenge}, Authors: []string{me}, Since: &ts},
 		{Kinds: []int{nostr.KindChallenge}, Tags: gn.TagMap{"p": {me}}, Since: &ts},
 		{Kinds: []int{nostr.KindAccept}, Authors: []string{me}, Since: &ts},
 		{Kinds: []int{nostr.KindAccept}, Tags: gn.TagMap{"p": {me}}, Since: &ts},
 	}
+}
+
+// matchFilters ask for the challenges and the events of matches.
+func matchFilters(ids []string) []gn.Filter {
+	return []gn.Filter{{IDs: ids}, {Kinds: matchKinds(), Tags: gn.TagMap{nostr.MatchTag: ids}}}
+}
+
+func (st *streamer) filters(since int64) []gn.Filter {
+	ts := gn.Timestamp(since)
+	fs := st.keyFilters(since)
 	if st.opts.Open {
 		fs = append(fs, gn.Filter{Kinds: []int{nostr.KindChallenge}, Tags: gn.TagMap{"t": {nostr.GamesTopic}}, Since: &ts})
 	}
@@ -147,9 +167,93 @@ func (st *streamer) filters(since int64) []gn.Filter {
 	st.mu.Unlock()
 	sort.Strings(ids)
 	if len(ids) > 0 {
-		fs = append(fs, gn.Filter{IDs: ids}, gn.Filter{Kinds: matchKinds(), Tags: gn.TagMap{nostr.MatchTag: ids}})
+		fs = append(fs, matchFilters(ids)...)
 	}
 	return fs
+}
+
+// historyGroup is how many matches one paged history read asks about: a
+// few, so that each filter's answer is a page or two (a key's busy week on
+// one filter would be thousands of events, read newest first).
+const historyGroup = 8
+
+// historyBatch is how many history filters one connection reads within
+// one Seat.Timeout: 8 groups of matches, some 4,000 events at most.
+const historyBatch = 16
+
+// history reads by paged REQs (relay.FetchWith: each filter is asked
+// again below its oldest page until a page proves the end) what the live
+// subscription of this generation asks for and was not read so far: the
+// key's filters once, and each followed match once, a few matches a
+// filter. A live subscription delivers only the newest events each relay
+// lets through (500 on khatru's stock store), so a key with a busy week
+// would see its early games folded from their last moves: finished games
+// read as live (issue 34). The folds wait for these reads (reading).
+func (st *streamer) history(ctx context.Context, since int64) {
+	st.mu.Lock()
+	var fs []gn.Filter
+	keyToo := !st.keyRead
+	if keyToo {
+		st.keyRead = true
+		fs = append(fs, st.keyFilters(since)...)
+	}
+	var ids []string
+	for id := range st.follow {
+		if !st.read[id] {
+			st.read[id] = true
+			ids = append(ids, id)
+		}
+	}
+	sort.Strings(ids)
+	for group := range slices.Chunk(ids, historyGroup) {
+		fs = append(fs, matchFilters(group)...)
+	}
+	if len(fs) == 0 {
+		st.mu.Unlock()
+		return
+	}
+	st.reading++
+	st.mu.Unlock()
+	go func() {
+		defer func() {
+			st.mu.Lock()
+			st.reading--
+			st.mu.Unlock()
+			st.signal()
+		}()
+		// Each relay alone, so one that fails costs only its own events
+		// (the live subscription still brings its newest ones), and a
+		// batch of filters at a time, each within the seat's timeout: a
+		// long history is not cut by one deadline for all of it.
+		var wg sync.WaitGroup
+		var failed atomic.Bool
+		for _, url := range st.s.Relays {
+			wg.Go(func() {
+				for batch := range slices.Chunk(fs, historyBatch) {
+					got, err := relay.FetchWith(ctx, []string{url}, batch, relay.FetchOptions{Timeout: st.s.timeout(), Key: st.s.Key})
+					if err != nil {
+						failed.Store(true)
+					}
+					for _, r := range got {
+						st.receive(r)
+					}
+				}
+			})
+		}
+		wg.Wait()
+		if failed.Load() {
+			// Not read whole: the next subscription generation (a match
+			// followed anew) reads them again.
+			st.mu.Lock()
+			for _, id := range ids {
+				delete(st.read, id)
+			}
+			if keyToo {
+				st.keyRead = false
+			}
+			st.mu.Unlock()
+		}
+	}()
 }
 
 // subscribe starts one subscription generation; cancel ends it.
@@ -159,7 +263,9 @@ func (st *streamer) subscribe(ctx context.Context) context.CancelFunc {
 	st.live, st.resub = false, false
 	st.reported = map[string]bool{}
 	st.mu.Unlock()
-	filters := st.filters(st.s.now().Unix() - lookBack)
+	since := st.s.now().Unix() - lookBack
+	filters := st.filters(since)
+	st.history(ctx, since)
 	go relay.Watch(wctx, st.s.Relays, filters, relay.WatchOptions{
 		Timeout: st.s.timeout(),
 		Key:     st.s.Key,
@@ -229,7 +335,7 @@ func (st *streamer) run(ctx context.Context) error {
 			st.mu.Unlock()
 		}
 		st.mu.Lock()
-		resub, live, all := st.resub, st.live, len(st.reported) >= len(st.s.Relays)
+		resub, live, all := st.resub, st.live && st.reading == 0, len(st.reported) >= len(st.s.Relays)
 		st.mu.Unlock()
 		if resub {
 			// The new subscription re-sends what the old one did; events

@@ -26,6 +26,7 @@ const (
 	exitKey      = 5 // key problems
 	exitNotFound = 6 // the relays that answered hold no such match
 	exitAuth     = 7 // a relay reads only to NIP-42-authenticated clients, and no --key was given
+	exitMissing  = 8 // a sync knows of events a relay listed and did not send, asked twice
 )
 
 // exitError carries an exit status with a message for the user.
@@ -57,7 +58,8 @@ func newApp() *cli.App {
 			"Exit statuses: 0 done, 1 failure (unreadable input, internal error), 2 usage (unknown\n" +
 			"command or flag, bad argument), 3 refused by the rules (or a file holding no valid\n" +
 			"match), 4 no relay accepted or answered, 5 key problems, 6 match not found on the relays,\n" +
-			"7 no relay answered and one requires NIP-42 authentication to be read: give a key with --key.\n" +
+			"7 no relay answered and one requires NIP-42 authentication to be read: give a key with --key,\n" +
+			"8 a sync knows of events a relay listed and would not send (they are named).\n" +
 			"With --json, stdout holds exactly one JSON object; errors are\n" +
 			"{\"error\":...,\"code\":N} plus, for a refusal, rule, to_move, ply, deadline, legal_moves.",
 		Commands:        commands(),

@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"vesper/nostr/relay"
+	"vesper/nostr/relay/reconcile"
 )
 
 // relaysCommand is a diagnostic: what each relay says of itself (NIP-11),
@@ -25,9 +26,14 @@ func relaysCommand() *cli.Command {
 			"...; 0 is not announced), and what vesper does with them (client: page_limit,\n" +
 			"filters_per_req, max_req_bytes, live_subscriptions, auth_first, writes: \"yes\" or why a\n" +
 			"publication would skip the relay). --json prints {\"relays\": [...]}, one object per relay.\n" +
+			"--nip77-check also reads each relay's newest game events (up to 1,000, or two pages) by REQ\n" +
+			"and by NIP-77, as every sync does before it trusts NIP-77: \"trusted\" when the NIP-77 view\n" +
+			"holds every event the REQs read (or is cut where the sync sees it), else why not (the sync\n" +
+			"then pages that relay).\n" +
 			"Exit status 4 when no relay answered at all.",
 		ArgsUsage: " ",
-		Flags:     []cli.Flag{relaysFlag(), keyFlag(), jsonFlag(), relayTimeoutFlag()},
+		Flags: []cli.Flag{relaysFlag(), keyFlag(), jsonFlag(), relayTimeoutFlag(),
+			&cli.BoolFlag{Name: "nip77-check", Usage: "compare each relay's NIP-77 view with its REQ view, as a sync does"}},
 		Action: func(c *cli.Context) error {
 			if _, err := args(c); err != nil {
 				return err
@@ -37,14 +43,35 @@ func relaysCommand() *cli.Command {
 				return err
 			}
 			infos := relay.Inspect(c.Context, relayList(c), relay.InspectOptions{Timeout: c.Duration("timeout"), Key: key})
+			out := make([]checkedRelay, len(infos))
+			for i, ri := range infos {
+				out[i].RelayInfo = ri
+				if c.Bool("nip77-check") && ri.Websocket {
+					res, err := reconcile.Check(c.Context, ri.URL, key, c.Duration("timeout"))
+					if err != nil {
+						res.Note = err.Error()
+					}
+					out[i].Check = &res
+				}
+			}
 			if c.Bool("json") {
-				printJSON(map[string]any{"relays": infos})
+				printJSON(map[string]any{"relays": out})
 			} else {
-				for i, ri := range infos {
+				for i, ri := range out {
 					if i > 0 {
 						fmt.Println()
 					}
-					printRelayInfo(os.Stdout, ri)
+					printRelayInfo(os.Stdout, ri.RelayInfo)
+					if ck := ri.Check; ck != nil {
+						switch {
+						case !ck.Offered:
+							fmt.Printf("  nip77 check not offered\n")
+						case ck.Trusted:
+							fmt.Printf("  nip77 check trusted (%s)\n", ck.Note)
+						default:
+							fmt.Printf("  nip77 check not trusted: %s (a sync pages this relay)\n", ck.Note)
+						}
+					}
 				}
 			}
 			for _, ri := range infos {
@@ -55,6 +82,13 @@ func relaysCommand() *cli.Command {
 			return &exitError{code: exitRelays} // printed above; no second message
 		},
 	}
+}
+
+// checkedRelay is a relay's line of `vesper relays`, with the NIP-77
+// check when asked for.
+type checkedRelay struct {
+	relay.RelayInfo
+	Check *reconcile.CheckResult `json:"nip77_check,omitempty"`
 }
 
 func printRelayInfo(w io.Writer, ri relay.RelayInfo) {

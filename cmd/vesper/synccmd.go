@@ -96,6 +96,24 @@ func syncOnce(ctx context.Context, n *daemon.Daemon, w io.Writer, f syncFlags) e
 			failed++
 		}
 	}
+	// Events a relay listed and did not send, though asked twice: the
+	// store is known to be incomplete, which is not success.
+	var missing []string
+	for _, st := range stats {
+		for _, id := range st.MissingIDs {
+			missing = append(missing, st.Relay+" "+id)
+		}
+	}
+	var incomplete error
+	if failed < len(stats) && len(missing) > 0 {
+		incomplete = fail(exitMissing, "sync: relays listed events they did not send, though asked twice (the next sync asks again): %s", strings.Join(missing, ", "))
+	}
+	if f.json && incomplete != nil {
+		// One JSON object: the error, with the report's fields.
+		e := incomplete.(*exitError)
+		e.detail = rep
+		return e
+	}
 	if f.json {
 		raw, _ := json.Marshal(rep)
 		fmt.Fprintln(w, string(raw))
@@ -104,6 +122,9 @@ func syncOnce(ctx context.Context, n *daemon.Daemon, w io.Writer, f syncFlags) e
 			fmt.Fprintln(w, syncLine(st))
 		}
 		fmt.Fprintf(w, "stored %d new events, re-folded %d matches in %.1f s\n", rep.Stored, rep.Matches, rep.Seconds)
+	}
+	if incomplete != nil {
+		return incomplete
 	}
 	if failed == len(stats) {
 		var auth []string

@@ -8,14 +8,18 @@ import (
 	"context"
 	"io"
 	"log"
+	"math/rand/v2"
 	"net"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 
+	badgerdb "github.com/dgraph-io/badger/v4"
 	"github.com/fiatjaf/eventstore"
+	"github.com/fiatjaf/eventstore/badger"
 	"github.com/fiatjaf/eventstore/slicestore"
 	"github.com/fiatjaf/khatru"
 	gn "github.com/nbd-wtf/go-nostr"
@@ -26,9 +30,9 @@ import (
 
 // KhatruOptions configure a khatru v0.19.1 relay with NIP-77 on.
 type KhatruOptions struct {
-	// Store is "slice" (eventstore's slicestore, the default) or "lmdb"
+	// Store is "slice" (eventstore's slicestore, the default), "lmdb"
 	// (eventstore's lmdb, which needs cgo; without it the test is
-	// skipped).
+	// skipped) or "badger" (eventstore's badger, in memory).
 	Store string
 	// StoreMaxLimit is the store's MaxLimit; 0 keeps the store's stock
 	// setting (slicestore: 500 for every query, NIP-77 sessions included;
@@ -43,6 +47,14 @@ type KhatruOptions struct {
 	// more than TooMany stored events with NEG-ERR "blocked: too many query
 	// results", as strfry does past its maxSyncEvents.
 	TooMany int
+	// Auth makes every stored-event read (REQ and NEG-OPEN) need NIP-42
+	// AUTH: the relay sends its challenge on connect and refuses an
+	// unauthenticated read "auth-required:".
+	Auth bool
+	// NegDrop, when positive, is the share of ids each NIP-77 session
+	// leaves out at random (a relay whose set drops some, issue 34);
+	// REQs are answered whole.
+	NegDrop float64
 }
 
 // KhatruRelay is a running khatru relay.
@@ -67,13 +79,19 @@ func Khatru(t testing.TB, o KhatruOptions) *KhatruRelay {
 		inner = &slicestore.SliceStore{MaxLimit: o.StoreMaxLimit}
 	case "lmdb":
 		inner = lmdbStore(t, o.StoreMaxLimit)
+	case "badger":
+		// In memory, as fast as the test needs; the store's queries and
+		// caps are badger's own.
+		inner = &badger.BadgerBackend{MaxLimit: o.StoreMaxLimit, BadgerOptionsModifier: func(opts badgerdb.Options) badgerdb.Options {
+			return opts.WithInMemory(true).WithDir("").WithValueDir("").WithLogger(nil)
+		}}
 	default:
 		t.Fatalf("testrelay: unknown store %q", o.Store)
 	}
 	if err := inner.Init(); err != nil {
 		t.Fatalf("testrelay: %s store: %v", o.Store, err)
 	}
-	r := &KhatruRelay{store: &lockedStore{Store: inner}}
+	r := &KhatruRelay{store: &lockedStore{Store: inner, negDrop: o.NegDrop}}
 
 	kh := khatru.NewRelay()
 	kh.Log = log.New(io.Discard, "", 0)
@@ -87,6 +105,15 @@ func Khatru(t testing.TB, o KhatruOptions) *KhatruRelay {
 	kh.CountEvents = append(kh.CountEvents, r.store.CountEvents)
 	kh.DeleteEvent = append(kh.DeleteEvent, r.store.DeleteEvent)
 	kh.ReplaceEvent = append(kh.ReplaceEvent, r.store.ReplaceEvent)
+	if o.Auth {
+		kh.OnConnect = append(kh.OnConnect, khatru.RequestAuth)
+		kh.RejectFilter = append(kh.RejectFilter, func(ctx context.Context, f gn.Filter) (bool, string) {
+			if khatru.GetAuthed(ctx) == "" {
+				return true, "auth-required: this relay reads only to authenticated clients"
+			}
+			return false, ""
+		})
+	}
 	kh.RejectFilter = append(kh.RejectFilter, func(ctx context.Context, f gn.Filter) (bool, string) {
 		if !eventstore.IsNegentropySession(ctx) {
 			r.queries.Add(1)
@@ -151,7 +178,8 @@ func (r *KhatruRelay) Traffic() (read, written int64) { return r.read.Load(), r.
 // it is handed to khatru, so what a query returns is the stock store's.
 type lockedStore struct {
 	eventstore.Store
-	mu sync.RWMutex
+	mu      sync.RWMutex
+	negDrop float64 // KhatruOptions.NegDrop
 }
 
 func (s *lockedStore) QueryEvents(ctx context.Context, f gn.Filter) (chan *gn.Event, error) {
@@ -168,6 +196,9 @@ func (s *lockedStore) QueryEvents(ctx context.Context, f gn.Filter) (chan *gn.Ev
 	s.mu.RUnlock()
 	if err != nil {
 		return nil, err
+	}
+	if s.negDrop > 0 && eventstore.IsNegentropySession(ctx) {
+		evs = slices.DeleteFunc(evs, func(*gn.Event) bool { return rand.Float64() < s.negDrop })
 	}
 	out := make(chan *gn.Event)
 	go func() {

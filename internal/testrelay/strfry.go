@@ -87,7 +87,10 @@ const (
 //     authentication"]. A filter without kinds (by ids, by tags) is served,
 //     but events of restricted kinds are withheld from it without a word.
 //   - NEG-OPEN likewise: the challenge, then NEG-ERR "auth-required: ..."
-//     (without "ERROR: "). More than MaxSyncEvents matching events: NEG-ERR
+//     (without "ERROR: "). Once the connection has authenticated, NEG-OPEN
+//     is accepted, but the set reconciled leaves out every restricted kind
+//     all the same (strfry 1.x's negentropy worker keeps the connection's
+//     unauthenticated view), so it is empty for the game kinds. More than MaxSyncEvents matching events: NEG-ERR
 //     "blocked: too many query results" with the cap as a fourth element.
 //     NEG-MSG for no session: NEG-ERR "closed: unknown subscription
 //     handle".
@@ -599,7 +602,10 @@ func (c *strfryConn) negOpen(id string, arr []json.RawMessage) error {
 	}
 	vec := vector.New()
 	for _, ev := range matched {
-		if c.mayRead(ev) {
+		// strfry's negentropy thread is never told that the connection
+		// authenticated (issue 34): it reads as for a connection that did
+		// not, so after AUTH a set of restricted kinds comes back empty.
+		if !c.r.restricted(ev.Kind) {
 			vec.Insert(ev.CreatedAt, ev.ID)
 		}
 	}

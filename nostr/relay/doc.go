@@ -24,6 +24,26 @@
 //     the strict gate, NIP-42, reasons) and the Pager, shared by the
 //     client and reconcile.
 //
+// # Complete only on evidence
+//
+// No read takes a relay's word that its answer is whole (issue 34):
+//
+//   - REQ: wire.Pager walks each filter backwards by "until" with the
+//     relay's page size, and ends only on evidence: a page that brings
+//     nothing new, or one shorter than the limit asked for when the relay
+//     announced its max_limit, unless that page is of a cap-like size
+//     (wire.CapLike), which a store capped below its announced max_limit
+//     returns while more follow. Fetch, the client's backfill, the sync's
+//     REQs and the seat's history all read through it.
+//   - NIP-77: reconcile.Sync checks each relay's NIP-77 view against its
+//     REQ view before trusting it (reconcile/calibrate.go), splits sets
+//     that look cut (reconcile/split.go), asks again by id for what a
+//     relay listed and did not send, and names what it still lacks.
+//   - A live subscription (Watch) delivers only the newest stored events
+//     a relay lets through: the seat's stream (seat/events.go) reads each
+//     followed match's history by paged Fetch, a few matches a filter,
+//     before it folds.
+//
 // # Why not go-nostr's SimplePool (or its Relay)
 //
 // The package is built on go-nostr v0.52.3 (its websocket Connection,

@@ -15,9 +15,20 @@
 //     against a relay that may lie: bounded rounds, frames and waits, a
 //     malformed message refused before negentropy decodes it, NIP-42 on
 //     "auth-required:".
+//   - calibrate.go: the NIP-77 check. Before reconciling, each relay's
+//     NIP-77 view of its newest events is compared with its REQ view of
+//     the same window; a relay whose view leaves out what its REQs read
+//     (khatru on lmdb a little below its cap, strfry empty after AUTH, a
+//     relay that drops ids) is paged by the fallback for this Sync
+//     (Stats.Check, Stats.Untrusted), and checked again at the next.
 //   - split.go: a reconciled set that looks cut at a relay's cap is not
 //     trusted: its created_at window is halved until each part is whole,
-//     and a one-second window still cut is paged instead.
+//     and a one-second window still cut is paged instead. Splitting has a
+//     budget in sessions and in time, and a relay that says "too many"
+//     for a window of an hour or less is paged instead.
+//
+// An id a relay listed and did not send is asked for again by id alone;
+// one still not sent is named in Stats.MissingIDs (`vesper sync` exits 8).
 //
 // The connection, paging and reason reading are the client's
 // (nostr/relay/internal/wire), and NIP-11 documents come from

@@ -9,8 +9,11 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 
 	gn "github.com/nbd-wtf/go-nostr"
+
+	"vesper/nostr/relay/internal/wire"
 )
 
 // A NIP-77 reconciliation is a query on the relay's side, and many relays
@@ -39,13 +42,44 @@ import (
 // A variable for the test of that bound.
 var negSessionBudget = 1 << 16
 
+// negSplitTime bounds the time one relay's splitting may take in one
+// Sync; past it the relay is paged instead (the fallback). A relay that
+// answers every session with a cap-like set would otherwise be halved
+// down to single seconds, a session each: 65,536 sessions, 82 s of one
+// core (issue 34). An honest relay capped at 500 needs about one session
+// per 250 events: some 2,400 for 10,000 matches, well within it on
+// loopback. A variable for the tests.
+var negSplitTime = 2 * time.Minute
+
+// tooManyFloor is the narrowest window a relay may call "too many": a
+// set of one hour's events is small for any relay (strfry's default
+// maxSyncEvents is a million), so a relay that refuses one is paged
+// instead of split further. From the widest window (2^32 seconds) it is
+// reached after 21 halvings: a relay that says "too many" to everything
+// costs about 22 sessions.
+const tooManyFloor = 3600
+
 // openSpan is the width given to a window open above when it is halved
 // (events may be stamped in the future, so the top window stays open):
 // 2^32 seconds reach past 2106 from the epoch.
 const openSpan = int64(1) << 32
 
-// errSplitBudget ends a reconciliation that used negSessionBudget.
-var errSplitBudget = errors.New("relay: NIP-77: session budget used splitting capped windows")
+// errSplitBudget ends a reconciliation that used negSessionBudget or
+// negSplitTime, and errTooManySmall one that a relay refused as "too
+// many" for a window narrower than tooManyFloor.
+var (
+	errSplitBudget  = errors.New("relay: NIP-77: session or time budget used splitting capped windows")
+	errTooManySmall = errors.New("relay: NIP-77: the relay says too many for a window of an hour or less")
+)
+
+// narrow reports a window narrower than tooManyFloor.
+func (s span) narrow() bool {
+	lo := s.since
+	if s.openLow {
+		lo = 0 // created_at is never negative
+	}
+	return !s.openHigh && s.until-lo < tooManyFloor
+}
 
 // negLeaf is one window of a filter reconciled whole: the ids the relay
 // has there and the store lacks, or, for a one-second window the relay
@@ -208,12 +242,9 @@ func (s span) halves(items []Item) (lower, upper span, ok bool) {
 	return lower, upper, true
 }
 
-// capLike reports whether n ids look like a set cut at a cap the relay
-// does not announce: operators set round figures (500, 1,000, 5,000) or
-// powers of two. A whole set of such a size costs one needless split.
-func capLike(n int) bool {
-	return n >= 100 && (n%100 == 0 || n&(n-1) == 0)
-}
+// capLike is wire.CapLike: a set of such a size costs one needless split
+// when it is whole.
+func capLike(n int) bool { return wire.CapLike(n) }
 
 // looksCut reports whether a reconciled set of n ids may be the part of
 // a larger set that a cap let through. A set larger than max_limit shows
@@ -242,6 +273,7 @@ type negSplitter struct {
 	log      *slog.Logger
 	maxLimit int // NIP-11 max_limit, 0 when not announced
 	sessions int
+	deadline time.Time // negSplitTime from the start (zero: none)
 	// cut is the size of the first set this relay cut while the store
 	// held more there: a window holding that many local items would be
 	// cut too (the relay holds what the store holds, and more), so it is
@@ -266,7 +298,7 @@ func (sp *negSplitter) reconcile(ctx context.Context, f gn.Filter, w Window, ite
 		if sp.cut > 0 && len(j.items) >= sp.cut && r.split(j) {
 			continue
 		}
-		if sp.sessions <= 0 {
+		if sp.sessions <= 0 || (!sp.deadline.IsZero() && time.Now().After(sp.deadline)) {
 			sp.st.NegError = fmt.Sprintf("%v (%d splits)", errSplitBudget, sp.st.Splits)
 			sp.log.Warn("relay: NIP-77 split too often, falling back", "splits", sp.st.Splits)
 			return nil, errSplitBudget
@@ -325,10 +357,15 @@ func (r *splitRun) window(ctx context.Context, j negJob) (leaves []negLeaf, end 
 	if errors.Is(err, ErrNegBudget) {
 		return append(r.out, negLeaf{f: fw, base: r.f, need: res.need}), true, err
 	}
+	refusal := err // the relay's own words, for a "too many" NegError
 	why, err := sp.cutWhy(res, err)
 	switch {
 	case err != nil:
 		return nil, true, err
+	case why == "too many" && j.s.narrow():
+		sp.st.NegError = fmt.Sprintf("%v (%v; %d splits)", errTooManySmall, refusal, sp.st.Splits)
+		sp.log.Warn("relay: NIP-77 says too many for a small window, paging instead", "splits", sp.st.Splits)
+		return nil, true, errTooManySmall
 	case why == "":
 		r.out = append(r.out, negLeaf{f: fw, base: r.f, need: res.need})
 	case !r.split(j):

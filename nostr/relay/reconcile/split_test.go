@@ -220,17 +220,20 @@ func TestSyncNIP77TooMany(t *testing.T) {
 	}
 	checkUnion(t, l, evs)
 	// Reconciled again in step, the windows that were refused are split
-	// again and nothing is fetched.
+	// again and nothing is fetched: the only REQs are the NIP-77 check's,
+	// at most 1,000 events of each game filter in pages of 500, with the
+	// page that proves the end.
 	q := r.Queries()
 	st = syncStore(t, l, l.options(r.URL))
-	if st.Method != "nip77" || st.Fetched != 0 || st.Splits == 0 || r.Queries() != q {
+	if st.Method != "nip77" || st.Fetched != 0 || st.Splits == 0 || r.Queries()-q > int64(2*(calibrationEvents/500+2)) {
 		t.Fatalf("second sync: %s, %d REQs, want nip77 with no fetch", statLine(st), r.Queries()-q)
 	}
 }
 
 // TestSyncNIP77OneSecondPaged: a second holding more events than the
-// relay reconciles is not halved for ever: it is read by paged REQs, and
-// every event of it is stored.
+// relay reconciles is not halved for ever: a relay that says "too many"
+// for a window that small (an hour or less, tooManyFloor) is read by
+// paged REQs instead, and every event of the second is stored.
 func TestSyncNIP77OneSecondPaged(t *testing.T) {
 	r := startKhatru(t, testrelay.KhatruOptions{StoreMaxLimit: 1 << 20, TooMany: 5})
 	key := nostr.GenerateKey()
@@ -248,10 +251,8 @@ func TestSyncNIP77OneSecondPaged(t *testing.T) {
 	}
 	l := newMemLocal()
 	st := syncStore(t, l, l.options(r.URL))
-	// Windows overlap by a second (span.filter), so the crowded second
-	// may be paged from both sides.
-	if st.Method != "nip77" || st.Paged == 0 || st.Paged > 2 || st.Error != "" {
-		t.Fatalf("stats %s, want nip77 with the crowded second paged", statLine(st))
+	if st.Method != "fallback" || !strings.Contains(st.NegError, errTooManySmall.Error()) || st.Error != "" {
+		t.Fatalf("stats %s, want the relay paged", statLine(st))
 	}
 	if g, w := relaytest.IDs(slices.Collect(func(yield func(*nostr.Event) bool) {
 		for _, ev := range l.evs {
@@ -303,12 +304,12 @@ func TestLooksCut(t *testing.T) {
 }
 
 // TestSyncNIP77TooManyAlways: a relay that answers "too many" to every
-// NEG-OPEN, however small the window, cannot keep the sync halving: after
-// negSessionBudget sessions the relay gets the fallback.
+// NEG-OPEN, however small the window, cannot keep the sync halving: once
+// it refuses a window of an hour or less (tooManyFloor), it is paged
+// instead. The bound is in sessions, not time: at most 33 (one per
+// halving of the widest window down to an hour, and the first), each on
+// one websocket. Another relay is synced meanwhile by NIP-77.
 func TestSyncNIP77TooManyAlways(t *testing.T) {
-	old := negSessionBudget
-	negSessionBudget = 40
-	t.Cleanup(func() { negSessionBudget = old })
 	var opens atomic.Int64
 	u := testrelay.Scripted(t, `{"supported_nips":[1,11,77]}`, func() func(testrelay.Frame) []string {
 		return func(f testrelay.Frame) []string {
@@ -322,15 +323,43 @@ func TestSyncNIP77TooManyAlways(t *testing.T) {
 			return nil
 		}
 	})
+	good := startKhatru(t, testrelay.KhatruOptions{})
+	evs := season(t, 0, 6)
+	if err := good.Store(t.Context(), evs...); err != nil {
+		t.Fatal(err)
+	}
 	l := newMemLocal()
-	stats, _ := syncInto(t, l.options(u))
+	stats, got := syncInto(t, l.options(u, good.URL))
 	st := stats[0]
-	if st.Method != "fallback" || !strings.Contains(st.NegError, "budget") || st.Error != "" {
-		t.Fatalf("stats %s, want the fallback after the session budget", statLine(st))
+	if st.Method != "fallback" || !strings.Contains(st.NegError, errTooManySmall.Error()) || st.Error != "" {
+		t.Fatalf("stats %s, want the fallback after a small window said too many", statLine(st))
 	}
-	if n := opens.Load(); n != int64(negSessionBudget) {
-		t.Fatalf("%d NEG-OPENs, want the budget of %d", n, negSessionBudget)
+	t.Logf("%d NEG-OPENs", opens.Load())
+	if n := opens.Load(); n > 33 || n < 2 {
+		t.Fatalf("%d NEG-OPENs, want a few and at most 33", n)
 	}
+	if g := ids(got[stats[1].Relay]); stats[1].Method != "nip77" || len(g) != len(followed(evs)) {
+		t.Fatalf("the other relay: %s, %d events, want nip77 and %d", statLine(stats[1]), len(g), len(followed(evs)))
+	}
+}
+
+// TestSyncNIP77SplitTime: splitting stops at negSplitTime, and the relay
+// is paged instead, whole.
+func TestSyncNIP77SplitTime(t *testing.T) {
+	old := negSplitTime
+	negSplitTime = time.Nanosecond
+	t.Cleanup(func() { negSplitTime = old })
+	r := startKhatru(t, testrelay.KhatruOptions{})
+	evs := season(t, 0, 20)
+	if err := r.Store(t.Context(), evs...); err != nil {
+		t.Fatal(err)
+	}
+	l := newMemLocal()
+	st := syncStore(t, l, l.options(r.URL))
+	if st.Method != "fallback" || !strings.Contains(st.NegError, "time budget") {
+		t.Fatalf("stats %s, want the fallback after the time budget", statLine(st))
+	}
+	checkUnion(t, l, evs)
 }
 
 // TestSpanHalvesByItems: a window with stored items is halved at their

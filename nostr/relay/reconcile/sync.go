@@ -131,16 +131,24 @@ type Stats struct {
 	Compared int `json:"compared"`
 	Fetched  int `json:"fetched"` // new events sent on out
 	Refused  int `json:"refused"` // events the relay sent that failed the checks
-	// Missing counts ids the relay claimed in NIP-77 but did not send.
-	Missing int    `json:"missing"`
-	Rounds  int    `json:"rounds"`
-	Bytes   int64  `json:"nip77_bytes"` // NIP-77 messages, both ways
-	Error   string `json:"error,omitempty"`
+	// Missing counts ids the relay claimed in NIP-77 but did not send,
+	// though asked twice (the second time by id alone), and MissingIDs
+	// names the first maxMissingIDs of them: `vesper sync` then exits
+	// non-zero naming them.
+	Missing    int      `json:"missing"`
+	MissingIDs []string `json:"missing_ids,omitempty"`
+	Rounds     int      `json:"rounds"`
+	Bytes      int64    `json:"nip77_bytes"` // NIP-77 messages, both ways
+	Error      string   `json:"error,omitempty"`
 	// Splits counts the NIP-77 windows halved because the relay's set in
 	// them looked cut at a cap or the relay answered "too many" (split.go);
 	// Paged, the one-second windows still cut, read by REQ instead.
 	Splits int `json:"nip77_splits,omitempty"`
 	Paged  int `json:"nip77_paged,omitempty"`
+	// Check is what the NIP-77 check of this sync saw (calibrate.go):
+	// "n/n" or "cut at n" when the relay's NIP-77 view was trusted, else
+	// why not (then NegError says so too and Method is "fallback").
+	Check string `json:"nip77_check,omitempty"`
 	// NegError is why NIP-77 was not used on a relay that may offer it.
 	NegError string        `json:"nip77_error,omitempty"`
 	Elapsed  time.Duration `json:"-"`
@@ -148,6 +156,9 @@ type Stats struct {
 	// or the new challenges it sent (fallback): Sync asks the relays
 	// without NIP-77 about the former.
 	Revealed []string `json:"-"`
+	// Untrusted: the NIP-77 check failed (Check says why), so the relay
+	// was paged, every challenge scanned.
+	Untrusted bool `json:"nip77_untrusted,omitempty"`
 	// AuthRequired: the relay refused to be read without NIP-42 AUTH, and
 	// there was no key to authenticate with.
 	AuthRequired bool `json:"auth_required,omitempty"`
@@ -194,6 +205,9 @@ const negRetries = 3
 // size of a message and of a filter.
 const chunkSize = 100
 
+// maxMissingIDs bounds the ids Stats.MissingIDs names.
+const maxMissingIDs = 20
+
 // maxRevealRounds bounds how many times the fallback follows matches named
 // by the events it has just fetched: a relay that answers each query with
 // events naming new matches cannot keep it busy for ever.
@@ -213,8 +227,7 @@ func Sync(ctx context.Context, opts Options, out chan<- wire.Received) ([]Stats,
 	if len(relays) == 0 {
 		return nil, errors.New("relay: no relays configured")
 	}
-	s := &syncer{opts: opts, out: out, stats: make([]Stats, len(relays)), sessions: make(chan struct{}, opts.MaxSessions), budgets: map[string]*relayBudget{}}
-	s.totalIDs.Store(int64(opts.TotalIDs))
+	s := newSyncer(opts, out, len(relays))
 	for i, u := range relays {
 		s.stats[i] = Stats{Relay: u, Method: "fallback"}
 	}
@@ -257,6 +270,12 @@ func Sync(ctx context.Context, opts Options, out chan<- wire.Received) ([]Stats,
 	}
 	wg.Wait()
 	return s.stats, s.storeErr()
+}
+
+func newSyncer(opts Options, out chan<- wire.Received, relays int) *syncer {
+	s := &syncer{opts: opts, out: out, stats: make([]Stats, relays), sessions: make(chan struct{}, opts.MaxSessions), budgets: map[string]*relayBudget{}}
+	s.totalIDs.Store(int64(opts.TotalIDs))
+	return s
 }
 
 type syncer struct {
@@ -530,9 +549,23 @@ func (s *syncer) nip77(ctx context.Context, st *Stats) bool {
 	}
 	// The windows a relay cut are halved (split.go): diffs are the
 	// windows reconciled whole, and those paged instead.
-	sp := &negSplitter{s: s, st: st, o: o, log: log, sessions: negSessionBudget}
+	sp := &negSplitter{s: s, st: st, o: o, log: log, sessions: negSessionBudget, deadline: time.Now().Add(negSplitTime)}
 	if info != nil && info.Limitation != nil {
 		sp.maxLimit = info.Limitation.MaxLimit
+	}
+	// Trusted only on evidence (calibrate.go): a relay whose NIP-77 view
+	// leaves out what its REQs read is paged instead.
+	c, err := s.calibrate(ctx, st, o, sp.maxLimit)
+	st.Check = c.Note
+	if err != nil {
+		st.NegError, st.Check = err.Error(), "failed"
+		log.Warn("relay: NIP-77 check failed, falling back", "err", err)
+		return false
+	}
+	if !c.Trusted {
+		st.NegError, st.Untrusted = "NIP-77 not trusted: "+c.Note, true
+		log.Warn("relay: NIP-77 view differs from the REQ view; paging instead", "check", c.Note)
+		return false
 	}
 	diffs, ok := s.reconcileAll(ctx, st, sp)
 	if !ok {
@@ -643,9 +676,64 @@ func (s *syncer) fetchDiffs(ctx context.Context, st *Stats, diffs []negLeaf, log
 			return
 		}
 	}
+	// An id listed and not sent is asked for again, alone with its
+	// kinds and no window: a window's bounds may have left it out (a
+	// store that reads since as exclusive, an event on a split window's
+	// first second), and a relay that has it then sends it.
+	if again := s.unsent(ctx, st, diffs, sentIDs); len(again) > 0 {
+		for _, d := range again {
+			if err := rs.fetchLeaf(ctx, d, note); err != nil {
+				st.Error = err.Error()
+				log.Warn("relay: sync fetch failed", "err", err)
+				return
+			}
+		}
+	}
 	slices.Sort(revealed)
 	st.Revealed = slices.Compact(revealed)
 	s.countMissing(ctx, st, diffs, sentIDs, log)
+}
+
+// unsent are the ids listed in diffs, not sent and not stored, as leaves
+// by kinds without a window.
+func (s *syncer) unsent(ctx context.Context, st *Stats, diffs []negLeaf, sentIDs map[string]bool) []negLeaf {
+	byKinds := map[string]*negLeaf{}
+	var order []string
+	for _, d := range diffs {
+		var ids []string
+		for _, id := range d.need {
+			if !sentIDs[id] {
+				ids = append(ids, id)
+			}
+		}
+		if len(ids) == 0 {
+			continue
+		}
+		known, err := s.opts.Known(ctx, ids)
+		if err != nil {
+			s.failLocal(err)
+			return nil
+		}
+		k := fmt.Sprint(d.base.Kinds)
+		l := byKinds[k]
+		if l == nil {
+			l = &negLeaf{f: gn.Filter{Kinds: d.base.Kinds}}
+			byKinds[k] = l
+			order = append(order, k)
+		}
+		for _, id := range ids {
+			if !known[id] && !slices.Contains(l.need, id) {
+				l.need = append(l.need, id)
+			}
+		}
+	}
+	var out []negLeaf
+	for _, k := range order {
+		if len(byKinds[k].need) > 0 {
+			out = append(out, *byKinds[k])
+		}
+	}
+	return out
 }
 
 // fetchLeaf fetches one leaf: by id, in chunks, or, for a second the
@@ -697,6 +785,9 @@ func (s *syncer) countMissing(ctx context.Context, st *Stats, diffs []negLeaf, s
 		for _, id := range chunk {
 			if !known[id] {
 				st.Missing++
+				if len(st.MissingIDs) < maxMissingIDs {
+					st.MissingIDs = append(st.MissingIDs, id)
+				}
 			}
 		}
 	}
@@ -778,7 +869,9 @@ func (rs *relaySession) runFallback(ctx context.Context, matches []string) error
 // challenges fetches the challenges since Options.ChallengesSince.
 func (rs *relaySession) challenges(ctx context.Context) ([]*gn.Event, error) {
 	f := syncFilters()[0]
-	if since := rs.s.opts.ChallengesSince(rs.url); since > 0 {
+	// A relay whose NIP-77 view failed its check is scanned whole: its
+	// reconciliation cannot say which old challenges reached it late.
+	if since := rs.s.opts.ChallengesSince(rs.url); since > 0 && !rs.st.Untrusted {
 		ts := gn.Timestamp(since)
 		f.Since = &ts
 	}

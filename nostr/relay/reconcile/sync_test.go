@@ -358,8 +358,15 @@ func TestSyncRefusesForgeries(t *testing.T) {
 			if g := ids(got[relaytest.URL(r)]); !slices.Equal(g, relaytest.IDs(m[1:])) {
 				t.Fatalf("fetched %d, want %d", len(g), len(m)-1)
 			}
-			if stats[0].Refused != 1 {
-				t.Fatalf("stats %+v, want 1 refused", stats[0])
+			// NIP-77 lists the forgery, so it is asked for twice (the
+			// second time by id alone) and refused each time, then named
+			// as missing.
+			refused, missing := 1, []string(nil)
+			if neg {
+				refused, missing = 2, []string{forged.ID}
+			}
+			if stats[0].Refused != refused || !slices.Equal(stats[0].MissingIDs, missing) {
+				t.Fatalf("stats %+v, want %d refused, missing %v", stats[0], refused, missing)
 			}
 		})
 	}

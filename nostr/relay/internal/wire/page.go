@@ -93,7 +93,7 @@ func (p *Pager) RunFrom(ctx context.Context, f gn.Filter, max int, deliver func(
 		}
 		// A short page is the last one only if the relay sent nothing we
 		// refused: a page shortened by forged events is not the end.
-		last := p.CapKnown && p.Conn.Rejected.Load() == rej0
+		last := p.CapKnown && p.Conn.Rejected.Load() == rej0 && !CapLike(pageSize(st))
 		if w.next(st, pf.Limit, last) {
 			return w.total, nil
 		}
@@ -166,6 +166,22 @@ func (w *pageWalk) next(st *pageStats, limit int, last bool) bool {
 		w.until, w.seen = &u, atOldest
 	}
 	return false
+}
+
+// CapLike reports whether n events look like an answer cut at a cap the
+// relay does not announce: operators set round figures (500, 1,000, 5,000)
+// or powers of two. Such a page is not taken as the last even when it is
+// shorter than the limit asked for (a relay whose announced max_limit is
+// above its store's cap), nor such a NIP-77 set as whole; a whole answer
+// of that size costs one more query.
+func CapLike(n int) bool {
+	return n >= 100 && (n%100 == 0 || n&(n-1) == 0)
+}
+
+func pageSize(st *pageStats) int {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.n
 }
 
 // ErrBudget ends a session whose backfill used its page budget: the next
