@@ -714,6 +714,7 @@ func (w *worker) move(ctx context.Context, stt *seat.Status) error {
 		ch := t.mover.Choose(ctx, w.request(stt, n, t.refusal))
 		ms := time.Since(t0).Milliseconds()
 		t.engineMS += ms
+		t.addUsage(ch.Answer.Usage)
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -721,7 +722,7 @@ func (w *worker) move(ctx context.Context, stt *seat.Status) error {
 			return err
 		}
 	}
-	return w.fallback(ctx, stt, t.mover, t.attempts, t.start, t.engineMS)
+	return w.fallback(ctx, stt, t)
 }
 
 // resumeIntent reads the journal after a restart: the agent's previous
@@ -766,6 +767,7 @@ type moveTry struct {
 	attempts []Attempt
 	refusal  *Refusal // why the last attempt did not count, for the next request
 	engineMS int64
+	usage    *nostr.Usage // summed over the attempts (addUsage)
 }
 
 // refused records an attempt that did not count and why.
@@ -805,7 +807,11 @@ func (w *worker) tryChoice(ctx context.Context, stt *seat.Status, t *moveTry, ch
 	if err := w.log(Entry{Type: EntryIntent, Ply: stt.Ply, Move: ch.Answer.Move}); err != nil {
 		return true, err
 	}
-	rep, err := w.play(ctx, ch.Answer.Move, talkOf(ch.Answer, len(t.attempts)))
+	talk := talkOf(ch.Answer, len(t.attempts))
+	if t.usage != nil {
+		talk.Usage = t.usage
+	}
+	rep, err := w.play(ctx, ch.Answer.Move, talk)
 	var rf *seat.Refusal
 	if errors.As(err, &rf) {
 		at.Kind, at.Rule, at.Reason = KindIllegal, rf.Rule, rf.Reason
@@ -848,8 +854,9 @@ func talkOf(a Answer, refused int) seat.Talk {
 
 // fallback is the configured way out of a decision every attempt of which
 // was refused.
-func (w *worker) fallback(ctx context.Context, stt *seat.Status, mover Mover, attempts []Attempt, start time.Time, engineMS int64) error {
-	e := Entry{Type: EntryDecision, Ply: stt.Ply, Mover: Describe(mover), Attempts: attempts, Fallback: w.r.cfg.Fallback, EngineMS: engineMS}
+func (w *worker) fallback(ctx context.Context, stt *seat.Status, t *moveTry) error {
+	start, attempts := t.start, t.attempts
+	e := Entry{Type: EntryDecision, Ply: stt.Ply, Mover: Describe(t.mover), Attempts: attempts, Fallback: w.r.cfg.Fallback, EngineMS: t.engineMS}
 	mv := ""
 	switch w.r.cfg.Fallback {
 	case FallbackNone:
@@ -872,7 +879,11 @@ func (w *worker) fallback(ctx context.Context, stt *seat.Status, mover Mover, at
 		return err
 	}
 	refused := len(attempts)
-	rep, err := w.play(ctx, mv, seat.Talk{Attempts: &refused})
+	talk := seat.Talk{Attempts: &refused, Usage: t.usage}
+	if w.r.cfg.Fallback == FallbackRandom {
+		talk.Fallback = nostr.FallbackRandom
+	}
+	rep, err := w.play(ctx, mv, talk)
 	if err != nil {
 		return err
 	}

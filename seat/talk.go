@@ -28,6 +28,9 @@ type Talk struct {
 	Attempts *int
 	// Usage is the self-reported effort of this move.
 	Usage *nostr.Usage
+	// Fallback is nostr.FallbackRandom or FallbackEngine when the harness,
+	// not the decider, chose this move (section 8.3, revision 3.1).
+	Fallback string
 }
 
 // commitment is a drawn salt and its text, to journal.
@@ -35,7 +38,7 @@ type commitment struct{ Salt, Text string }
 
 // commit turns t into tags, drawing the reasoning's salt.
 func (t Talk) commit() (nostr.Talk, *commitment) {
-	out := nostr.Talk{Comment: t.Comment, Attempts: t.Attempts, Usage: t.Usage}
+	out := nostr.Talk{Comment: t.Comment, Attempts: t.Attempts, Usage: t.Usage, Fallback: t.Fallback}
 	if t.Reasoning == "" {
 		return out, nil
 	}
@@ -60,7 +63,7 @@ func (t Talk) check() error {
 // resultOnly: a result carries reasoning only (section 8.2); comments,
 // attempts and usage belong to moves (8.1, 8.3).
 func (t Talk) resultOnly() error {
-	if t.Comment != "" || t.Attempts != nil || t.Usage != nil {
+	if t.Comment != "" || t.Attempts != nil || t.Usage != nil || t.Fallback != "" {
 		return inputf("a result carries only reasoning (comment, attempts and usage go with moves)")
 	}
 	return nil
