@@ -51,6 +51,12 @@ type Config struct {
 	// Backoff is the first wait before an action that failed on the relays
 	// is tried again [1s].
 	Backoff time.Duration
+	// PlyCap ends a game at that many plies by an agreed result (plycap.go);
+	// 0: no cap.
+	PlyCap int
+	// Budget, when set, says why no new game may be taken ("" while one
+	// may): the run's spending reached --max-cost-usd (budget.go).
+	Budget func() string
 }
 
 // SeriesConfig is a series of Games games against Opponent, sides swapped
@@ -99,6 +105,8 @@ type Runner struct {
 	waiting map[string]seat.StreamEvent
 	wg      sync.WaitGroup
 	ready   bool
+	// budgetSaid: the budget line is printed once (budget.go).
+	budgetSaid bool
 }
 
 // New checks cfg and builds a runner.
@@ -245,6 +253,9 @@ func (r *Runner) challengeList() {
 
 // matchmake posts the series' invitations and the open challenges due.
 func (r *Runner) matchmake() {
+	if r.budgetSpent() {
+		return
+	}
 	r.mu.Lock()
 	if !r.ready {
 		r.mu.Unlock()
@@ -360,6 +371,10 @@ func (r *Runner) takes(ev seat.StreamEvent) bool {
 		}
 	}
 	delete(r.waiting, ev.Match)
+	if why, over := r.overBudget(); over {
+		r.out(Line{Type: "decline", Match: ev.Match, Note: why})
+		return false
+	}
 	ok, why := r.cfg.Policy.Accepts(ev, len(r.active), r.now())
 	if !ok {
 		if ok2, _ := r.cfg.Policy.Accepts(ev, 0, r.now()); ok2 {
@@ -544,8 +559,14 @@ func (w *worker) handle(ctx context.Context, ev seat.StreamEvent) (done bool, er
 		return w.accept(ctx, ev)
 	case seat.EventMyTurn:
 		w.comment = ev.Comment
+		if w.atCap(stt) {
+			return false, w.adjudicate(ctx, stt)
+		}
 		return false, w.move(ctx, stt)
 	case seat.EventOffer:
+		if w.atCap(stt) {
+			return false, w.adjudicate(ctx, stt)
+		}
 		return false, w.offer(ctx, stt)
 	case seat.EventGameOver:
 		rep, err := s.SignResult(ctx, ev.Match)
@@ -637,15 +658,21 @@ func (w *worker) final(stt *seat.Status) error {
 	if stt.Result != nil {
 		res = *stt.Result
 	}
+	_ = w.openJournal()
+	capped := w.cappedAt(len(stt.Moves))
 	if stt.PGN != "" {
-		if err := os.WriteFile(filepath.Join(w.r.games, w.id+".pgn"), []byte(stt.PGN), 0o644); err != nil {
+		pgn := stt.PGN
+		if capped != "" {
+			pgn = withTermination(pgn)
+		}
+		if err := os.WriteFile(filepath.Join(w.r.games, w.id+".pgn"), []byte(pgn), 0o644); err != nil {
 			return err
 		}
 	}
-	if err := w.log(Entry{Type: EntryFinal, Result: res, Reason: reason, Outcome: outcome}); err != nil {
+	if err := w.log(Entry{Type: EntryFinal, Result: res, Reason: reason, Outcome: outcome, Note: capped}); err != nil {
 		return err
 	}
-	w.r.out(Line{Type: "final", Match: w.id, Result: outcome, Reason: reason})
+	w.r.out(Line{Type: "final", Match: w.id, Result: outcome, Reason: reason, Note: capped})
 	w.r.release(w.id, true)
 	w.r.finished(w.id, outcome)
 	return nil
