@@ -21,8 +21,8 @@ import (
 func TestAdjudicate(t *testing.T) {
 	for _, tc := range []struct{ fen, want string }{
 		{"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", match.Draw},
-		{"rnbqkbnr/pppppp2/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", match.First},  // two pawns up
-		{"rnbqkbnr/ppppppp1/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", match.Draw},  // one pawn up
+		{"rnbqkbnr/pppppp2/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", match.First},   // two pawns up
+		{"rnbqkbnr/ppppppp1/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", match.Draw},   // one pawn up
 		{"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNB1KBNR b KQkq - 0 1", match.Second}, // a queen down
 		{"4k3/8/8/8/8/8/8/R3K3 w - - 0 1", match.First},
 	} {
