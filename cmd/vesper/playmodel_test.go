@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -96,4 +98,42 @@ func TestPlayModelAgainstTheEngine(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// TestPlayModelRefusedKeyEndsTheRun: a key the API refuses (401) ends the
+// run at the first decision with exit 5 and a message naming the variable
+// to set, without the key.
+func TestPlayModelRefusedKeyEndsTheRun(t *testing.T) {
+	const wrong = "sk-wrong-key-31337"
+	srv := standin.OpenAI(t, "sk-right", "m")
+	t.Setenv("OPENAI_BASE_URL", srv.URL)
+	t.Setenv("OPENAI_API_KEY", wrong)
+	url := startRelays(t, 1, relayd.Options{})[0].URL()
+	me, house := testkit.Key("model runner 401"), testkit.Key("house runner 401")
+	base := t.TempDir()
+	startRunner(t, filepath.Join(base, "house"), url, writeKey(t, house), "--engine", "builtin", "--nodes", "300")
+	dir := filepath.Join(base, "model")
+	a := startRunner(t, dir, url, writeKey(t, me), "--model", "openai/m", "--series-opponent", house.PublicKey(), "--series-games", "1")
+	var err error
+	select {
+	case err = <-a.done:
+		a.done <- nil
+	case <-time.After(testkit.Scale(2 * time.Minute)):
+		t.Fatal("the run did not end on a refused key")
+	}
+	stderr, _ := os.ReadFile(filepath.Join(dir, "err.log"))
+	if code := exitCode(err); code != exitKey || !strings.Contains(string(stderr), "set OPENAI_API_KEY") || strings.Contains(string(stderr), wrong) {
+		t.Fatalf("exit %d (%v), stderr %s", code, err, stderr)
+	}
+}
+
+func exitCode(err error) int {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode()
+	}
+	if err != nil {
+		return -1
+	}
+	return 0
 }
