@@ -41,7 +41,10 @@ func playCommand() *cli.Command {
 			"--config FILE holds flags as `name: value` lines (# comments; repeat a line for a\n" +
 			"repeatable flag); the command line wins. Prints one line per event (--json: one JSON\n" +
 			"object per line). With --series-opponent it plays that series and stops, printing the\n" +
-			"W-D-L line and the score with its 95% Wilson interval.",
+			"W-D-L line and the score with its 95% Wilson interval.\n" +
+			"--model PROVIDER/MODEL plays a language model through its API (openai/NAME: OPENAI_BASE_URL,\n" +
+			"OPENAI_API_KEY; anthropic/NAME: ANTHROPIC_BASE_URL, ANTHROPIC_API_KEY) under one versioned\n" +
+			"prompt template, streaming its thinking, pricing each answer; see docs/MODELS.md.",
 		Flags: append([]cli.Flag{relaysFlag(), keyFlag(), jsonFlag(), relayTimeoutFlag(),
 			&cli.StringFlag{Name: "config", Usage: "read flags from `FILE`, one `name: value` line each"},
 			&cli.StringFlag{Name: "dir", Value: "vesper-play", Usage: "directory of the journals, records and PGNs"},
