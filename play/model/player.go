@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"vesper/internal/pause"
 	"vesper/nostr"
@@ -162,7 +163,7 @@ func (p *Player) choice(r Reply, err error) play.Choice {
 		return play.Choice{Kind: play.KindFailed, Why: why}
 	}
 	ans, before, kind, why := Extract(r.Text)
-	reasoning := strings.TrimSpace(strings.TrimSpace(r.Thinking) + "\n\n" + before)
+	reasoning := fitReveal(strings.TrimSpace(strings.TrimSpace(r.Thinking) + "\n\n" + before))
 	if kind != "" {
 		if r.CutOff {
 			kind, why = play.KindUnparsable, fmt.Sprintf("the answer was cut off by max_tokens%s before its JSON block (raise --max-tokens)", p.limitText())
@@ -244,4 +245,22 @@ func (l *Ledger) Game(id string) float64 {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.games[id]
+}
+
+// MaxReasoning is the most bytes of a move's committed reasoning: the
+// reveal of one entry must fit one event (PROTOCOL.md sections 1 and 8.2),
+// and JSON escaping may grow the text. The stream printed live keeps all.
+const MaxReasoning = 32 << 10
+
+// fitReveal keeps the end of a reasoning too long to reveal (its
+// conclusion), saying how much was cut.
+func fitReveal(s string) string {
+	if len(s) <= MaxReasoning {
+		return s
+	}
+	cut := len(s) - MaxReasoning
+	for cut < len(s) && !utf8.RuneStart(s[cut]) {
+		cut++
+	}
+	return fmt.Sprintf("[the first %d bytes of the thinking are cut to fit a reveal event]\n", cut) + s[cut:]
 }

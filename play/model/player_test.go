@@ -251,3 +251,30 @@ func TestPriceFile(t *testing.T) {
 		t.Fatalf("a table without its date: %v", err)
 	}
 }
+
+// TestOfferInPrompt: a pending offer is named, with how to accept it.
+func TestOfferInPrompt(t *testing.T) {
+	req := chessReq()
+	if strings.Contains(model.Prompt("openai/x", req).User, "accept_offer") {
+		t.Fatal("an offer named where there is none")
+	}
+	req.Offer = "draw"
+	if u := model.Prompt("openai/x", req).User; !strings.Contains(u, "offers to end the game: a draw") || !strings.Contains(u, `{"accept_offer": true}`) {
+		t.Fatalf("offer missing:\n%s", u)
+	}
+}
+
+// TestLongThinkingFitsAReveal: a thinking too long for one reveal event is
+// committed by its end, so that its reveal can be published.
+func TestLongThinkingFitsAReveal(t *testing.T) {
+	srv := standin.OpenAI(t, key, "m")
+	srv.Script(standin.Fault{Text: strings.Repeat("ponder \"é\" ", 20000) + "CONCLUSION {\"move\": \"g1f3\"}"})
+	ch := player(model.NewOpenAI(srv.URL, key, nil), "openai/m").Choose(context.Background(), chessReq())
+	if ch.Kind != "" || !strings.HasSuffix(ch.Answer.Reasoning, "CONCLUSION") || !strings.HasPrefix(ch.Answer.Reasoning, "[the first ") {
+		t.Fatalf("choice kind %q, reasoning of %d bytes", ch.Kind, len(ch.Answer.Reasoning))
+	}
+	entry := nostr.RevealEntry{Event: strings.Repeat("a", 64), Salt: nostr.NewSalt(), Text: ch.Answer.Reasoning}
+	if _, err := nostr.NewReveal(strings.Repeat("b", 64), []nostr.RevealEntry{entry}, 1); err != nil {
+		t.Fatalf("the reveal cannot be published: %v", err)
+	}
+}

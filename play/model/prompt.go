@@ -42,7 +42,7 @@ The position (%s):
 
 Legal moves (choose exactly one):
 %s
-%s%s%s`
+%s%s%s%s`
 
 const commentOpen, commentClose = "<<<OPPONENT-COMMENT", "OPPONENT-COMMENT>>>"
 
@@ -59,6 +59,10 @@ Your own reasoning on your previous move (its last %d characters at most):
 %s
 `
 
+const offerText = `
+Your opponent offers to end the game: %s. To accept, answer {"accept_offer": true} instead of a move; to decline, just answer your move.
+`
+
 const refusalText = `
 Your previous answer was refused (%s): %s. Answer again with a move from the list.
 `
@@ -68,7 +72,7 @@ Your previous answer was refused (%s): %s. Answer again with a move from the lis
 // differ in wording are told apart.
 func Hash() string {
 	h := sha256.New()
-	for _, s := range []string{TemplateVersion, systemText, userText, commentText, reasoningText, refusalText} {
+	for _, s := range []string{TemplateVersion, systemText, userText, commentText, reasoningText, offerText, refusalText} {
 		h.Write([]byte(s))
 		h.Write([]byte{0})
 	}
@@ -104,7 +108,7 @@ func Prompt(name string, req play.Request) Messages {
 	if pgn == "" {
 		pgn = "(no moves yet)"
 	}
-	comment, reasoning, refusal := "", "", ""
+	comment, reasoning, offer, refusal := "", "", "", ""
 	if c := Clean(req.OpponentComment); c != "" {
 		c, _ = nostr.CutComment(c)
 		comment = fmt.Sprintf(commentText, c)
@@ -112,10 +116,13 @@ func Prompt(name string, req play.Request) Messages {
 	if r := strings.TrimSpace(req.PreviousReasoning); r != "" {
 		reasoning = fmt.Sprintf(reasoningText, MaxPreviousReasoning, lastRunes(r, MaxPreviousReasoning))
 	}
+	if req.Offer != "" {
+		offer = fmt.Sprintf(offerText, offerName(req))
+	}
 	if req.Refusal != nil {
 		refusal = fmt.Sprintf(refusalText, req.Refusal.Rule, req.Refusal.Reason)
 	}
-	user := fmt.Sprintf(userText, req.Game, req.Color, req.Ply, pgn, posName, pos, menu(req.Legal), comment, reasoning, refusal)
+	user := fmt.Sprintf(userText, req.Game, req.Color, req.Ply, pgn, posName, pos, menu(req.Legal), comment, reasoning, offer, refusal)
 	return Messages{System: sys, User: user}
 }
 
@@ -173,4 +180,15 @@ func lastRunes(s string, n int) string {
 		skip--
 	}
 	return ""
+}
+
+// offerName says what the opponent's offer means for the model.
+func offerName(req play.Request) string {
+	switch req.Offer {
+	case "draw":
+		return "a draw"
+	case req.Role:
+		return "a win for you"
+	}
+	return "a win for your opponent"
 }
