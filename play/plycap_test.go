@@ -136,3 +136,30 @@ func TestRandomFallbackTagged(t *testing.T) {
 		t.Fatalf("usage %s, want the three calls summed", u.JSON())
 	}
 }
+
+// TestPlyCapSignsOnlyItsOwnResult: at the cap the opponent has signed a
+// win for itself on an even position; the runner signs the draw its own
+// computation gives, never the opponent's result, so nothing is final.
+func TestPlyCapSignsOnlyItsOwnResult(t *testing.T) {
+	url := startRelay(t)
+	me, opp := testkit.Key("cap-own"), testkit.Key("cap-greedy")
+	now := time.Now().Unix()
+	m := testkit.NewMatch(me, opp, "chess", opp.PublicKey(), now-20)
+	m.Accept(now - 19)
+	at := m.Play([]string{"e2e4", "e7e5", "g1f3", "b8c6", "f1c4", "g8f6"}, now-18, 1)
+	st, err := match.Fold(m.ID, m.Events, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Result(opp, nostr.Result{Result: match.Second, Reason: string(match.ReasonAgreement), Plies: 6, FinalHash: st.FinalHash()}, at+1)
+	publish(t, url, m.Events...)
+	capRunner(t, url, me, 6)
+	eventually(t, "the runner's signature", func() bool {
+		_, ok := fold(t, url, m.ID).Sigs[match.First]
+		return ok
+	})
+	st = fold(t, url, m.ID)
+	if sig := st.Sigs[match.First]; sig.Result.Result != match.Draw || st.Final || st.Plies() != 6 {
+		t.Fatalf("the runner signed %s (final %v, %d plies), want its own draw and nothing final", sig.Result.Result, st.Final, st.Plies())
+	}
+}
