@@ -55,7 +55,7 @@ func playCommand() *cli.Command {
 			&cli.DurationFlag{Name: "movetime", Usage: "engine time per move"},
 			&cli.Int64Flag{Name: "nodes", Usage: "engine nodes per move"},
 			&cli.IntFlag{Name: "depth", Usage: "engine depth per move"},
-			&cli.DurationFlag{Name: "agent-timeout", Value: 2 * time.Minute, Usage: "how long one agent answer may take; it is then killed"},
+			&cli.DurationFlag{Name: "agent-timeout", Value: 2 * time.Minute, Usage: "how long one agent answer may take; it is then killed (with --model: the answer time, retries of 429 and 5xx included)"},
 			&cli.IntFlag{Name: "retries", Value: 3, Usage: "how often a refused answer is asked again"},
 			&cli.StringFlag{Name: "fallback", Value: play.FallbackRandom, Usage: "when every attempt was refused: random (a random legal move, flagged), resign, or none (the clock decides)"},
 			&cli.IntFlag{Name: "draw-cp", Value: -1, Usage: "an engine takes a draw offer when its score is within this many centipawns of even (-1: never)"},
