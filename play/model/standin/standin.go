@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unicode/utf8"
 )
 
 // Fault is one scripted answer instead of a move: an HTTP status with
@@ -148,6 +149,9 @@ func pieces(s string) []string {
 	var out []string
 	for len(s) > 0 {
 		n := min(len(s), 12)
+		for n < len(s) && !utf8.RuneStart(s[n]) {
+			n++ // a chunk ends on a character boundary, as the APIs stream
+		}
 		out = append(out, s[:n])
 		s = s[n:]
 	}
