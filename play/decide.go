@@ -71,15 +71,21 @@ func (w *worker) final(ctx context.Context) error {
 	if stt.Result != nil {
 		res = *stt.Result
 	}
+	_ = w.openJournal()
+	capped := w.cappedAt(len(stt.Moves))
 	if stt.PGN != "" {
-		if err := os.WriteFile(filepath.Join(w.r.games, w.id+".pgn"), []byte(stt.PGN), 0o644); err != nil {
+		pgn := stt.PGN
+		if capped != "" {
+			pgn = withTermination(pgn)
+		}
+		if err := os.WriteFile(filepath.Join(w.r.games, w.id+".pgn"), []byte(pgn), 0o644); err != nil {
 			return err
 		}
 	}
-	if err := w.log(Entry{Type: EntryFinal, Result: res, Reason: reason, Outcome: outcome}); err != nil {
+	if err := w.log(Entry{Type: EntryFinal, Result: res, Reason: reason, Outcome: outcome, Note: capped}); err != nil {
 		return err
 	}
-	w.r.out(Line{Type: "final", Match: w.id, Result: outcome, Reason: reason})
+	w.r.out(Line{Type: "final", Match: w.id, Result: outcome, Reason: reason, Note: capped})
 	w.r.release(w.id, true)
 	w.r.finished(w.id, outcome)
 	return nil

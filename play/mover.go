@@ -177,9 +177,12 @@ func (a *Agent) Choose(ctx context.Context, req Request) Choice {
 // Close does nothing: the command runs once per decision.
 func (a *Agent) Close() error { return nil }
 
-// Describe names a mover for the records.
+// Describe names a mover for the records: a mover that describes itself
+// (a model: its name, prompt template and generation settings) says so.
 func Describe(m Mover) string {
 	switch m := m.(type) {
+	case interface{ Describe() string }:
+		return m.Describe()
 	case *Builtin:
 		return "builtin"
 	case *UCI:

@@ -50,6 +50,12 @@ type Config struct {
 	// Backoff is the first wait before an action that failed on the relays
 	// is tried again [1s].
 	Backoff time.Duration
+	// PlyCap ends a game at that many plies by an agreed result (plycap.go);
+	// 0: no cap.
+	PlyCap int
+	// Budget, when set, says why no new game may be taken ("" while one
+	// may): the run's spending reached --max-cost-usd (budget.go).
+	Budget func() string
 }
 
 // SeriesConfig is a series of Games games against Opponent, sides swapped
@@ -98,6 +104,8 @@ type Runner struct {
 	waiting map[string]seat.StreamEvent
 	wg      sync.WaitGroup
 	ready   bool
+	// budgetSaid: the budget line is printed once (budget.go).
+	budgetSaid bool
 }
 
 // New checks cfg and builds a runner.
@@ -254,6 +262,9 @@ func (r *Runner) challengeList() {
 
 // matchmake posts the series' invitations and the open challenges due.
 func (r *Runner) matchmake() {
+	if r.budgetSpent() {
+		return
+	}
 	r.mu.Lock()
 	if !r.ready {
 		r.mu.Unlock()
@@ -369,6 +380,10 @@ func (r *Runner) takes(ev seat.StreamEvent) bool {
 		}
 	}
 	delete(r.waiting, ev.Match)
+	if why, over := r.overBudget(); over {
+		r.out(Line{Type: "decline", Match: ev.Match, Note: why})
+		return false
+	}
 	ok, why := r.cfg.Policy.Accepts(ev, len(r.active), r.now())
 	if !ok {
 		if ok2, _ := r.cfg.Policy.Accepts(ev, 0, r.now()); ok2 {
@@ -553,8 +568,14 @@ func (w *worker) handle(ctx context.Context, ev seat.StreamEvent) (done bool, er
 		return w.accept(ctx, ev)
 	case seat.EventMyTurn:
 		w.comment = ev.Comment
+		if w.atCap(stt) {
+			return false, w.adjudicate(ctx, stt)
+		}
 		return false, w.move(ctx, stt)
 	case seat.EventOffer:
+		if w.atCap(stt) {
+			return false, w.adjudicate(ctx, stt)
+		}
 		return false, w.offer(ctx, stt)
 	case seat.EventGameOver:
 		rep, err := s.SignResult(ctx, ev.Match)

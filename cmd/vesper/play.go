@@ -2,6 +2,8 @@ package main
 
 import (
 	"bufio"
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -15,6 +17,7 @@ import (
 	"vesper/match"
 	"vesper/nostr"
 	"vesper/play"
+	"vesper/play/model"
 	"vesper/seat"
 )
 
@@ -41,8 +44,11 @@ func playCommand() *cli.Command {
 			"--config FILE holds flags as `name: value` lines (# comments; repeat a line for a\n" +
 			"repeatable flag); the command line wins. Prints one line per event (--json: one JSON\n" +
 			"object per line). With --series-opponent it plays that series and stops, printing the\n" +
-			"W-D-L line and the score with its 95% Wilson interval.",
-		Flags: []cli.Flag{relaysFlag(), keyFlag(), jsonFlag(), relayTimeoutFlag(),
+			"W-D-L line and the score with its 95% Wilson interval.\n" +
+			"--model PROVIDER/MODEL plays a language model through its API (openai/NAME: OPENAI_BASE_URL,\n" +
+			"OPENAI_API_KEY; anthropic/NAME: ANTHROPIC_BASE_URL, ANTHROPIC_API_KEY) under one versioned\n" +
+			"prompt template, streaming its thinking, pricing each answer; see docs/MODELS.md.",
+		Flags: append([]cli.Flag{relaysFlag(), keyFlag(), jsonFlag(), relayTimeoutFlag(),
 			&cli.StringFlag{Name: "config", Usage: "read flags from `FILE`, one `name: value` line each"},
 			&cli.StringFlag{Name: "dir", Value: "vesper-play", Usage: "directory of the journals, records and PGNs"},
 			&cli.StringFlag{Name: "engine", Usage: "builtin: vesper's own engine (chess and gomoku)"},
@@ -52,7 +58,7 @@ func playCommand() *cli.Command {
 			&cli.DurationFlag{Name: "movetime", Usage: "engine time per move"},
 			&cli.Int64Flag{Name: "nodes", Usage: "engine nodes per move"},
 			&cli.IntFlag{Name: "depth", Usage: "engine depth per move"},
-			&cli.DurationFlag{Name: "agent-timeout", Value: 2 * time.Minute, Usage: "how long one agent answer may take; it is then killed"},
+			&cli.DurationFlag{Name: "agent-timeout", Value: 2 * time.Minute, Usage: "how long one agent answer may take; it is then killed (with --model: the answer time, retries of 429 and 5xx included)"},
 			&cli.IntFlag{Name: "retries", Value: 3, Usage: "how often a refused answer is asked again"},
 			&cli.StringFlag{Name: "fallback", Value: play.FallbackRandom, Usage: "when every attempt was refused: random (a random legal move, flagged), resign, or none (the clock decides)"},
 			&cli.IntFlag{Name: "draw-cp", Value: -1, Usage: "an engine takes a draw offer when its score is within this many centipawns of even (-1: never)"},
@@ -70,7 +76,7 @@ func playCommand() *cli.Command {
 			&cli.StringFlag{Name: "series-game", Value: nostr.GameChess, Usage: "the series' game"},
 			&cli.StringFlag{Name: "series-first", Value: "white", Usage: "the key's side in the series' first game: white (it invites) or black (it waits for the opponent's invitation)"},
 			&cli.BoolFlag{Name: "series-no-swap", Usage: "keep the first game's side in every game (against the daemon's house, which never challenges: it only accepts)"},
-		},
+		}, modelFlags()...),
 		Action: runPlay,
 	}
 }
@@ -83,7 +89,12 @@ func runPlay(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := playConfig(c, s)
+	sctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	ctx, cancel := context.WithCancelCause(sctx)
+	defer cancel(nil)
+	run := &modelRun{cancel: cancel}
+	cfg, err := playConfig(c, s, run)
 	if err != nil {
 		return err
 	}
@@ -91,9 +102,16 @@ func runPlay(c *cli.Context) error {
 	if err != nil {
 		return fail(exitUsage, "%v", err)
 	}
-	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	if c.String("model") != "" {
+		if err := publishModelProfile(ctx, c, s); err != nil {
+			return seatError(err)
+		}
+	}
 	err = r.Run(ctx)
+	var auth *model.AuthError
+	if errors.As(context.Cause(ctx), &auth) {
+		return fail(exitKey, "play: %v", auth)
+	}
 	if err != nil && ctx.Err() == nil {
 		return seatError(err)
 	}
@@ -101,8 +119,9 @@ func runPlay(c *cli.Context) error {
 }
 
 // playConfig turns the flags into the runner's config.
-func playConfig(c *cli.Context, s *seat.Seat) (play.Config, error) {
-	newMover, games, err := playMover(c)
+func playConfig(c *cli.Context, s *seat.Seat, run *modelRun) (play.Config, error) {
+	lw := &lineWriter{json: c.Bool("json")}
+	newMover, games, err := playMover(c, run, lw)
 	if err != nil {
 		return play.Config{}, err
 	}
@@ -121,14 +140,9 @@ func playConfig(c *cli.Context, s *seat.Seat) (play.Config, error) {
 	if cfg.Series, err = seriesConfig(c); err != nil {
 		return play.Config{}, err
 	}
-	out := os.Stdout
-	cfg.Out = func(l play.Line) {
-		if c.Bool("json") {
-			out.Write(match.MarshalLine(l))
-			return
-		}
-		fmt.Fprintln(out, lineText(l))
-	}
+	cfg.Out = lw.line
+	cfg.PlyCap = plyCap(c)
+	cfg.Budget = modelBudget(c, run)
 	return cfg, nil
 }
 
@@ -146,19 +160,31 @@ func engineGames() []string {
 // playMover reads which mover plays (exactly one of --engine, --uci and
 // --agent) and the games it takes: a UCI engine plays chess only, unless
 // --game says otherwise.
-func playMover(c *cli.Context) (newMover func(string) play.Mover, games []string, err error) {
+func playMover(c *cli.Context, run *modelRun, lw *lineWriter) (newMover func(string) play.Mover, games []string, err error) {
 	lim := play.Limits{Movetime: c.Duration("movetime"), Nodes: c.Int64("nodes"), Depth: c.Int("depth")}
 	chosen := 0
-	for _, f := range []string{"engine", "uci", "agent"} {
+	for _, f := range []string{"engine", "uci", "agent", "model"} {
 		if c.String(f) != "" {
 			chosen++
 		}
 	}
 	if chosen != 1 {
-		return nil, nil, fail(exitUsage, "play: give one of --engine builtin, --uci CMD or --agent CMD")
+		return nil, nil, fail(exitUsage, "play: give one of --engine builtin, --uci CMD, --agent CMD or --model PROVIDER/MODEL")
 	}
 	games = c.StringSlice("game")
 	switch {
+	case c.String("model") != "":
+		at := func(l play.Line) play.Line { l.At = time.Now().Unix(); return l }
+		think := func(m string, ply int, chunk string) {
+			lw.line(at(play.Line{Type: "thinking", Match: m, Ply: ply, Note: chunk}))
+		}
+		note := func(m string, ply int, text string) {
+			lw.line(at(play.Line{Type: "note", Match: m, Ply: ply, Note: text}))
+		}
+		newMover, err = modelMover(c, run, think, note)
+		if err != nil {
+			return nil, nil, err
+		}
 	case c.String("engine") != "":
 		if c.String("engine") != "builtin" {
 			return nil, nil, fail(exitUsage, "--engine must be builtin, not %q (use --uci for another engine)", c.String("engine"))
