@@ -78,6 +78,7 @@ var funcs = template.FuncMap{
 	"dur":   duration,
 	"add":   func(a, b int) int { return a + b },
 	"short": shortID,
+	"span":  span, "spanAdj": spanAdj, "commentShown": commentShown,
 }
 
 // shortID is an event id's first twelve characters and an ellipsis.
