@@ -36,6 +36,7 @@ func rules() []rule {
 			dur + ` clock`, dur + ` per move`, `move has ` + dur, `end \+ ` + dur,
 			`\(` + dur + ` after the pending`, `not sign within ` + dur,
 			`clock_start \+ (\d+)\b`, dur + ` after the clock started`,
+			"Span\\(match\\.MoveClock\\)` is \"" + dur,
 		}},
 		{name: "match.ChallengeExpiry", value: match.ChallengeExpiry, patterns: []string{
 			`within ` + dur + `[;.]`, `nobody accepted within ` + dur + `:`, `in ` + dur + `\.`, `expires ` + dur, dur + ` expiry`,
@@ -119,8 +120,8 @@ func spellings(r rule) *regexp.Regexp {
 // elsewhere are spellings of a current value that mean something else:
 // file and the text around the hit.
 var elsewhere = []struct{ file, near string }{
-	{"README.md", "waits up to 30 minutes after the result"}, // the archive's wait for names
-	{"README.md", "with a 7-day trend"},                      // the ratings' trend
+	{"docs/OPERATING.md", "waits up to 30 minutes after the result"}, // the archive's wait for names
+	{"docs/OPERATING.md", "with a 7-day trend"},                      // the ratings' trend
 }
 
 // text is one file's user-facing text, whitespace folded to single spaces
