@@ -89,9 +89,11 @@ func TestSection2TimeoutClaimAfterTheEnd(t *testing.T) {
 	m := gomokuMatch()
 	last := m.Play(fiveMoves, t0+100, 10)
 	st := fold(t, m)
-	r := result(st, Second)
+	// By the player not to move (alice made the five), naming herself, as
+	// a valid claim would: only "the game is over" is wrong with it.
+	r := result(st, First)
 	r.Reason = string(ReasonTimeout)
-	claim := m.Result(bob, r, last+MoveClock+1)
+	claim := m.Result(alice, r, last+MoveClock+1)
 	st = fold(t, m)
 	if got := token(st, claim); got != IgnClaimInvalid {
 		t.Fatalf("claim on a game over by rule: got %q, want %q (%v)", got, IgnClaimInvalid, st.Ignored)
