@@ -42,6 +42,7 @@ func rules() []rule {
 			`within ` + dur + `[;.]`, `nobody accepted within ` + dur + `:`, `in ` + dur + `\.`, `expires ` + dur, dur + ` expiry`,
 			`challenges of the last ` + dur, `\(last ` + dur + `, (?:not accepted|unaccepted)\)`,
 			`expires ` + dur + ` \((\d+) s\)`, `created_at \+ (\d+)\b`,
+			`Challenge: ` + dur + ` \(`, // a mutant's clause (scripts/mutate)
 		}},
 		{name: "match.FutureSlack", value: match.FutureSlack, patterns: []string{
 			`stamped (?:at )?(?:more than |at most )?` + dur + ` (?:after|ahead)`,
@@ -98,7 +99,7 @@ func seconds(s string) (int64, bool) {
 // hit must be claimed by a rule's pattern (or listed in elsewhere).
 func spellings(r rule) *regexp.Regexp {
 	if r.count {
-		return regexp.MustCompile(`\b` + strconv.FormatInt(r.value, 10) + ` (?:Unicode )?(?:code points|characters)`)
+		return regexp.MustCompile(`(?:^|[^\d.,])(` + strconv.FormatInt(r.value, 10) + ` (?:Unicode )?(?:code points|characters))`)
 	}
 	var alts []string
 	v := r.value
@@ -114,7 +115,9 @@ func spellings(r rule) *regexp.Regexp {
 	if v%60 == 0 {
 		alts = append(alts, strconv.FormatInt(v/60, 10)+`[- ]?minutes?\b`)
 	}
-	return regexp.MustCompile(`(?i)\b(?:` + strings.Join(alts, "|") + `)`)
+	// Group 1 is the spelling; what comes before it is not part of a
+	// number ("14.5 minutes" does not spell 5 minutes).
+	return regexp.MustCompile(`(?i)(?:^|[^\d.,\w])(` + strings.Join(alts, "|") + `)`)
 }
 
 // elsewhere are spellings of a current value that mean something else:
@@ -234,7 +237,8 @@ func TestProseFollowsConstants(t *testing.T) {
 	for _, r := range rules() {
 		sp := spellings(r)
 		for _, tx := range texts {
-			for _, m := range sp.FindAllStringIndex(tx.body, -1) {
+			for _, sm := range sp.FindAllStringSubmatchIndex(tx.body, -1) {
+				m := sm[2:4]
 				if !covered(claimed[tx.file], m) && !isElsewhere(tx, m) {
 					t.Errorf("%s: %q spells %s's value in a sentence no pattern of its rule reads: add one to rules() (or to elsewhere, if it means something else)",
 						tx.file, around(tx.body, m[0], m[1]), r.name)

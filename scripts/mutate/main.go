@@ -10,11 +10,17 @@
 //
 // Usage, from the repository root:
 //
-//	go run ./scripts/mutate [-run SUBSTRING] [-short] [-markdown]
+//	go run ./scripts/mutate [-run SUBSTRING] [-short] [-skip REGEXP] [-markdown]
+//
+// The tests of each package are first run without a mutant: a package
+// whose tests fail already (chess.js not installed for match/chessjs's
+// conformance test, say) would kill every mutant, so its mutants are
+// reported "no baseline" instead (-skip passes a test pattern to leave out
+// to go test, as in -skip '^TestConformance$').
 //
 // It exits 1 when a mutant survived, and 2 when a mutant no longer applies
-// (its Old text is not found exactly once: the code moved, update the list)
-// or does not compile.
+// (its Old text is not found exactly once: the code moved, update the list),
+// does not compile, or has no baseline.
 package main
 
 import (
@@ -39,12 +45,12 @@ type mutant struct {
 	Clause   string
 	File     string
 	Old, New string
-	Pkg      string // "" means ./match
+	Pkg      string // packages, space-separated; "" means ./match
 }
 
 // outcome is what running the tests against a mutant gave.
 type outcome struct {
-	verdict string // "killed", "SURVIVED", "stale", "no build"
+	verdict string // "killed", "SURVIVED", "stale", "no build", "no baseline"
 	by      string // the first failing test, for a killed mutant
 }
 
@@ -52,7 +58,15 @@ func main() {
 	run := flag.String("run", "", "only mutants whose clause or file contains this")
 	short := flag.Bool("short", false, "pass -short to go test")
 	markdown := flag.Bool("markdown", false, "print a Markdown table (for docs/CONTRIBUTING.md)")
+	skip := flag.String("skip", "", "tests to leave out (go test -skip)")
 	flag.Parse()
+	var extra []string
+	if *short {
+		extra = append(extra, "-short")
+	}
+	if *skip != "" {
+		extra = append(extra, "-skip", *skip)
+	}
 	tmp, err := os.MkdirTemp("", "mutate")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "mutate:", err)
@@ -65,16 +79,28 @@ func main() {
 		fmt.Println("|---|---|---|---|---|")
 	}
 	n := 0
+	baseline := map[string]bool{}
 	for _, m := range mutants {
 		if *run != "" && !strings.Contains(m.Clause, *run) && !strings.Contains(m.File, *run) {
 			continue
 		}
 		n++
-		o := try(m, tmp, *short)
+		pkg := m.pkg()
+		if _, done := baseline[pkg]; !done {
+			out, err := goTest(pkg, extra)
+			baseline[pkg] = err == nil
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "mutate: %s fails without a mutant:\n%s\n", pkg, out)
+			}
+		}
+		o := outcome{verdict: "no baseline"}
+		if baseline[pkg] {
+			o = try(m, tmp, extra)
+		}
 		switch o.verdict {
 		case "SURVIVED":
 			status = max(status, 1)
-		case "stale", "no build":
+		case "stale", "no build", "no baseline":
 			status = 2
 		}
 		report(os.Stdout, n, m, o, *markdown)
@@ -99,8 +125,23 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 var failLine = regexp.MustCompile(`(?m)^\s*--- FAIL: (\S+)`)
 
+func (m mutant) pkg() string {
+	if m.Pkg == "" {
+		return "./match"
+	}
+	return m.Pkg
+}
+
+// goTest runs the tests of pkg with args before it, bounded in time.
+func goTest(pkg string, args []string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	all := append(append([]string{"test", "-count=1"}, args...), strings.Fields(pkg)...)
+	return exec.CommandContext(ctx, "go", all...).CombinedOutput()
+}
+
 // try applies m through an overlay and runs its package's tests.
-func try(m mutant, tmp string, short bool) outcome {
+func try(m mutant, tmp string, extra []string) outcome {
 	src, err := os.ReadFile(m.File)
 	if err != nil || bytes.Count(src, []byte(m.Old)) != 1 {
 		return outcome{verdict: "stale"}
@@ -116,17 +157,7 @@ func try(m mutant, tmp string, short bool) outcome {
 		os.WriteFile(overlay, body, 0o644) != nil {
 		return outcome{verdict: "stale"}
 	}
-	pkg := m.Pkg
-	if pkg == "" {
-		pkg = "./match"
-	}
-	args := []string{"test", "-count=1", "-overlay=" + overlay}
-	if short {
-		args = append(args, "-short")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, "go", append(args, pkg)...).CombinedOutput()
+	out, err := goTest(m.pkg(), append([]string{"-overlay=" + overlay}, extra...))
 	switch {
 	case err == nil:
 		return outcome{verdict: "SURVIVED"}
