@@ -42,8 +42,8 @@ type Config struct {
 	Play        bool  // accept challenges and play its own games
 	Arbitrate   bool  // act as fallback arbiter in every match
 	MaxGames    int   // games in progress at once (section 3: 5)
-	AcceptAfter int64 // seconds an open challenge waits (section 3: 1800)
-	RulingAfter int64 // seconds a valid request waits for a ruling (3600)
+	AcceptAfter int64 // seconds an open challenge waits (section 3: match.HouseWait)
+	RulingAfter int64 // seconds a valid request waits for a ruling (match.FallbackRuling)
 	// MaxSkew is how far past now a challenge may be stamped and still be
 	// accepted; one stamped later waits until now catches up [120]. An
 	// accept must be stamped at or after its challenge, so accepting one
@@ -64,7 +64,7 @@ func (c Config) maxSkew() int64 {
 
 // DefaultConfig is section 3's policy.
 func DefaultConfig() Config {
-	return Config{Play: true, Arbitrate: true, MaxGames: 5, AcceptAfter: 1800, RulingAfter: 3600, MaxSkew: defaultMaxSkew}
+	return Config{Play: true, Arbitrate: true, MaxGames: 5, AcceptAfter: match.HouseWait, RulingAfter: match.FallbackRuling, MaxSkew: defaultMaxSkew}
 }
 
 // Decide returns the intents due at now, in a deterministic order (by

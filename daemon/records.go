@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"vesper/internal/pause"
 	"vesper/nostr"
 	"vesper/site"
 )
@@ -114,9 +115,7 @@ func (n *Daemon) listedPlayers(ctx context.Context) ([]string, error) {
 // every interval, with the profiles' names and no ratings (there is no
 // published build to take them from).
 func (n *Daemon) recordsWorker(ctx context.Context, o Options, every time.Duration) {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
+	pause.Every(ctx, every, func(ctx context.Context) {
 		in, err := siteInput(ctx, n.st, n.self, o.ListAll, n.clock())
 		if err == nil {
 			in.Openings = o.Openings
@@ -128,10 +127,5 @@ func (n *Daemon) recordsWorker(ctx context.Context, o Options, every time.Durati
 		if err != nil && ctx.Err() == nil {
 			n.log.Error("game records", "err", err)
 		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
+	})
 }

@@ -66,6 +66,14 @@ const (
 	FutureSlack     = 300    // a move may be stamped 5 minutes ahead of seen_at
 )
 
+// Section 3's defaults for a daemon's own duties, in seconds: the fold
+// never reads them, but the arbiter acts on them and the site and the
+// docs state them, so they live beside the fold's durations.
+const (
+	HouseWait      = 1800 // an open challenge nobody accepted may be taken by the house
+	FallbackRuling = 3600 // a valid request with no correct ruling is ruled by the fallback arbiter
+)
+
 // Ignore tokens: the machine part of an ignored event's reason.
 const (
 	IgnTooLarge        = "too_large"

@@ -17,10 +17,10 @@ import (
 
 // What every description of a player action repeats, since a model may
 // read one tool's description and not the others'.
-const (
+var (
 	roles       = " The challenger is the first player and moves first: White in chess, Black in gomoku (the black stones); the accepting player is second (Black in chess, White in gomoku)."
 	counts      = " A result counts for ratings only once final: both players signed it, a valid timeout claim, or an arbiter's ruling."
-	clock       = " Each move has a 24-hour clock; a late move does not count, and the waiting player may then claim the win (claim_timeout)."
+	clock       = " Each move has a " + match.SpanAdj(match.MoveClock) + " clock; a late move does not count, and the waiting player may then claim the win (claim_timeout)."
 	refusedNote = " When the rules would not count the action, nothing is published and the call returns isError with a stable rule token and a one-line reason."
 )
 
@@ -66,7 +66,7 @@ func (t *tools) registerLobby(s *mcp.Server) {
 
 	addTool(s, &mcp.Tool{
 		Name: "open_challenges",
-		Description: "The challenges nobody has accepted yet (newest first), each with its match id, game, challenger and invitee; a challenge expires 7 days after it was posted. " +
+		Description: "The challenges nobody has accepted yet (newest first), each with its match id, game, challenger and invitee; a challenge expires " + match.Span(match.ChallengeExpiry) + " after it was posted. " +
 			"Accept one with accept. game filters by game; for_me keeps only those this key may accept (not its own; open to anyone or inviting it)." + roles,
 		Annotations: readOnly("Open challenges"),
 	}, enum("game", match.GameKinds()...), t.openChallenges)
@@ -94,7 +94,7 @@ func (t *tools) registerLobby(s *mcp.Server) {
 	addTool(s, &mcp.Tool{
 		Name: "game_state",
 		Description: "The full state of a match for this key: status (open, expired, active, over), players, my_role, my_color, my_turn, to_move, ply, the position (fen, pgn and board for chess, the board for gomoku), " +
-			"san_moves, legal_moves (UCI and SAN for chess, empty points for gomoku), in_check, deadline (24 hours per move), clock_expired, can_claim_timeout, the other player's result offer, arbitration requests, " +
+			"san_moves, legal_moves (UCI and SAN for chess, empty points for gomoku), in_check, deadline (" + match.Span(match.MoveClock) + " per move), clock_expired, can_claim_timeout, the other player's result offer, arbitration requests, " +
 			"the result and whether it is final (final, final_by), must_sign, the ignored events with the reason each did not count, and opponent_comment, the other player's latest table talk (its reasoning stays hidden until the game is over)." + roles + counts,
 		Annotations: readOnly("Game state"),
 	}, nil, t.gameState)
@@ -107,7 +107,7 @@ func (t *tools) registerPlay(s *mcp.Server) {
 		Name: "play",
 		Description: "Play one move on your turn. Chess: UCI (e2e4, promotions name the piece: e7e8q) or SAN (e4, Nf3, O-O, exd8=Q); the rules are chess.js's. Gomoku: a point on the 15x15 board, a-o and 1-15, like h8; five in a row wins. " +
 			"Pick the move from game_state's legal_moves. Returns the counted ply, the canonical move and the state after it; when the move ends the game, both players must then call sign_result. " +
-			"You have 24 hours per move; a late move does not count. comment is public table talk, seen at once by the opponent; reasoning (or what record_reasoning filed) is committed with the move as a salted hash and published only after the game, so the opponent cannot read it." + counts + refusedNote + " An illegal move's refusal lists the legal moves.",
+			"You have " + match.Span(match.MoveClock) + " per move; a late move does not count. comment is public table talk, seen at once by the opponent; reasoning (or what record_reasoning filed) is committed with the move as a salted hash and published only after the game, so the opponent cannot read it." + counts + refusedNote + " An illegal move's refusal lists the legal moves.",
 		Annotations: acting("Play a move", false),
 	}, nil, t.play)
 
@@ -129,7 +129,7 @@ func (t *tools) registerPlay(s *mcp.Server) {
 		Name: "wait_turn",
 		Description: "Wait, on a live relay subscription, until it is this key's turn, the game ends, the other player offers a result or asks for arbitration, the opponent's clock runs out, nothing is left to do, or timeout_seconds pass (default 50, under the 60 s a host commonly allows a call; at most 3600, for hosts that reset their timeout on progress; 0 is refused: game_state reads the match without waiting). " +
 			"Returns at once if one of these already holds. An offer or request wakes it once: later calls do not wake for it again (nor for those listed in seen), and an offer whose position has moved on is no offer. While it waits it sends progress notifications when the call carries a progressToken. " +
-			"The answer is why it returned and the status, as game_state gives it. reason: my_turn, game_over (sign the result), offer (status.offer: accept with offer_result, or leave it), request, claim_timeout (the opponent's clock ran out: claim_timeout wins), arbitrate (the game is over, you signed, the opponent let the day to sign pass: request_arbitration), timeout (call it again: the opponent has 24 hours per move), " +
+			"The answer is why it returned and the status, as game_state gives it. reason: my_turn, game_over (sign the result), offer (status.offer: accept with offer_result, or leave it), request, claim_timeout (the opponent's clock ran out: claim_timeout wins), arbitrate (the game is over, you signed, the opponent let the day to sign pass: request_arbitration), timeout (call it again: the opponent has " + match.Span(match.MoveClock) + " per move), " +
 			"or, with nothing left to do, final, expired or lost_on_time (your own clock ran out; no move of yours counts).",
 		Annotations: readOnly("Wait for my turn"),
 	}, all(bounds("timeout_seconds", 1, maxWait.Seconds()), defaultTo("timeout_seconds", strconv.Itoa(int(defaultWait.Seconds())))), t.waitTurn)
@@ -160,13 +160,13 @@ func (t *tools) registerEndings(s *mcp.Server) {
 
 	addTool(s, &mcp.Tool{
 		Name:        "claim_timeout",
-		Description: "Claim the win on time: valid only when it is the opponent's turn and their 24-hour clock has run out (game_state's can_claim_timeout). A valid claim ends the game and is final on its own." + refusedNote,
+		Description: "Claim the win on time: valid only when it is the opponent's turn and their " + match.SpanAdj(match.MoveClock) + " clock has run out (game_state's can_claim_timeout). A valid claim ends the game and is final on its own." + refusedNote,
 		Annotations: acting("Claim a timeout", true),
 	}, nil, t.claimTimeout)
 
 	addTool(s, &mcp.Tool{
 		Name: "request_arbitration",
-		Description: "Ask an arbiter to rule: valid when the two players' signatures disagree, or when the result is not final and the deadline has passed (24 hours after the pending move's clock started, or after the game ended). " +
+		Description: "Ask an arbiter to rule: valid when the two players' signatures disagree, or when the result is not final and the deadline has passed (" + match.Span(match.MoveClock) + " after the pending move's clock started, or after the game ended). " +
 			"The earliest correct ruling after a valid request makes the result final." + refusedNote,
 		Annotations: acting("Request arbitration", true),
 	}, nil, t.requestArbitration)

@@ -48,7 +48,7 @@ func TestSeatHintsGuarded(t *testing.T) {
 		t.Fatal(err)
 	}
 	ne := nostr.Nevent(ch.Match, a.Key.PublicKey(), []string{internal})
-	b := &Seat{Relays: []string{home.URL()}, Key: testkit.Key("seat-b"), Timeout: testkit.Scale(2 * time.Second)}
+	b := &Seat{Relays: []string{home.URL()}, Key: testkit.Key("seat-b"), Timeout: testkit.Scale(10 * time.Second)}
 	if _, err := b.Read(ctx, ne); err != nil {
 		t.Fatalf("read: %v", err)
 	}

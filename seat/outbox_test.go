@@ -172,7 +172,7 @@ func TestSeatInboxBounded(t *testing.T) {
 	if err := home.Publish(ctx, testkit.Sign(b, ev)); err != nil {
 		t.Fatal(err)
 	}
-	a := &Seat{Relays: []string{home.URL()}, Key: testkit.Key("seat-a"), Timeout: testkit.Scale(2 * time.Second), AllowPrivateRelays: true}
+	a := &Seat{Relays: []string{home.URL()}, Key: testkit.Key("seat-a"), Timeout: testkit.Scale(10 * time.Second), AllowPrivateRelays: true}
 	got := a.inbox(ctx, b.PublicKey(), nil)
 	if want := []string{"ws://127.0.0.1:1", "ws://127.0.0.1:2", "ws://127.0.0.1:3"}; !slices.Equal(got, want) {
 		t.Errorf("inbox %v, want %v", got, want)

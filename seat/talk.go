@@ -138,7 +138,7 @@ func (s *Seat) RevealDue(ctx context.Context, ref string) (*RevealReply, error) 
 	}
 	if !revealDue(st, s.now()) {
 		return &RevealReply{OK: true, Action: "reveal", Match: st.Match, Events: []string{}, Revealed: []string{},
-			Accepted: []string{}, Failed: map[string]string{}, Note: "not due: reveals wait for the final result, or an hour after the end"}, nil
+			Accepted: []string{}, Failed: map[string]string{}, Note: "not due: reveals wait for the final result, or " + match.Span(int64(RevealAfter/time.Second)) + " after the end"}, nil
 	}
 	return s.revealLocked(ctx, snap.hints, st)
 }

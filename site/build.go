@@ -20,7 +20,7 @@ import (
 
 // DaemonAcceptDelay is how long an open challenge waits before the daemon
 // may accept it (PROTOCOL.md section 3).
-const DaemonAcceptDelay = 30 * 60
+const DaemonAcceptDelay = match.HouseWait
 
 // Input is everything a build shows. The site reads no store and no clock:
 // the caller passes the folded states, the times it first saw each event,

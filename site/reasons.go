@@ -88,11 +88,11 @@ func timedReason(s *match.State, ig match.Ignored, created, seenAt int64, seen b
 	switch ig.Token {
 	case match.IgnFuture:
 		if !seen {
-			return "Stamped more than 5 minutes after this verifier first received it, so it never counts: check the signer's clock."
+			return "Stamped more than " + match.Span(match.FutureSlack) + " after this verifier first received it, so it never counts: check the signer's clock."
 		}
-		return "Stamped " + duration(created-seenAt) + " after this verifier first received it (stamped " + hdate(created) + ", first seen " + hdate(seenAt) + "). A move may be stamped at most 5 minutes after it arrives, so it never counts: check the signer's clock and post the move again with the current time."
+		return "Stamped " + duration(created-seenAt) + " after this verifier first received it (stamped " + hdate(created) + ", first seen " + hdate(seenAt) + "). A move may be stamped at most " + match.Span(match.FutureSlack) + " after it arrives, so it never counts: check the signer's clock and post the move again with the current time."
 	case match.IgnLate:
-		text := "Stamped " + hdate(created) + ", after its 24-hour clock had run out"
+		text := "Stamped " + hdate(created) + ", after its " + match.SpanAdj(match.MoveClock) + " clock had run out"
 		if ig.Deadline != 0 {
 			text += " at " + hdate(ig.Deadline)
 		}
@@ -105,9 +105,9 @@ func timedReason(s *match.State, ig match.Ignored, created, seenAt int64, seen b
 		return "Stamped " + hdate(created) + ", outside the week the challenge was open (" + hdate(s.CreatedAt) + " to " + hdate(s.Clock().Expires()) + ")."
 	case match.IgnClaimPremature:
 		if ig.Deadline != 0 {
-			return "Timeout claim stamped " + hdate(created) + ", before the clock ran out. A claim counts only when stamped after the clock runs out (24 hours after " + hdate(ig.ClockStart) + ")."
+			return "Timeout claim stamped " + hdate(created) + ", before the clock ran out. A claim counts only when stamped after the clock runs out (" + match.Span(match.MoveClock) + " after " + hdate(ig.ClockStart) + ")."
 		}
-		return "Timeout claim stamped " + hdate(created) + ", before the opponent's 24-hour clock ran out; claim again once it has."
+		return "Timeout claim stamped " + hdate(created) + ", before the opponent's " + match.SpanAdj(match.MoveClock) + " clock ran out; claim again once it has."
 	case match.IgnRequestInvalid:
 		if ig.Deadline > 0 {
 			return "Arbitration asked too early: the players' signatures did not disagree and the deadline (" + hdate(ig.Deadline) + ") had not passed. Ask again after it."

@@ -86,6 +86,7 @@ var funcs = template.FuncMap{
 		return strconv.FormatFloat(float64(n)/float64(games), 'f', 1, 64)
 	},
 	"short": shortID,
+	"span":  span, "spanAdj": spanAdj, "commentShown": commentShown,
 }
 
 // shortID is an event id's first twelve characters and an ellipsis.

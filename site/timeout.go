@@ -27,6 +27,6 @@ func ranOut(s *match.State, firstSide, secondSide string) template.HTML {
 			by = "the arbiter's ruling"
 		}
 	}
-	return template.HTML("when " + template.HTMLEscapeString(loser) + "'s 24-hour clock ran out at " + hdate(c.MoveDeadline()) +
+	return template.HTML("when " + template.HTMLEscapeString(loser) + "'s " + match.SpanAdj(match.MoveClock) + " clock ran out at " + hdate(c.MoveDeadline()) +
 		"; " + by + " that decided it is dated " + hdate(s.EndedAt) + ".")
 }

@@ -41,19 +41,17 @@ func TestReadersWhileWriting(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), testkit.Scale(20*time.Second))
 	defer cancel()
 	done := make(chan struct{})
+	// Each reader reads once before the writer starts, and says so: the
+	// reads then overlap the writes without assuming when a goroutine is
+	// scheduled (on a loaded host a reader may not run for a while).
+	ready := make(chan struct{}, 2)
 	var wg sync.WaitGroup
 	for _, rs := range []*Store{w, other} {
 		wg.Go(func() {
-			last, reads := 0, 0
+			started := sync.OnceFunc(func() { ready <- struct{}{} })
+			defer started()
+			last := 0
 			for {
-				select {
-				case <-done:
-					if reads == 0 {
-						t.Error("reader never read")
-					}
-					return
-				default:
-				}
 				got, err := rs.MatchEvents(ctx, ch.ID)
 				if err != nil {
 					t.Errorf("reader: %v", err)
@@ -69,10 +67,17 @@ func TestReadersWhileWriting(t *testing.T) {
 					t.Errorf("reader: %v", err)
 				}
 				last = len(got)
-				reads++
+				started()
+				select {
+				case <-done:
+					return
+				default:
+				}
 			}
 		})
 	}
+	<-ready
+	<-ready
 	for b := range batches {
 		batch := make([]Incoming, per)
 		for j := range batch {

@@ -286,7 +286,7 @@ func resultCommand() *cli.Command {
 func claimCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "claim-timeout",
-		Usage:     "claim a win on time once the opponent's 24-hour clock has run out",
+		Usage:     "claim a win on time once the opponent's " + match.SpanAdj(match.MoveClock) + " clock has run out",
 		ArgsUsage: "MATCH",
 		Flags:     agentFlags(),
 		Action: matchAction(func(ctx context.Context, s *seat.Seat, _ *cli.Context, id string) (*seat.Reply, error) {

@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"vesper/daemon"
+	"vesper/match"
 	"vesper/nostr"
 )
 
@@ -143,7 +144,7 @@ func unwrapPath(err error) error {
 func limitFlags() []cli.Flag {
 	d := daemon.DefaultLimits()
 	return []cli.Flag{
-		&cli.IntFlag{Name: "quota-open-challenges", Value: d.OpenPerAuthor, Usage: "open challenges (last 7 days, not accepted) kept per author; more are dropped (0: no quota)"},
+		&cli.IntFlag{Name: "quota-open-challenges", Value: d.OpenPerAuthor, Usage: "open challenges (last " + match.Span(match.ChallengeExpiry) + ", not accepted) kept per author; more are dropped (0: no quota)"},
 		&cli.IntFlag{Name: "quota-match-events", Value: d.EventsPerAuthor, Usage: "events kept per author per match; more are dropped (0: no quota)"},
 		&cli.IntFlag{Name: "quota-relay-challenges", Value: d.RelayChallenges, Usage: "new challenges stored per relay per hour; more are dropped (0: no quota)"},
 		&cli.IntFlag{Name: "held-challenges", Value: d.HeldChallenges, Usage: "challenges over a relay's hourly budget kept in the store and retried (when another key answers one, and each new hour); the newest are kept (0: no bound)"},

@@ -51,7 +51,7 @@ func newApp() *cli.App {
 		Description: "Playing: one player posts `vesper challenge` (the challenger is first: White in chess,\n" +
 			"Black in gomoku); the other runs `vesper accept MATCH`. Then each in turn: `vesper wait MATCH`\n" +
 			"(returns when it is your turn), `vesper status --json MATCH` (fen, legal_moves, to_move,\n" +
-			"deadline...), `vesper move MATCH MOVE`. Each move has 24 hours. When the game ends both\n" +
+			"deadline...), `vesper move MATCH MOVE`. Each move has " + match.Span(match.MoveClock) + ". When the game ends both\n" +
 			"players sign the result (`vesper result MATCH`); only a final result counts for ratings.\n" +
 			"Every action is checked against the protocol's fold first: what verifiers would ignore\n" +
 			"is refused, never posted.\n\n" +

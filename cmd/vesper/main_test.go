@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"vesper/match"
 )
 
 // binPath is the vesper binary built once for the tests that run it as a
@@ -99,7 +101,7 @@ func TestExitStatuses(t *testing.T) {
 		t.Fatalf("whoami: %q", r.stdout)
 	}
 	r = vesper(t, nil, nil, "--help")
-	if r.code != 0 || !strings.Contains(r.stdout, "vesper wait MATCH") || !strings.Contains(r.stdout, "24 hours") {
+	if r.code != 0 || !strings.Contains(r.stdout, "vesper wait MATCH") || !strings.Contains(r.stdout, "Each move has "+match.Span(match.MoveClock)) {
 		t.Fatalf("root help does not explain the flow: %s", r.stdout)
 	}
 }

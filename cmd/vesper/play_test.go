@@ -335,13 +335,15 @@ func TestPlayAgentIllegalThenLegal(t *testing.T) {
 	}
 }
 
-// TestPlayAgentHangs: an agent that hangs is killed at --agent-timeout,
+// TestPlayAgentHangs: an agent that hangs is killed at --agent-timeout
+// (long enough that the answers after the hang, a shell script with grep
+// and sed, come in time on a loaded host: the hang itself never ends),
 // asked again, killed again, and the random fallback is played and flagged;
 // the game goes on to a final result.
 func TestPlayAgentHangs(t *testing.T) {
 	pids := filepath.Join(t.TempDir(), "pids")
 	t.Setenv("AGENT_PIDS", pids)
-	_, id, dir := agentGame(t, "hangs_first.sh", "--agent-timeout", "500ms", "--retries", "1", "--fallback", "random")
+	_, id, dir := agentGame(t, "hangs_first.sh", "--agent-timeout", testkit.ScaleFlag(5*time.Second), "--retries", "1", "--fallback", "random")
 	ds := decisions(t, dir, id)
 	if len(ds) < 2 {
 		t.Fatalf("%d decisions", len(ds))

@@ -17,7 +17,7 @@ func pruneCommand() *cli.Command {
 		Name:  "prune",
 		Usage: "delete junk from the store: events of no valid match, long-expired open challenges",
 		Description: "Deletes, with their summaries and every event that belongs to nothing else:\n" +
-			"challenges that hold no valid match, open challenges nobody accepted whose 7-day\n" +
+			"challenges that hold no valid match, open challenges nobody accepted whose " + match.SpanAdj(match.ChallengeExpiry) + "\n" +
 			"expiry is more than --retention ago, and events whose match was never stored or\n" +
 			"that name no match, once first seen more than --orphan-age ago (their challenge\n" +
 			"may still come). An event that also belongs to a live match is kept. Matches the\n" +

@@ -15,11 +15,15 @@ import (
 	"vesper/seat"
 )
 
-// readmeLoop is the README's jq loop, exactly as written there: the shell
-// block of "Play a game" that holds `while :; do`.
+// playingDoc is where the README sends agents: docs/PLAYING.md, which
+// holds the jq loop and explains every wait reason.
+var playingDoc = filepath.Join("..", "..", "docs", "PLAYING.md")
+
+// readmeLoop is the jq loop of docs/PLAYING.md, exactly as written there:
+// the shell block of "Play a game" that holds `while :; do`.
 func readmeLoop(t *testing.T) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	b, err := os.ReadFile(playingDoc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,11 +33,11 @@ func readmeLoop(t *testing.T) string {
 			return block
 		}
 	}
-	t.Fatal("README.md has no shell block with the wait loop")
+	t.Fatal("docs/PLAYING.md has no shell block with the wait loop")
 	return ""
 }
 
-// TestReadmeLoopNeverGivesAGameAway is trap 1 of issue 25: the README's
+// TestReadmeLoopNeverGivesAGameAway is trap 1 of issue 25: docs/PLAYING.md's
 // loop, run as written (bash and jq) for alice, against an opponent that on
 // its own turn offers itself the win. The loop must not accept it: the
 // opponent then resigns, and the game is final as alice's win.
@@ -41,9 +45,9 @@ func TestReadmeLoopNeverGivesAGameAway(t *testing.T) {
 	for _, tool := range []string{"bash", "jq"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			if os.Getenv("VESPER_REQUIRE_INTEROP") != "" {
-				t.Fatalf("%s is needed to run the README's loop: %v", tool, err)
+				t.Fatalf("%s is needed to run the documented loop: %v", tool, err)
 			}
-			t.Skipf("%s is needed to run the README's loop: %v", tool, err)
+			t.Skipf("%s is needed to run the documented loop: %v", tool, err)
 		}
 	}
 	t.Parallel()
@@ -124,7 +128,7 @@ func TestReadmeLoopNeverGivesAGameAway(t *testing.T) {
 	}
 	st := snap.State
 	if !st.Final || st.Result != match.First || st.Reason != match.ReasonResignation {
-		t.Fatalf("the README's loop gave the game away: final %v, result %s by %s", st.Final, st.Result, st.Reason)
+		t.Fatalf("the documented loop gave the game away: final %v, result %s by %s", st.Final, st.Result, st.Reason)
 	}
 }
 
@@ -133,11 +137,11 @@ var wakeReasons = []string{seat.WakeMyTurn, seat.WakeGameOver, seat.WakeFinal, s
 	seat.WakeExpired, seat.WakeTimeout, seat.WakeClaimTimeout, seat.WakeArbitrate, seat.WakeLostOnTime}
 
 // TestWaitReasonsDocumented is trap 5: every reason wait can give is
-// explained by `vesper wait --help` and the README, and the README's loop
+// explained by `vesper wait --help` and docs/PLAYING.md, and its loop
 // stops on each one that leaves nothing to do.
 func TestWaitReasonsDocumented(t *testing.T) {
 	help := vesper(t, nil, nil, "wait", "--help")
-	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	readme, err := os.ReadFile(playingDoc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,13 +151,13 @@ func TestWaitReasonsDocumented(t *testing.T) {
 			t.Errorf("vesper wait --help does not explain %s", r)
 		}
 		if !strings.Contains(string(readme), "`"+r+"`") {
-			t.Errorf("the README does not explain %s", r)
+			t.Errorf("docs/PLAYING.md does not explain %s", r)
 		}
 		if !strings.Contains(loop, r) && r != seat.WakeRequest {
-			t.Errorf("the README's loop does not handle %s", r)
+			t.Errorf("the documented loop does not handle %s", r)
 		}
 		if seat.Terminal(r) && !strings.Contains(loop, r+")") && !strings.Contains(loop, r+"|") {
-			t.Errorf("the README's loop does not stop on %s", r)
+			t.Errorf("the documented loop does not stop on %s", r)
 		}
 	}
 }

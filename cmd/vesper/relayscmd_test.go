@@ -28,7 +28,7 @@ func TestRelaysCommand(t *testing.T) {
 	lim := startRelayWith(t, relayd.Options{Name: "limited", MaxLimit: 50, MaxFilters: 2, RestrictedWrites: true, CreatedAtUpperLimit: 60})
 	plain := startRelayWith(t, relayd.Options{NoNegentropy: true})
 	dead := testkit.DeadRelay(t)
-	r := vesper(t, nil, nil, "relays", "--json", "--timeout", testkit.ScaleFlag(3*time.Second), "--relays", strings.Join([]string{lim.URL(), plain.URL(), dead}, ","))
+	r := vesper(t, nil, nil, "relays", "--json", "--timeout", testkit.ScaleFlag(10*time.Second), "--relays", strings.Join([]string{lim.URL(), plain.URL(), dead}, ","))
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}

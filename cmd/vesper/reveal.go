@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -20,7 +21,7 @@ func talkFlags(move bool) []cli.Flag {
 	}
 	if move {
 		out = append(out,
-			&cli.StringFlag{Name: "comment", Usage: "public table talk `TEXT`, shown to everyone at once (300 code points shown)"},
+			&cli.StringFlag{Name: "comment", Usage: "public table talk `TEXT`, shown to everyone at once (" + strconv.Itoa(nostr.MaxCommentShown) + " code points shown)"},
 			&cli.IntFlag{Name: "attempts", Usage: "`N` answers your harness refused before this move (illegal, unparsable, empty, late)"},
 			&cli.StringFlag{Name: "usage", Usage: "self-reported effort as a `JSON` object of non-negative numbers: input_tokens, " +
 				"output_tokens, reasoning_tokens, cost_usd, latency_ms"})

@@ -15,7 +15,7 @@ import (
 	"vesper/seat"
 )
 
-// statusHelp documents the status object (the README shows the same).
+// statusHelp documents the status object (docs/PLAYING.md shows the same).
 const statusHelp = "--json prints the status object: the summary of `vesper verify --json` (match, game, first,\n" +
 	"second, status, result, reason, plies, final_hash, final, final_by, final_event, moves, ignored)\n" +
 	"and: invitee, created_at, expires, ply (the pending ply), to_move {role, pubkey, color},\n" +

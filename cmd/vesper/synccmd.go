@@ -16,6 +16,7 @@ import (
 	"golang.org/x/term"
 
 	"vesper/daemon"
+	"vesper/match"
 	"vesper/nostr/relay/reconcile"
 )
 
@@ -27,7 +28,7 @@ func syncCommand() *cli.Command {
 		Description: "Reconciles DIR/vesper.db with every relay whatever the created_at of what it\n" +
 			"lacks: with NIP-77 (negentropy) where a relay offers it, the store's ids against\n" +
 			"the relay's for the game kinds, fetching exactly the missing events; otherwise\n" +
-			"every event of each match that is not final, the challenges of the last 7 days\n" +
+			"every event of each match that is not final, the challenges of the last " + match.Span(match.ChallengeExpiry) + "\n" +
 			"and the downtime (all of them with --full or on a first sync), and the matches\n" +
 			"these reveal. Every event is checked as the daemon checks it and stored with the\n" +
 			"time it was received; the matches it touched are re-folded. Builds a store from\n" +

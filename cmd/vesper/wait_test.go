@@ -32,7 +32,7 @@ func seatRun(t *testing.T, relays string, args ...string) map[string]any {
 // (accepting any offer it is shown), until the result is final.
 func agent(t *testing.T, relays, key, id string, prefer []string, offers *int) map[string]any {
 	for range 60 {
-		w := seatRun(t, relays, "wait", "--key", key, "--timeout", testkit.ScaleFlag(time.Minute), "--relay-timeout", testkit.ScaleFlag(500*time.Millisecond), id)
+		w := seatRun(t, relays, "wait", "--key", key, "--timeout", testkit.ScaleFlag(time.Minute), "--relay-timeout", testkit.ScaleFlag(10*time.Second), id)
 		if w == nil {
 			return nil
 		}
@@ -40,14 +40,14 @@ func agent(t *testing.T, relays, key, id string, prefer []string, offers *int) m
 		case "final":
 			return w["status"].(map[string]any)
 		case "game_over":
-			seatRun(t, relays, "result", "--key", key, "--timeout", testkit.ScaleFlag(500*time.Millisecond), id)
+			seatRun(t, relays, "result", "--key", key, "--timeout", testkit.ScaleFlag(10*time.Second), id)
 		case "offer":
 			st := w["status"].(map[string]any)
 			res := st["offer"].(map[string]any)["result"].(map[string]any)["result"].(string)
 			*offers++
-			seatRun(t, relays, "result", "--key", key, "--timeout", testkit.ScaleFlag(500*time.Millisecond), "--agree", res, id)
+			seatRun(t, relays, "result", "--key", key, "--timeout", testkit.ScaleFlag(10*time.Second), "--agree", res, id)
 		case "my_turn":
-			st := seatRun(t, relays, "status", "--key", key, "--timeout", testkit.ScaleFlag(500*time.Millisecond), id)
+			st := seatRun(t, relays, "status", "--key", key, "--timeout", testkit.ScaleFlag(10*time.Second), id)
 			if st == nil {
 				return nil
 			}
@@ -70,7 +70,7 @@ func agent(t *testing.T, relays, key, id string, prefer []string, offers *int) m
 				t.Errorf("none of %v is legal at ply %v", prefer, st["ply"])
 				return nil
 			}
-			rep := seatRun(t, relays, "move", "--key", key, "--timeout", testkit.ScaleFlag(500*time.Millisecond), id, move)
+			rep := seatRun(t, relays, "move", "--key", key, "--timeout", testkit.ScaleFlag(10*time.Second), id, move)
 			if rep == nil {
 				return nil
 			}
@@ -100,8 +100,8 @@ func TestSeatEndToEndChess(t *testing.T) {
 	t.Parallel()
 	e := newAgentEnv(t)
 	relays := strings.Join([]string{testkit.DeadRelay(t), testkit.BlackHole(t), e.relay.URL()}, ",")
-	id := seatRun(t, relays, "challenge", "--key", e.aKey, "--timeout", testkit.ScaleFlag(500*time.Millisecond))["match"].(string)
-	seatRun(t, relays, "accept", "--key", e.bKey, "--timeout", testkit.ScaleFlag(500*time.Millisecond), id)
+	id := seatRun(t, relays, "challenge", "--key", e.aKey, "--timeout", testkit.ScaleFlag(10*time.Second))["match"].(string)
+	seatRun(t, relays, "accept", "--key", e.bKey, "--timeout", testkit.ScaleFlag(10*time.Second), id)
 	a, b, _ := playout(t, relays, e.aKey, e.bKey, id, []string{"f2f3", "g2g4"}, []string{"e7e5", "d8h4"})
 	for _, st := range []map[string]any{a, b} {
 		if st == nil {

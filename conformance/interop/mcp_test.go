@@ -30,11 +30,11 @@ type hostConfig struct {
 	} `json:"mcpServers"`
 }
 
-// readmeConfig is the README's MCP client configuration, the one a user
-// copies into a host.
+// readmeConfig is the MCP client configuration of docs/PLAYING.md (where
+// the README sends agents), the one a user copies into a host.
 func readmeConfig(t *testing.T) hostConfig {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(interop.Dir(), "..", "..", "README.md"))
+	b, err := os.ReadFile(filepath.Join(interop.Dir(), "..", "..", "docs", "PLAYING.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,14 +44,14 @@ func readmeConfig(t *testing.T) hostConfig {
 		}
 		var c hostConfig
 		if err := json.Unmarshal(m[1], &c); err != nil {
-			t.Fatalf("README's MCP configuration is not JSON: %v\n%s", err, m[1])
+			t.Fatalf("the documented MCP configuration is not JSON: %v\n%s", err, m[1])
 		}
 		if _, ok := c.MCPServers["vesper"]; !ok {
-			t.Fatalf("README's MCP configuration has no server \"vesper\":\n%s", m[1])
+			t.Fatalf("the documented MCP configuration has no server \"vesper\":\n%s", m[1])
 		}
 		return c
 	}
-	t.Fatal("README.md has no MCP configuration (a json block with mcpServers)")
+	t.Fatal("docs/PLAYING.md has no MCP configuration (a json block with mcpServers)")
 	return hostConfig{}
 }
 
@@ -69,7 +69,7 @@ func forPlayer(t *testing.T, c hostConfig, keyFile, relayURL string) string {
 		}
 	}
 	if len(set) != 0 {
-		t.Fatalf("README's MCP configuration lacks %v in its args %v", set, s.Args)
+		t.Fatalf("the documented MCP configuration lacks %v in its args %v", set, s.Args)
 	}
 	c.MCPServers = map[string]struct {
 		Command string            `json:"command"`
@@ -122,7 +122,7 @@ func TestTypeScriptSDKHost(t *testing.T) {
 	node := interop.NodeOrSkip(t)
 	cfg := readmeConfig(t)
 	if cmd := cfg.MCPServers["vesper"].Command; cmd != "vesper" {
-		t.Fatalf("README's MCP configuration runs %q; this test puts the built vesper on the PATH", cmd)
+		t.Fatalf("the documented MCP configuration runs %q; this test puts the built vesper on the PATH", cmd)
 	}
 	bin := buildVesper(t)
 	r, err := relayd.Start(context.Background(), relayd.Options{})

@@ -23,7 +23,7 @@
 // IPv4 address it carries.
 //
 // Relays the operator configured are trusted as written: they are the
-// operator's own choice, and the README's local setup points at
+// operator's own choice, and docs/PLAYING.md's local setup points at
 // ws://127.0.0.1. They are dialed without the guard. Allowing private
 // addresses for everything else is an explicit operator flag
 // (Policy.AllowPrivate, --allow-private-relays); it is never inferred from a

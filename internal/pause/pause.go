@@ -29,3 +29,18 @@ func For(ctx context.Context, d time.Duration) bool {
 
 // Until is For until the time at.
 func Until(ctx context.Context, at time.Time) bool { return For(ctx, time.Until(at)) }
+
+// Every runs f at once and then d after each run has ended, until ctx
+// ends: the one way the daemon schedules periodic work that is not a
+// reaction to an event (see docs/CONTRIBUTING.md, "Adding a daemon duty").
+// A run that takes longer than d delays the next instead of stacking
+// runs up, as a time.Ticker's dropped ticks would not say; f gets ctx and
+// should return soon after it ends.
+func Every(ctx context.Context, d time.Duration, f func(context.Context)) {
+	for ctx.Err() == nil {
+		f(ctx)
+		if !For(ctx, d) {
+			return
+		}
+	}
+}
