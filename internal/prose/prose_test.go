@@ -63,6 +63,7 @@ func rules() []rule {
 		{name: "nostr.MaxCommentShown", value: nostr.MaxCommentShown, count: true, patterns: []string{
 			`\((\d+) (?:code points|characters) shown\)`, `cut (?:at|to) (\d+) (?:code points|characters)`,
 			`at most (\d+) Unicode code points are shown`, `comment[^.]*? at most (\d+) code points`,
+			`\(at most (\d+) code points`, `talk of up to (\d+) code points`,
 		}},
 	}
 }
@@ -123,8 +124,9 @@ func spellings(r rule) *regexp.Regexp {
 // elsewhere are spellings of a current value that mean something else:
 // file and the text around the hit.
 var elsewhere = []struct{ file, near string }{
-	{"docs/OPERATING.md", "waits up to 30 minutes after the result"}, // the archive's wait for names
-	{"docs/OPERATING.md", "with a 7-day trend"},                      // the ratings' trend
+	{"docs/OPERATING.md", "waits up to 30 minutes after the result"},      // the archive's wait for names
+	{"docs/OPERATING.md", "with a 7-day trend"},                           // the ratings' trend
+	{"nostr/relay/reconcile/split.go", "for a window of an hour or less"}, // the smallest window a sync splits
 }
 
 // text is one file's user-facing text, whitespace folded to single spaces
