@@ -104,6 +104,9 @@ func gradeConnect4Moves(ctx context.Context, moves []string, budget int64, sides
 		col, _ := connect4.ParseColumn(mv)
 		before, after := value[i], value[i+1].Neg()
 		m := Move{Ply: i + 1, Move: connect4.ColumnName(col), Side: sides[i%2], Tag: TagUnknown}
+		if before != connect4.Unknown {
+			m.Value = before.String()
+		}
 		switch {
 		case before != connect4.Unknown && after != connect4.Unknown:
 			switch {

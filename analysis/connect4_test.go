@@ -14,7 +14,7 @@ var c4Sides = [2]string{"red", "yellow"}
 // a is best (a win kept).
 func TestConnect4AllowedFour(t *testing.T) {
 	moves := []string{"a", "b", "a", "b", "a", "c", "a"}
-	for _, budget := range []int64{1, 0} {
+	for _, budget := range []int64{1, 50_000} {
 		got, err := gradeConnect4Moves(t.Context(), moves, budget, c4Sides)
 		if err != nil {
 			t.Fatal(err)
@@ -115,6 +115,9 @@ func TestConnect4GradesAgainstBruteForce(t *testing.T) {
 				want = TagBlunder
 			case after < before:
 				want = TagMistake
+			}
+			if m.Value != before.String() {
+				t.Fatalf("%v ply %d: value %q, want %v", moves, i+1, m.Value, before)
 			}
 			if m.Tag != want {
 				t.Fatalf("%v ply %d: %s, want %s (before %v, after %v)", moves, i+1, m.Tag, want, before, after)

@@ -98,3 +98,16 @@ func BenchmarkSolveEmpties(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkBest is one move of the player at its default budget from a
+// middle-game position of the engine's own games.
+//
+//	go test -run '^$' -bench Best -benchtime 5x ./engine/connect4/
+func BenchmarkBest(b *testing.B) {
+	p := benchGames(1)[0][8]
+	b.ResetTimer()
+	for range b.N {
+		choose(p, Limits{})
+	}
+	b.ReportMetric(float64(DefaultNodes*int64(b.N))/b.Elapsed().Seconds(), "nodes/s")
+}

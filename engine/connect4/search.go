@@ -139,7 +139,7 @@ func (s *player) search(p Position, depth, ply, alpha, beta int) int {
 		return p.evaluate()
 	}
 	key := p.Key()
-	e := &s.table[key&(1<<playerTableBits-1)]
+	e := &s.table[slot(key, playerTableBits)]
 	var ttMove uint64
 	if e.key == key && e.flag != 0 {
 		ttMove = e.move

@@ -93,8 +93,12 @@ func pack(key uint64, lo, hi int) uint64 {
 	return key<<8 | 1<<7 | uint64(lo+1)<<2 | uint64(hi+1)
 }
 
+// slot spreads keys over the table: the low bits of a key are the first
+// columns alone, which many positions share.
+func slot(key uint64, bits uint) uint64 { return (key * 0x9e3779b97f4a7c15) >> (64 - bits) }
+
 func (s *Solver) lookup(key uint64) (lo, hi int, ok bool) {
-	e := s.table[key&(1<<solverTableBits-1)]
+	e := s.table[slot(key, solverTableBits)]
 	if e&(1<<7) == 0 || e>>8 != key {
 		return -1, 1, false
 	}
@@ -102,7 +106,7 @@ func (s *Solver) lookup(key uint64) (lo, hi int, ok bool) {
 }
 
 func (s *Solver) store(key uint64, lo, hi int) {
-	s.table[key&(1<<solverTableBits-1)] = pack(key, lo, hi)
+	s.table[slot(key, solverTableBits)] = pack(key, lo, hi)
 }
 
 // negamax returns the value of p (-1, 0, 1) for the side to move, who
