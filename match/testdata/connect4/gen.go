@@ -237,7 +237,7 @@ func scenarios() []scenario {
 		scenario{file: "c4-0011.json", what: "no_match:game_case", game: `{"game":"Connect4"}`, noMatch: "game"},
 		scenario{file: "c4-0012.json", what: "no_match:game_spelling", game: `{"game":"connect-four"}`, noMatch: "game"},
 		scenario{file: "c4-0013.json", what: "challenge:extra_fields,repeated_key", game: `{"game":"chess","game":"connect4","rows":7}`,
-			evs: []ev{acc(t0 + 60), mv(red, 1, "e2e4", s0, "illegal"), mv(red, 1, "g", s0+1, "")},
+			evs:    []ev{acc(t0 + 60), mv(red, 1, "e2e4", s0, "illegal"), mv(red, 1, "g", s0+1, "")},
 			status: "active", result: nil, reason: nil, moves: []string{"g"}, finalBy: nil})
 	return out
 }
