@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"context"
+	"errors"
 
 	"vesper/match"
 	"vesper/nostr"
@@ -22,6 +23,15 @@ var graders = map[string]grader{
 	nostr.GameGomoku: {
 		grade:  func(_ *Analyser, _ context.Context, st *match.State) (*Game, error) { return gradeGomoku(st) },
 		engine: func(*Analyser) Engine { return gomokuEngine },
+	},
+	// PLACEHOLDER (issue 40) until the branch c4engine's solver grades
+	// Connect Four: its games fail to grade with this error, and name no
+	// engine.
+	nostr.GameConnect4: {
+		grade: func(*Analyser, context.Context, *match.State) (*Game, error) {
+			return nil, errors.New("analysis: no solver for connect4 yet")
+		},
+		engine: func(*Analyser) Engine { return Engine{} },
 	},
 }
 

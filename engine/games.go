@@ -12,6 +12,8 @@ import (
 var players = map[string]func(moves []string, lim Limits) (string, error){
 	nostr.GameChess:  func(moves []string, lim Limits) (string, error) { return BestChessMove("", moves, lim) },
 	nostr.GameGomoku: BestGomokuMove,
+	// PLACEHOLDER until c4engine: see connect4_placeholder.go.
+	nostr.GameConnect4: BestConnect4Move,
 }
 
 // Plays reports whether the engine has a search for game kind.

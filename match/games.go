@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"vesper/match/chessjs"
+	"vesper/match/connect4"
 	"vesper/match/gomoku"
 	"vesper/nostr"
 )
@@ -49,6 +50,11 @@ var games = []Spec{
 		Kind: nostr.GameGomoku, Name: "Gomoku", Sides: [2]string{"black", "white"},
 		New:      func() Game { return &Gomoku{G: gomoku.NewGame()} },
 		MaxPlies: gomoku.Size * gomoku.Size, // a full board is a draw
+	},
+	{
+		Kind: nostr.GameConnect4, Name: "Connect Four", Sides: [2]string{connect4.Red, connect4.Yellow},
+		New:      func() Game { return &Connect4{G: connect4.NewGame()} },
+		MaxPlies: connect4.Cells, // the 42nd disc ends the game
 	},
 }
 

@@ -8,11 +8,11 @@ import (
 	"vesper/nostr"
 )
 
-func TestGamesListChessAndGomoku(t *testing.T) {
-	if got, want := GameKinds(), []string{nostr.GameChess, nostr.GameGomoku}; !slices.Equal(got, want) {
+func TestGamesListChessGomokuConnect4(t *testing.T) {
+	if got, want := GameKinds(), []string{nostr.GameChess, nostr.GameGomoku, nostr.GameConnect4}; !slices.Equal(got, want) {
 		t.Errorf("GameKinds() = %q, want %q", got, want)
 	}
-	if got, want := KindList(), `"chess" or "gomoku"`; got != want {
+	if got, want := KindList(), `"chess", "gomoku" or "connect4"`; got != want {
 		t.Errorf("KindList() = %s, want %s", got, want)
 	}
 }
@@ -40,7 +40,7 @@ func TestEveryGameProvidesEveryHook(t *testing.T) {
 }
 
 func TestUnknownGameIsAnError(t *testing.T) {
-	for _, kind := range []string{"", "go", "Chess", "chess "} {
+	for _, kind := range []string{"", "go", "Chess", "chess ", "Connect4", "connect_four", "connect-four"} {
 		_, err := LookupGame(kind)
 		var u *UnknownGameError
 		if !errors.As(err, &u) || u.Kind != kind {
@@ -61,6 +61,8 @@ func TestSide(t *testing.T) {
 		{nostr.GameChess, Second, "black"},
 		{nostr.GameGomoku, First, "black"}, // black moves first in gomoku
 		{nostr.GameGomoku, Second, "white"},
+		{nostr.GameConnect4, First, "red"}, // section 5.1: Red first
+		{nostr.GameConnect4, Second, "yellow"},
 		{nostr.GameChess, "", ""},
 		{nostr.GameChess, Draw, ""},
 	} {

@@ -863,10 +863,7 @@ func (w *worker) fallback(ctx context.Context, stt *seat.Status, mover Mover, at
 			return errors.New("play: no legal move to fall back on")
 		}
 		l := stt.LegalMoves[w.r.cfg.Rand.IntN(len(stt.LegalMoves))]
-		mv = l.UCI
-		if mv == "" {
-			mv = l.Point
-		}
+		mv = l.Move()
 	}
 	if err := w.log(Entry{Type: EntryIntent, Ply: stt.Ply, Move: mv}); err != nil {
 		return err

@@ -31,7 +31,7 @@ type replay struct {
 	// for states from match.Fold (moves are counted only when legal), but a
 	// page must still come out if it does: the replay stops there.
 	Err    string
-	Gomoku bool // moves are numbered one by one
+	Gomoku bool // moves are numbered one by one (gomoku and Connect Four)
 	// EPDs are the chess positions after each move (opening.EPD), which
 	// name the opening.
 	EPDs []string
@@ -60,6 +60,9 @@ func moveLabel(n int, move string) string {
 var replays = map[string]func(moves []string, defs *boardDefs) replay{
 	nostr.GameChess:  func(moves []string, defs *boardDefs) replay { return replayChess(moves, defs.chess) },
 	nostr.GameGomoku: func(moves []string, defs *boardDefs) replay { return replayGomoku(moves, defs.gomoku) },
+	nostr.GameConnect4: func(moves []string, defs *boardDefs) replay {
+		return replayConnect4(moves, defs.connect4)
+	},
 }
 
 func replayGame(kind string, moves []string, defs *boardDefs) replay {
@@ -225,9 +228,9 @@ func (r *replay) highlightCSS() template.CSS {
 
 // boardDefs are the shared SVG definitions, computed once per build.
 type boardDefs struct {
-	chess, gomoku template.HTML
+	chess, gomoku, connect4 template.HTML
 }
 
 func newBoardDefs() *boardDefs {
-	return &boardDefs{chess: template.HTML(chessDefs()), gomoku: template.HTML(gomokuDefs())}
+	return &boardDefs{chess: template.HTML(chessDefs()), gomoku: template.HTML(gomokuDefs()), connect4: template.HTML(connect4Defs())}
 }

@@ -196,7 +196,7 @@ func printStatusTurn(w io.Writer, st *seat.Status) {
 	if st.MyTurn {
 		var legal []string
 		for _, m := range st.LegalMoves {
-			legal = append(legal, m.SAN+m.Point)
+			legal = append(legal, m.SAN+m.Point+m.Column)
 		}
 		fmt.Fprintf(w, "legal   %s\n", strings.Join(legal, " "))
 	}
