@@ -2,7 +2,6 @@ package analysis
 
 import (
 	"context"
-	"errors"
 
 	"vesper/match"
 	"vesper/nostr"
@@ -24,14 +23,9 @@ var graders = map[string]grader{
 		grade:  func(_ *Analyser, _ context.Context, st *match.State) (*Game, error) { return gradeGomoku(st) },
 		engine: func(*Analyser) Engine { return gomokuEngine },
 	},
-	// PLACEHOLDER (issue 40) until the branch c4engine's solver grades
-	// Connect Four: its games fail to grade with this error, and name no
-	// engine.
 	nostr.GameConnect4: {
-		grade: func(*Analyser, context.Context, *match.State) (*Game, error) {
-			return nil, errors.New("analysis: no solver for connect4 yet")
-		},
-		engine: func(*Analyser) Engine { return Engine{} },
+		grade:  (*Analyser).gradeConnect4,
+		engine: func(a *Analyser) Engine { return connect4Engine(a.opts.SolverNodes) },
 	},
 }
 

@@ -36,8 +36,9 @@ func benchGames(n int) [][]Position {
 
 // BenchmarkSolveGame grades the way package analysis does: every position
 // of a game in turn, one solver per game, DefaultBudget each. It reports
-// positions per second, the share solved exactly, and the most plies from
-// the end of a game at which every position of every game was solved.
+// positions per second, the share solved exactly, the most plies from
+// the end of its game at which every position of every game was solved,
+// and the most empty cells at which every position was.
 //
 //	go test -run '^$' -bench SolveGame -benchtime 1x ./engine/connect4/
 func BenchmarkSolveGame(b *testing.B) {
@@ -46,7 +47,8 @@ func BenchmarkSolveGame(b *testing.B) {
 	for range b.N {
 		start := time.Now()
 		positions, solved := 0, 0
-		exactFrom := Cells // the plies from the end from which all were solved
+		exactFrom := Cells  // the plies from the end from which all were solved
+		exactEmpty := Cells // the empty cells from which all were solved
 		for _, g := range games {
 			s := NewSolver()
 			for i, p := range g {
@@ -56,6 +58,7 @@ func BenchmarkSolveGame(b *testing.B) {
 					solved++
 				} else {
 					exactFrom = min(exactFrom, len(g)-i-1)
+					exactEmpty = min(exactEmpty, Cells-p.moves-1)
 				}
 			}
 		}
@@ -63,6 +66,7 @@ func BenchmarkSolveGame(b *testing.B) {
 		b.ReportMetric(float64(positions)/el, "positions/s")
 		b.ReportMetric(100*float64(solved)/float64(positions), "%solved")
 		b.ReportMetric(float64(exactFrom), "exact-plies-from-end")
+		b.ReportMetric(float64(exactEmpty), "exact-empty-cells")
 	}
 }
 

@@ -33,11 +33,13 @@ func (v Value) Neg() Value {
 }
 
 // DefaultBudget is the solver's node budget per position when none is
-// given: about a second (docs/PERFORMANCE.md has the figures).
-const DefaultBudget = 2_000_000
+// given: under a second on a loaded machine (docs/PERFORMANCE.md has the
+// figures).
+const DefaultBudget = 1_000_000
 
-// solverTableBits sizes the solver's table: 2^22 entries of 8 bytes.
-const solverTableBits = 22
+// solverTableBits sizes the solver's table: 2^21 entries of 8 bytes, room
+// for every node of a few budgets.
+const solverTableBits = 21
 
 // Solver proves positions win, draw or loss. Its table outlives one call:
 // an entry is a proven bound for its position whatever path led there, so
