@@ -86,7 +86,7 @@ func TestConnect4GradesAgainstBruteForce(t *testing.T) {
 				p = connect4.Position{}
 			}
 		}
-		got, err := gradeConnect4Moves(t.Context(), moves, 20_000, c4Sides)
+		got, err := gradeConnect4Moves(t.Context(), moves, 5000, c4Sides)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -156,5 +156,40 @@ func TestConnect4BadMoves(t *testing.T) {
 		if _, err := gradeConnect4Moves(t.Context(), moves, 100, c4Sides); err == nil {
 			t.Errorf("%v graded", moves)
 		}
+	}
+}
+
+// Through the fold and the Analyser: a signed Connect Four match is graded
+// by the solver with the budget of Options, named in the record, with the
+// sides the registry gives and counts that add up.
+func TestConnect4Analyse(t *testing.T) {
+	// Red's open three d-e-f threatens c and g: Yellow is lost whatever
+	// it plays, so its a is no blunder (both answers lose).
+	moves := []string{"d", "d", "e", "e", "f", "a", "c"}
+	st := finished(t, "connect4", moves)
+	g, err := Analyse(t.Context(), st, Options{SolverNodes: 3000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Engine != connect4Engine(3000) || g.Game != "connect4" || g.Status != StatusDone || len(g.Moves) != len(moves) {
+		t.Fatalf("record %+v", g)
+	}
+	if m := g.Moves[5]; m.Tag != TagBest || m.Value != "loss" || m.Side != "yellow" {
+		t.Errorf("ply 6 %+v, want best in a lost position", m)
+	}
+	if m := g.Moves[6]; m.Tag != TagBest || m.Value != "win" || m.Side != "red" {
+		t.Errorf("ply 7 %+v, want best in a won position", m)
+	}
+	for k, p := range g.Players {
+		n := 0
+		for _, c := range p.Counts {
+			n += c
+		}
+		if n != p.Moves || p.Side != [2]string{"red", "yellow"}[k] {
+			t.Errorf("player %d: %+v", k, p)
+		}
+	}
+	if a, _ := New(Options{}); a.Engine().Nodes == 0 || graders["connect4"].engine(a).Nodes != connect4.DefaultBudget {
+		t.Errorf("default budget not named: %+v", graders["connect4"].engine(a))
 	}
 }
