@@ -276,6 +276,9 @@ func appendMove(b []byte, m *analysis.Move) []byte {
 	if m.Best != "" {
 		b = appendField(b, "best", m.Best)
 	}
+	if m.Value != "" {
+		b = appendField(b, "value", m.Value)
+	}
 	b = appendEval(b, "before", m.Before)
 	b = appendEval(b, "after", m.After)
 	b = append(b, `,"cp_loss":`...)

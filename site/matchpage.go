@@ -270,7 +270,7 @@ func (b *builder) movesAndGrades(s *match.State, c *card, g *analysis.Game, v *m
 	var grades []analysis.Move
 	if g != nil {
 		grades = g.Moves
-		v.Legend = marksLegend(grades, v.Replay.Gomoku)
+		v.Legend = marksLegend(grades, v.Replay.Kind)
 	}
 	v.Grades = b.gradesFor(c, g, &v.Replay)
 	v.Steps, v.MovesHTML, v.Highlight = v.Replay.stepsHTML(grades), v.Replay.movesHTML(grades, v.Times), v.Replay.highlightCSS()

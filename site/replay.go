@@ -32,6 +32,8 @@ type replay struct {
 	// page must still come out if it does: the replay stops there.
 	Err    string
 	Gomoku bool // moves are numbered one by one (gomoku and Connect Four)
+	// Kind is the game's kind, which words its grades (stepGrade).
+	Kind string
 	// EPDs are the chess positions after each move (opening.EPD), which
 	// name the opening.
 	EPDs []string
@@ -70,7 +72,9 @@ func replayGame(kind string, moves []string, defs *boardDefs) replay {
 	if !ok {
 		return replay{Moves: append([]string(nil), moves...), Err: fmt.Sprintf("no board for game %q", kind)}
 	}
-	return draw(moves, defs)
+	r := draw(moves, defs)
+	r.Kind = kind
+	return r
 }
 
 func replayChess(moves []string, defs template.HTML) replay {
@@ -161,7 +165,7 @@ func (r *replay) stepsHTML(grades []analysis.Move) template.HTML {
 		}
 		b.WriteString("</h3>\n")
 		if st.Ply > 0 && st.Ply <= len(grades) {
-			b.WriteString(stepGrade(&grades[st.Ply-1], r.Gomoku))
+			b.WriteString(stepGrade(&grades[st.Ply-1], r.Kind))
 		}
 		// Not a <nav>: a landmark per position would be hundreds on a
 		// page; the replay's section is the one region.

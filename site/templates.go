@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"strconv"
 	"time"
+
+	"vesper/match"
 )
 
 //go:embed templates/*.html
@@ -78,6 +80,9 @@ var funcs = template.FuncMap{
 	"dur":   duration,
 	"add":   func(a, b int) int { return a + b },
 	"short": shortID,
+	// games are the games in the order pages list them, for the menu's
+	// ratings links: a new game appears there with its registry entry.
+	"games": match.Games,
 }
 
 // shortID is an event id's first twelve characters and an ellipsis.

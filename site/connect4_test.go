@@ -1,0 +1,113 @@
+package site
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"vesper/analysis"
+	"vesper/internal/testkit"
+	"vesper/match"
+)
+
+// A finished Connect Four game, graded by the solver (issue 40): its page
+// shows the board first and a replay without scripts, the solver's grades
+// per player, and the game is rated in its own pool, listed on its own
+// ratings page, in the menu and on the ladder, apart from chess.
+func TestConnect4Site(t *testing.T) {
+	// Red builds d-e-f; Yellow's a ignores the two ends, Red's c wins.
+	// Yellow's e at ply 4 was already a loss or worse: the solver says.
+	moves := []string{"d", "d", "e", "e", "f", "a", "c"}
+	m := testkit.NewMatch(alice, bob, "connect4", "", t0)
+	m.Accept(t0 + 60)
+	last := m.Play(moves, t0+120, 60)
+	s := foldT(t, m)
+	m.Result(alice, result(s, "first", "four_in_a_row"), last+10)
+	m.Result(bob, result(s, "first", "four_in_a_row"), last+20)
+	s = foldT(t, m)
+	if !s.Final || s.Result != match.First {
+		t.Fatalf("fold: final %v result %v, ignored %v", s.Final, s.Result, s.Ignored)
+	}
+	g, err := analysis.Analyse(context.Background(), s, analysis.Options{SolverNodes: 5000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]int64{}
+	for _, ev := range m.Events {
+		seen[ev.ID] = int64(ev.CreatedAt) + 2
+	}
+	in := Input{
+		States: []*match.State{s}, SeenAt: seen, Now: now, Daemon: daemon.PublicKey(),
+		Profiles: map[string]Profile{
+			alice.PublicKey(): ParseProfile(`{"name":"Alice","bot":true}`),
+			bob.PublicKey():   ParseProfile(`{"name":"Bob the Bot","bot":true}`),
+		},
+		RatingGames: RatingGames([]*match.State{s}),
+		Analyses:    map[string]*analysis.Game{s.Match: g},
+	}
+	out, _ := buildFixture(t, in)
+	read := func(rel string) string {
+		t.Helper()
+		b, err := os.ReadFile(filepath.Join(out, filepath.FromSlash(rel)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	page := read("m/" + s.Match + ".html")
+	// Board first: the first board of the page comes before the moves'
+	// list and the analysis, and every position is a section reached by
+	// a link, no script.
+	board := strings.Index(page, `<use href="#cb"/>`)
+	if board < 0 || board > strings.Index(page, `id="analysis"`) || strings.Contains(page, "<script") {
+		t.Errorf("board at %d, analysis at %d, script %v", board, strings.Index(page, `id="analysis"`), strings.Contains(page, "<script"))
+	}
+	for ply := range len(moves) + 1 {
+		if !strings.Contains(page, `id="ply-`+itoa(ply)+`"`) {
+			t.Errorf("no replay step for ply %d", ply)
+		}
+	}
+	// The solver's grades, per player (Red's four moves, Yellow's three):
+	// the share of perfect ones, blunders and unknowns.
+	for _, want := range []string{
+		"Connect Four moves are graded by an exact solver",
+		"vesper connect4 solver", "5000 nodes per position",
+		`<th class="n">Red</th><th class="n">Yellow</th>`,
+		"<tr><th>Perfect moves</th>", "<tr><th>Blunders</th>", "<tr><th>Not graded</th>",
+		"a win before it with perfect play", "a loss before it with perfect play",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("match page lacks %q", want)
+		}
+	}
+	best := [2]int{g.Players[0].Counts[analysis.TagBest], g.Players[1].Counts[analysis.TagBest]}
+	row := regexp.MustCompile(`<tr><th>Perfect moves</th><td class="n">(\d+) \((\d+)%\)</td><td class="n">(\d+) \((\d+)%\)</td></tr>`).FindStringSubmatch(page)
+	if row == nil || row[1] != itoa(best[0]) || row[3] != itoa(best[1]) ||
+		row[2]+"%" != percent(best[0], 4) || row[4]+"%" != percent(best[1], 3) {
+		t.Errorf("perfect moves row %q, want %v of 4 and 3", row, best)
+	}
+	// Its own rating: on ratings/connect4.html, not on the chess page;
+	// the menu links it; the ladder names the pool.
+	c4 := read("ratings/connect4.html")
+	if !strings.Contains(c4, "Alice") || !strings.Contains(c4, "Bob the Bot") {
+		t.Error("ratings/connect4.html does not list the players")
+	}
+	if chess := read("ratings/chess.html"); strings.Contains(chess, "Bob the Bot") {
+		t.Error("a Connect Four game rated as chess")
+	}
+	if !strings.Contains(read("index.html"), `<a href="ratings/connect4.html">Connect Four ratings</a>`) {
+		t.Error("the menu has no Connect Four ratings")
+	}
+	if ladder := read("models.html"); !strings.Contains(ladder, "Connect Four") {
+		t.Error("the ladder names no Connect Four rating")
+	}
+	if !strings.Contains(read("p/"+alice.PublicKey()+".html"), "Connect Four") {
+		t.Error("the player page names no Connect Four")
+	}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
