@@ -268,11 +268,22 @@ func play(t *testing.T, opp opponent, seed uint64, engineFirst bool, lim Limits)
 	}
 }
 
-// The house plays well: against a random and a one-ply player, seeded
-// games each way, it never loses and it wins every game as first player.
+// shallow is the engine's own search two plies deep, after a random
+// first move for variety: it sees every four in one and every immediate
+// threat, so only a search that looks further beats it.
+func shallow(rng *rand.Rand, p Position) int {
+	if p.moves < 2 {
+		return randomPlayer(rng, p)
+	}
+	return choose(p, Limits{Depth: 2})
+}
+
+// The house plays well: against a random, a one-ply and a two-ply player,
+// seeded games each way, it never loses and it wins every game as first
+// player.
 func TestEngineBeatsWeakPlayers(t *testing.T) {
 	lim := Limits{Nodes: 20_000}
-	for name, opp := range map[string]opponent{"random": randomPlayer, "one-ply": onePly} {
+	for name, opp := range map[string]opponent{"random": randomPlayer, "one-ply": onePly, "two-ply": shallow} {
 		for seed := range uint64(4) {
 			for _, first := range []bool{true, false} {
 				r := play(t, opp, seed, first, lim)
