@@ -3,6 +3,7 @@ package match
 import (
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 
 	"vesper/nostr"
@@ -22,7 +23,7 @@ func TestGamesListChessGomokuConnect4(t *testing.T) {
 func TestEveryGameProvidesEveryHook(t *testing.T) {
 	for _, g := range Games() {
 		t.Run(g.Kind, func(t *testing.T) {
-			if g.Kind == "" || g.Name == "" || g.Sides[0] == "" || g.Sides[1] == "" || g.Sides[0] == g.Sides[1] {
+			if g.Kind == "" || g.Name == "" || g.Noun == "" || g.MoveHelp == "" || g.Sides[0] == "" || g.Sides[1] == "" || g.Sides[0] == g.Sides[1] {
 				t.Errorf("spec %+v: a name or a side is missing", g)
 			}
 			if g.New == nil || g.MaxPlies <= 0 {
@@ -68,6 +69,25 @@ func TestSide(t *testing.T) {
 	} {
 		if got := Side(c.kind, c.role); got != c.want {
 			t.Errorf("Side(%q, %q) = %q, want %q", c.kind, c.role, got, c.want)
+		}
+	}
+}
+
+// The sentences built from the registry name every game.
+func TestRegistrySentences(t *testing.T) {
+	if got, want := NounList(), "chess, gomoku and Connect Four"; got != want {
+		t.Errorf("NounList() = %q, want %q", got, want)
+	}
+	if got, want := SidesText(First), "White in chess, Black in gomoku and Red in Connect Four"; got != want {
+		t.Errorf("SidesText(first) = %q, want %q", got, want)
+	}
+	if got, want := SidesText(Second), "Black in chess, White in gomoku and Yellow in Connect Four"; got != want {
+		t.Errorf("SidesText(second) = %q, want %q", got, want)
+	}
+	help := MoveHelpText()
+	for _, g := range Games() {
+		if !strings.Contains(help, g.Noun+": "+g.MoveHelp) {
+			t.Errorf("MoveHelpText() = %q lacks %s", help, g.Noun)
 		}
 	}
 }

@@ -18,8 +18,9 @@ import (
 type Request struct {
 	Match string `json:"match"`
 	Game  string `json:"game"`
-	// Color is white/black in chess, black/white in gomoku (the first
-	// player has the black stones); Role first/second.
+	// Color is the side match.Side names: white/black in chess,
+	// black/white in gomoku (the first player has the black stones),
+	// red/yellow in Connect Four; Role first/second.
 	Color    string           `json:"color"`
 	Role     string           `json:"role"`
 	Opponent string           `json:"opponent"`
@@ -56,7 +57,7 @@ type Refusal struct {
 }
 
 // Answer is an agent's reply: a move (UCI or SAN in chess, a point in
-// gomoku), or "resign"; offer "draw" posts a draw offer before the move;
+// gomoku, a column in Connect Four), or "resign"; offer "draw" posts a draw offer before the move;
 // accept_offer takes the opponent's pending offer. Comment and reasoning
 // are kept in the record and published with the move: the comment at once,
 // the reasoning committed and revealed after the game (PROTOCOL.md section

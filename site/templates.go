@@ -7,6 +7,7 @@ import (
 	"html/template"
 	"io/fs"
 	"strconv"
+	"strings"
 	"time"
 
 	"vesper/match"
@@ -80,9 +81,11 @@ var funcs = template.FuncMap{
 	"dur":   duration,
 	"add":   func(a, b int) int { return a + b },
 	"short": shortID,
-	// games are the games in the order pages list them, for the menu's
-	// ratings links: a new game appears there with its registry entry.
-	"games": match.Games,
+	// The games' registry, so that pages naming the games follow it.
+	"games":      match.Games,
+	"gameNouns":  match.NounList,
+	"sidesText":  match.SidesText,
+	"capitalize": func(s string) string { return strings.ToUpper(s[:1]) + s[1:] },
 }
 
 // shortID is an event id's first twelve characters and an ellipsis.

@@ -42,7 +42,7 @@ func playCommand() *cli.Command {
 		Flags: []cli.Flag{relaysFlag(), keyFlag(), jsonFlag(), relayTimeoutFlag(),
 			&cli.StringFlag{Name: "config", Usage: "read flags from `FILE`, one `name: value` line each"},
 			&cli.StringFlag{Name: "dir", Value: "vesper-play", Usage: "directory of the journals, records and PGNs"},
-			&cli.StringFlag{Name: "engine", Usage: "builtin: vesper's own engine (chess and gomoku)"},
+			&cli.StringFlag{Name: "engine", Usage: "builtin: vesper's own engine (" + match.NounList() + ")"},
 			&cli.StringFlag{Name: "uci", Usage: "a UCI engine command, e.g. /usr/games/stockfish (chess)"},
 			&cli.StringSliceFlag{Name: "uci-option", Usage: "a UCI option NAME=VALUE (repeatable)"},
 			&cli.StringFlag{Name: "agent", Usage: "an agent command, run once per decision (split on spaces; no shell)"},
@@ -57,7 +57,7 @@ func playCommand() *cli.Command {
 			&cli.BoolFlag{Name: "accept-open", Usage: "accept open challenges of others"},
 			&cli.DurationFlag{Name: "open-after", Usage: "accept an open challenge only once it is this old"},
 			&cli.StringSliceFlag{Name: "from", Usage: "accept challenges only from this player (npub or hex; repeatable)"},
-			&cli.StringSliceFlag{Name: "game", Usage: "games accepted: chess, gomoku (repeatable; default what the decider plays)"},
+			&cli.StringSliceFlag{Name: "game", Usage: "games accepted: " + match.KindList() + " (repeatable; default what the decider plays)"},
 			&cli.IntFlag{Name: "max-games", Value: 5, Usage: "games played at once"},
 			&cli.IntFlag{Name: "post-open", Usage: "keep this many open challenges of the key posted"},
 			&cli.StringFlag{Name: "open-game", Value: nostr.GameChess, Usage: "the game of --post-open and --challenge challenges"},
@@ -74,6 +74,9 @@ func playCommand() *cli.Command {
 
 func runPlay(c *cli.Context) error {
 	if err := applyConfig(c); err != nil {
+		return err
+	}
+	if err := gameFlags(c, "game", "open-game", "series-game"); err != nil {
 		return err
 	}
 	s, err := newSeat(c, true)
