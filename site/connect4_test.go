@@ -111,3 +111,17 @@ func TestConnect4Site(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// Every game says what its grades' Best is; only a solver's game shows
+// the share of perfect moves.
+func TestEveryGameHasGradeWords(t *testing.T) {
+	for _, g := range match.Games() {
+		w, ok := gradeWords[g.Kind]
+		if !ok || w.best == "" {
+			t.Errorf("no grade words for %s", g.Kind)
+		}
+		if w.solved != (g.Kind == "connect4") {
+			t.Errorf("%s solved %v", g.Kind, w.solved)
+		}
+	}
+}

@@ -15,13 +15,16 @@ import (
 // and Failed, or none of them (no analysis and none coming).
 type gradesView struct {
 	Shown, Pending, Failed bool
-	Chess, Connect4        bool
-	Engine, Version        string
-	Depth, HashMB          int
-	Nodes                  int64
-	Href                   string // analysis.json, from the match page
-	Graph                  template.HTML
-	Rows                   []gradeRow
+	Chess                  bool
+	// Solved: the grades are an exact solver's against perfect play
+	// (Connect Four), shown as the share of perfect moves.
+	Solved          bool
+	Engine, Version string
+	Depth, HashMB   int
+	Nodes           int64
+	Href            string // analysis.json, from the match page
+	Graph           template.HTML
+	Rows            []gradeRow
 	// The thresholds on the mover's Win% drop, as analysis defines them.
 	Inaccuracy, Mistake, Blunder string
 }
@@ -40,7 +43,7 @@ var tagWords = map[analysis.Tag]string{
 // gradesFor is the view of a match's analysis: g is the one to show (nil:
 // none), c the match's card.
 func (b *builder) gradesFor(c *card, g *analysis.Game, r *replay) gradesView {
-	v := gradesView{Chess: c.Kind == nostr.GameChess, Connect4: c.Kind == nostr.GameConnect4}
+	v := gradesView{Chess: c.Kind == nostr.GameChess, Solved: gradeWords[c.Kind].solved}
 	if g == nil {
 		v.Failed = cardClass(c) == gradesFailed
 		v.Pending = b.gradesPending(c)
@@ -62,7 +65,7 @@ func (b *builder) gradesFor(c *card, g *analysis.Game, r *replay) gradesView {
 		row("Average centipawn loss", func(p analysis.Player) string { return strconv.Itoa(round(p.ACPL)) })
 	}
 	row("Moves", func(p analysis.Player) string { return strconv.Itoa(p.Moves) })
-	if v.Connect4 {
+	if v.Solved {
 		// The solver's grades are perfect play or not: the share of
 		// perfect moves is the figure, beside the blunders and the moves
 		// it could not prove.
@@ -76,10 +79,10 @@ func (b *builder) gradesFor(c *card, g *analysis.Game, r *replay) gradesView {
 		// the tags that occur, and always the blunders (and for Connect
 		// Four the moves not graded: the solver's budget is part of the
 		// figure).
-		if v.Connect4 && tag == analysis.TagBest {
+		if v.Solved && tag == analysis.TagBest {
 			continue
 		}
-		always := tag == analysis.TagBlunder || (v.Chess && tag != analysis.TagUnknown) || (v.Connect4 && tag == analysis.TagUnknown)
+		always := tag == analysis.TagBlunder || (v.Chess && tag != analysis.TagUnknown) || (v.Solved && tag == analysis.TagUnknown)
 		if always || p1.Counts[tag]+p2.Counts[tag] > 0 {
 			row(tagWords[tag], func(p analysis.Player) string { return strconv.Itoa(p.Counts[tag]) })
 		}
@@ -95,12 +98,17 @@ func percent(n, total int) string {
 	return strconv.Itoa(int(math.Round(100*float64(n)/float64(total)))) + "%"
 }
 
-// gradeWords are, by game kind, what a move's Best is ("best was"), and
-// what a blunder is, where the tag alone does not say.
-var gradeWords = map[string]struct{ best, blunder string }{
-	nostr.GameChess:    {best: "best was"},
-	nostr.GameGomoku:   {best: "the point to play was", blunder: "a missed five, or a move that allows a forced win"},
-	nostr.GameConnect4: {best: "the column to play was", blunder: "a won or drawn position turned into a lost one, or a four allowed"},
+// gradeWords are, by game kind, what a move's Best is ("best was"), what
+// a blunder and a mistake are where the tag alone does not say, and
+// whether an exact solver graded the game.
+var gradeWords = map[string]struct {
+	best, blunder, mistake string
+	solved                 bool
+}{
+	nostr.GameChess:  {best: "best was"},
+	nostr.GameGomoku: {best: "the point to play was", blunder: "a missed five, or a move that allows a forced win"},
+	nostr.GameConnect4: {best: "the column to play was", solved: true,
+		blunder: "a won or drawn position turned into a lost one, or a four allowed", mistake: "a win turned into a draw"},
 }
 
 // drop writes a threshold: "5", or "7.5".
@@ -156,8 +164,8 @@ func marksLegend(grades []analysis.Move, kind string) template.HTML {
 			if w := gradeWords[kind].blunder; t == analysis.TagBlunder && w != "" {
 				part += " (" + w + ")"
 			}
-			if t == analysis.TagMistake && kind == nostr.GameConnect4 {
-				part += " (a win turned into a draw)"
+			if w := gradeWords[kind].mistake; t == analysis.TagMistake && w != "" {
+				part += " (" + w + ")"
 			}
 			parts = append(parts, part)
 		} else {

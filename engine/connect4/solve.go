@@ -1,7 +1,5 @@
 package connect4
 
-import "errors"
-
 // Value is a position's perfect-play outcome for the side to move.
 type Value int8
 
@@ -56,8 +54,6 @@ type Solver struct {
 func NewSolver() *Solver {
 	return &Solver{table: make([]uint64, 1<<solverTableBits)}
 }
-
-var errBudget = errors.New("budget")
 
 // Solve returns the value of p for the side to move within budget nodes
 // (DefaultBudget if budget <= 0), and the nodes it searched. It answers
