@@ -2,12 +2,14 @@ package site
 
 import (
 	"context"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+	"vesper/internal/browser"
 
 	"vesper/analysis"
 	"vesper/internal/testkit"
@@ -18,7 +20,10 @@ import (
 // shows the board first and a replay without scripts, the solver's grades
 // per player, and the game is rated in its own pool, listed on its own
 // ratings page, in the menu and on the ladder, apart from chess.
-func TestConnect4Site(t *testing.T) {
+// connect4Input is a site's input with one finished Connect Four game
+// between Alice and Bob, graded by the solver, and its analysis.
+func connect4Input(t *testing.T) (Input, *match.State, *analysis.Game, []string) {
+	t.Helper()
 	// Red builds d-e-f; Yellow's a ignores the two ends, Red's c wins.
 	// Yellow's e at ply 4 was already a loss or worse: the solver says.
 	moves := []string{"d", "d", "e", "e", "f", "a", "c"}
@@ -49,6 +54,11 @@ func TestConnect4Site(t *testing.T) {
 		RatingGames: RatingGames([]*match.State{s}),
 		Analyses:    map[string]*analysis.Game{s.Match: g},
 	}
+	return in, s, g, moves
+}
+
+func TestConnect4Site(t *testing.T) {
+	in, s, g, moves := connect4Input(t)
 	out, _ := buildFixture(t, in)
 	read := func(rel string) string {
 		t.Helper()
@@ -111,6 +121,21 @@ func TestConnect4Site(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// The Connect Four page in headless Chromium, at both screen sizes: the
+// board's top is within the first screen, no replay link is under 24 px,
+// no word is broken.
+func TestBrowserConnect4BoardFirst(t *testing.T) {
+	bin := browser.Chromium(t)
+	in, s, _, _ := connect4Input(t)
+	out, _ := buildFixture(t, in)
+	srv := httptest.NewServer(staticFiles(out))
+	defer srv.Close()
+	br := browser.Start(t, bin)
+	for _, sc := range browser.Screens {
+		browser.CheckGamePage(t, br, srv.URL+"/m/"+s.Match+".html", "connect4 page", sc)
+	}
+}
 
 // Every game says what its grades' Best is; only a solver's game shows
 // the share of perfect moves.
