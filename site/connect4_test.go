@@ -9,17 +9,13 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"vesper/internal/browser"
 
 	"vesper/analysis"
+	"vesper/internal/browser"
 	"vesper/internal/testkit"
 	"vesper/match"
 )
 
-// A finished Connect Four game, graded by the solver (issue 40): its page
-// shows the board first and a replay without scripts, the solver's grades
-// per player, and the game is rated in its own pool, listed on its own
-// ratings page, in the menu and on the ladder, apart from chess.
 // connect4Input is a site's input with one finished Connect Four game
 // between Alice and Bob, graded by the solver, and its analysis.
 func connect4Input(t *testing.T) (Input, *match.State, *analysis.Game, []string) {
@@ -57,6 +53,10 @@ func connect4Input(t *testing.T) (Input, *match.State, *analysis.Game, []string)
 	return in, s, g, moves
 }
 
+// A finished Connect Four game, graded by the solver (issue 40): its page
+// shows the board first and a replay without scripts, the solver's grades
+// per player, and the game is rated in its own pool, listed on its own
+// ratings page, in the menu and on the ladder, apart from chess.
 func TestConnect4Site(t *testing.T) {
 	in, s, g, moves := connect4Input(t)
 	out, _ := buildFixture(t, in)
