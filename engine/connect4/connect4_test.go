@@ -323,3 +323,26 @@ func TestTactics(t *testing.T) {
 		t.Errorf("opening %s, want the centre d", got)
 	}
 }
+
+// Any list of strings: Best answers a legal column or an error, never a
+// panic, and the solver's value of a legal position is one of the four.
+func FuzzBest(f *testing.F) {
+	f.Add("d d e e f")
+	f.Add("a a a a a a a")
+	f.Add("A b C h")
+	f.Fuzz(func(t *testing.T, s string) {
+		moves := strings.Fields(s)
+		mv, err := Best(moves, Limits{Nodes: 500})
+		if err != nil {
+			return
+		}
+		p, _ := FromMoves(moves)
+		c, perr := ParseColumn(mv)
+		if perr != nil || !p.CanPlay(c) {
+			t.Fatalf("Best(%q) = %q, not playable", moves, mv)
+		}
+		if v, _ := NewSolver().Solve(p, 200); v < Loss || v > Unknown {
+			t.Fatalf("value %d", v)
+		}
+	})
+}
