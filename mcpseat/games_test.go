@@ -1,6 +1,7 @@
 package mcpseat
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -9,8 +10,8 @@ import (
 
 // Every game of the registry is named, with its sides and how its moves
 // are written, where a model reads the rules: the rules resource (a
-// static text, so this test is its guard), the server's instructions and
-// the play tool's description.
+// static text, so this test is its guard), the server's instructions,
+// the play tool's description and its move argument (a struct tag).
 func TestEveryGameInTheRules(t *testing.T) {
 	for _, g := range match.Games() {
 		title := func(s string) string { return strings.ToUpper(s[:1]) + s[1:] }
@@ -19,7 +20,8 @@ func TestEveryGameInTheRules(t *testing.T) {
 				t.Errorf("rules.md does not say %q", want)
 			}
 		}
-		for what, text := range map[string]string{"instructions": instructions, "roles": roles, "play": moveHelp()} {
+		f, _ := reflect.TypeOf(PlayArgs{}).FieldByName("Move")
+		for what, text := range map[string]string{"instructions": instructions, "roles": roles, "play": moveHelp(), "play's move argument": f.Tag.Get("jsonschema")} {
 			if !strings.Contains(text, g.Noun) && !strings.Contains(text, g.Name) {
 				t.Errorf("%s does not name %s: %q", what, g.Noun, text)
 			}
