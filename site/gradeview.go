@@ -98,9 +98,10 @@ func percent(n, total int) string {
 	return strconv.Itoa(int(math.Round(100*float64(n)/float64(total)))) + "%"
 }
 
-// gradeWords are, by game kind, what a move's Best is ("best was"), what
-// a blunder and a mistake are where the tag alone does not say, and
-// whether an exact solver graded the game.
+// gradeWords are, by game kind, what a move's Best is, what a blunder and
+// a mistake are where the tag alone does not say, and whether an exact
+// solver graded the game. An entry is optional: a game without one says
+// "best was" and shows its grades as gomoku's.
 var gradeWords = map[string]struct {
 	best, blunder, mistake string
 	solved                 bool
