@@ -319,6 +319,10 @@ func TestTactics(t *testing.T) {
 			t.Errorf("Best(%v) = %s then %s", tt.moves, got, again)
 		}
 	}
+	// Negative limits are none: the default budget, a prompt answer.
+	if got, err := Best([]string{"d", "c"}, Limits{Nodes: -1, Depth: -1}); err != nil || got == "" {
+		t.Errorf("negative limits: %q, %v", got, err)
+	}
 	if got, _ := Best(nil, Limits{}); got != "d" {
 		t.Errorf("opening %s, want the centre d", got)
 	}

@@ -5,8 +5,9 @@ import (
 	"time"
 )
 
-// Limits bound Best's search. Zero fields are no bound; all zero means
-// DefaultNodes, so that a call with no limits is deterministic.
+// Limits bound Best's search. Zero or negative fields are no bound; none
+// at all means DefaultNodes, so that a call with no limits is
+// deterministic.
 type Limits struct {
 	Nodes int64
 	Depth int
@@ -221,8 +222,10 @@ func choose(p Position, lim Limits) int {
 		// column only, which a shallow search need not see.
 		return 3
 	}
-	if lim == (Limits{}) {
-		lim.Nodes = DefaultNodes
+	if lim.Nodes <= 0 && lim.Depth <= 0 && lim.Time <= 0 {
+		// No bound (negative ones are none): the default, never a search
+		// to the end of the game from the start.
+		lim = Limits{Nodes: DefaultNodes}
 	}
 	s := &player{table: make([]ttEntry, 1<<playerTableBits), nodeLimit: lim.Nodes}
 	if lim.Time > 0 {
