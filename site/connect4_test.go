@@ -115,8 +115,10 @@ func TestConnect4Site(t *testing.T) {
 	if ladder := read("models.html"); !strings.Contains(ladder, "Connect Four") {
 		t.Error("the ladder names no Connect Four rating")
 	}
-	if !strings.Contains(read("p/"+alice.PublicKey()+".html"), "Connect Four") {
-		t.Error("the player page names no Connect Four")
+	// Alice's page: her Connect Four moves, the share of perfect ones.
+	want := "<strong>Connect Four</strong>: 1 analysed game, 4 moves · <strong>" + percent(best[0], 4) + "</strong> perfect"
+	if p := read("p/" + alice.PublicKey() + ".html"); !strings.Contains(p, want) {
+		t.Errorf("the player page lacks %q", want)
 	}
 }
 

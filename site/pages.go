@@ -441,6 +441,10 @@ type qualityRow struct {
 	Game                   string
 	Games, Moves, Blunders int
 	Accuracy, Per100       string
+	// Perfect is the share of the moves an exact solver graded perfect
+	// (Connect Four), "" for another game.
+	Perfect string
+	perfect int
 }
 
 // quality is the player's move quality by kind, from every analysed game
@@ -466,6 +470,7 @@ func (b *builder) quality(pk string) []qualityRow {
 			r.Games++
 			r.Moves += g.Moves
 			r.Blunders += g.Blunders
+			r.perfect += g.Perfect
 			acc += g.Accuracy
 		}
 		if r.Moves == 0 {
@@ -475,6 +480,9 @@ func (b *builder) quality(pk string) []qualityRow {
 			r.Accuracy = oneDecimal(acc/float64(r.Games)) + "%"
 		}
 		r.Per100 = oneDecimal(100 * float64(r.Blunders) / float64(r.Moves))
+		if gradeWords[kind].solved {
+			r.Perfect = percent(r.perfect, r.Moves)
+		}
 		rows = append(rows, r)
 	}
 	return rows
