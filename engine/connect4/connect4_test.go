@@ -300,19 +300,19 @@ func TestEngineBeatsWeakPlayers(t *testing.T) {
 func TestTactics(t *testing.T) {
 	for _, tt := range []struct {
 		moves []string
-		want  string
+		want  string // the column, or either of two
 	}{
 		{[]string{"a", "b", "a", "b", "a", "b"}, "a"}, // Red completes a
 		{[]string{"a", "b", "a", "b", "a", "c"}, "a"}, // Red wins before blocking
 		{[]string{"a", "b", "a", "b", "a"}, "a"},      // Yellow blocks a
 		{[]string{"d", "d", "e", "e", "f", "g"}, "c"}, // Red's open three: c wins
-		{[]string{"d", "a", "e", "a", "f"}, "c"},      // Yellow must block c or g: c first from the centre
+		{[]string{"d", "a", "e", "a", "f"}, "cg"},     // Yellow is lost: it blocks one end
 	} {
 		got, err := Best(tt.moves, Limits{Nodes: 5000})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got != tt.want && !(len(tt.moves) == 5 && tt.moves[4] == "f" && got == "g") {
+		if !strings.Contains(tt.want, got) {
 			t.Errorf("Best(%v) = %s, want %s", tt.moves, got, tt.want)
 		}
 		if again, _ := Best(tt.moves, Limits{Nodes: 5000}); again != got {
