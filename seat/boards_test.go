@@ -117,3 +117,24 @@ func TestConnect4Status(t *testing.T) {
 		t.Errorf("moves %s", got)
 	}
 }
+
+// The seat posts a Connect Four column in its canonical form, lowercase,
+// whatever the case typed; a string that is not a column goes as typed
+// for the fold to refuse.
+func TestConnect4MovePostedLowercase(t *testing.T) {
+	a, b := testkit.Key("seat-a"), testkit.Key("seat-b")
+	m := testkit.NewMatch(a, b, nostr.GameConnect4, "", boardT0)
+	m.Accept(boardT0 + 10)
+	st, err := match.Fold(m.ID, m.Events, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for in, want := range map[string]string{"D": "d", "g": "g", "h": "h", "dd": "dd"} {
+		if got, ref := canonical(st, in); got != want || ref != nil {
+			t.Errorf("canonical(%q) = %q, %v; want %q", in, got, ref, want)
+		}
+	}
+	if st.Plies() != 0 {
+		t.Errorf("canonical played on the match's own board: %d plies", st.Plies())
+	}
+}
