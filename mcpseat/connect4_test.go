@@ -1,8 +1,11 @@
 package mcpseat_test
 
 import (
+	"strings"
 	"testing"
 
+	"vesper/match"
+	"vesper/mcpseat"
 	"vesper/seat"
 )
 
@@ -31,5 +34,20 @@ func TestConnect4ToFour(t *testing.T) {
 	}
 	if got := st.Moves; len(got) != 7 || got[0] != "d" || got[3] != "c" {
 		t.Errorf("moves %q", got)
+	}
+}
+
+// An unknown game is refused by the tools at once, naming the games.
+func TestUnknownGameNamesTheGames(t *testing.T) {
+	t.Parallel()
+	r := startRelay(t)
+	a := startAgent(t, r.URL(), "mcp-unknown")
+	for _, tool := range []string{"challenge", "open_challenges"} {
+		rf := refused(t, r, a, tool, map[string]any{"game": "connect-four"}, mcpseat.RuleBadArgument)
+		for _, k := range match.GameKinds() {
+			if !strings.Contains(rf.Reason, k) {
+				t.Errorf("%s: the refusal %q does not name %s", tool, rf.Reason, k)
+			}
+		}
 	}
 }

@@ -83,7 +83,7 @@ func TestPlaySeriesConnect4(t *testing.T) {
 	dir := filepath.Join(base, "a")
 	common := []string{"--engine", "builtin", "--nodes", "2000", "--series-games", "2", "--series-game", nostr.GameConnect4, "--max-games", "2"}
 	a := startRunner(t, dir, url, writeKey(t, red), append(common, "--series-opponent", yellow.PublicKey())...)
-	b := startRunner(t, filepath.Join(base, "b"), url, writeKey(t, yellow), append(common, "--series-opponent", red.PublicKey(), "--series-first", "black")...)
+	b := startRunner(t, filepath.Join(base, "b"), url, writeKey(t, yellow), append(common, "--series-opponent", red.PublicKey(), "--series-first", "second")...)
 	a.wait(t, 5*time.Minute)
 	b.wait(t, 5*time.Minute)
 	ids := seriesMatches(t, dir)

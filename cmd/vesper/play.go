@@ -65,7 +65,7 @@ func playCommand() *cli.Command {
 			&cli.StringFlag{Name: "series-opponent", Usage: "play a series against this player (npub or hex)"},
 			&cli.IntFlag{Name: "series-games", Value: 2, Usage: "games of the series, sides swapped each game"},
 			&cli.StringFlag{Name: "series-game", Value: nostr.GameChess, Usage: "the series' game"},
-			&cli.StringFlag{Name: "series-first", Value: "white", Usage: "the key's side in the series' first game: white (it invites) or black (it waits for the opponent's invitation)"},
+			&cli.StringFlag{Name: "series-first", Value: "white", Usage: "the key's role in the series' first game: first or white (it invites), second or black (it waits for the opponent's invitation), in every game"},
 			&cli.BoolFlag{Name: "series-no-swap", Usage: "keep the first game's side in every game (against the daemon's house, which never challenges: it only accepts)"},
 		},
 		Action: runPlay,
@@ -214,11 +214,12 @@ func seriesConfig(c *cli.Context) (*play.SeriesConfig, error) {
 	if err != nil {
 		return nil, fail(exitUsage, "--series-opponent %q: %v", opp, err)
 	}
+	// white and black are chess's names of the roles, kept for every game.
 	first := c.String("series-first")
-	if first != "white" && first != "black" {
-		return nil, fail(exitUsage, "--series-first must be white or black, not %q", first)
+	if first != "white" && first != "black" && first != match.First && first != match.Second {
+		return nil, fail(exitUsage, "--series-first must be first (or white) or second (or black), not %q", first)
 	}
-	return &play.SeriesConfig{Opponent: pk, Games: c.Int("series-games"), Game: c.String("series-game"), FirstWhite: first == "white",
+	return &play.SeriesConfig{Opponent: pk, Games: c.Int("series-games"), Game: c.String("series-game"), FirstWhite: first == "white" || first == match.First,
 		NoSwap: c.Bool("series-no-swap")}, nil
 }
 
