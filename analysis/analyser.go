@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"vesper/engine/connect4"
 
 	"vesper/match"
 )
@@ -49,11 +50,14 @@ type Options struct {
 	// 0 is DefaultTimeout. It only catches a hung engine: it never
 	// shortens a search.
 	Timeout time.Duration
+	// SolverNodes is the Connect Four solver's node budget per position;
+	// 0 is connect4.DefaultBudget (vesper/engine/connect4).
+	SolverNodes int64
 }
 
 func (o Options) resolve() (Options, error) {
 	switch {
-	case o.Depth < 0, o.Nodes < 0, o.HashMB < 0, o.Timeout < 0:
+	case o.Depth < 0, o.Nodes < 0, o.HashMB < 0, o.Timeout < 0, o.SolverNodes < 0:
 		return o, fmt.Errorf("analysis: negative limit in %+v", o)
 	case o.Nice < 0 || o.Nice > 19:
 		return o, fmt.Errorf("analysis: nice %d is not within 0-19", o.Nice)
@@ -70,6 +74,9 @@ func (o Options) resolve() (Options, error) {
 	}
 	if o.Timeout == 0 {
 		o.Timeout = DefaultTimeout
+	}
+	if o.SolverNodes == 0 {
+		o.SolverNodes = connect4.DefaultBudget
 	}
 	if o.Path == "" {
 		o.Nice = 0

@@ -3,7 +3,8 @@
 // (Stockfish when configured, else vesper's own engine through the same
 // UCI interface) at a fixed depth, so that two runs on the same engine
 // build give the same numbers; for gomoku, an exact threat check that says
-// `unknown` rather than guess.
+// `unknown` rather than guess; for Connect Four, an exact solver under a
+// node budget per position (win, draw or loss, or `unknown`).
 //
 // The types here are analysis.json, the file the site publishes beside
 // match.json: it names the engine, its version and the depth, so anyone
@@ -21,9 +22,9 @@ const (
 	TagBest       Tag = "best"       // the engine's best move, or no worse than it
 	TagGood       Tag = "good"       // below the inaccuracy threshold
 	TagInaccuracy Tag = "inaccuracy" // Win% drop of at least InaccuracyDrop
-	TagMistake    Tag = "mistake"    // at least MistakeDrop
-	TagBlunder    Tag = "blunder"    // at least BlunderDrop (gomoku: a missed five or an allowed win)
-	TagUnknown    Tag = "unknown"    // gomoku: no exact grade
+	TagMistake    Tag = "mistake"    // at least MistakeDrop (Connect Four: a win turned into a draw)
+	TagBlunder    Tag = "blunder"    // at least BlunderDrop (gomoku: a missed five or an allowed win; Connect Four: a win or a draw turned into a loss, or an allowed four)
+	TagUnknown    Tag = "unknown"    // gomoku, Connect Four: no exact grade
 )
 
 // Tags lists the tags in the order pages show them.
@@ -81,10 +82,15 @@ const MateCP = 1000
 type Move struct {
 	Ply  int    `json:"ply"`  // 1-based, as the protocol's ply tag
 	Move string `json:"move"` // as played: SAN for chess, the point for gomoku
-	Side string `json:"side"` // "white"/"black", or "black"/"white" stones for gomoku
+	Side string `json:"side"` // "white"/"black", "black"/"white" stones for gomoku, "red"/"yellow" for Connect Four
 	// Best is the engine's best move in the position before (chess, SAN),
-	// or for gomoku the winning point missed / the threat to answer.
+	// or for gomoku the winning point missed / the threat to answer, or for
+	// Connect Four a column that keeps the value (or does not allow four).
 	Best string `json:"best,omitempty"`
+	// Value is the perfect-play value of the position before the move for
+	// the mover, "win", "draw" or "loss" (Connect Four only; absent when
+	// the solver's budget ran out).
+	Value string `json:"value,omitempty"`
 	// Before and After evaluate the positions before and after the move
 	// (chess only).
 	Before *Eval `json:"before,omitempty"`
@@ -118,7 +124,7 @@ type Player struct {
 type Game struct {
 	Format  int      `json:"format"`
 	Match   string   `json:"match"`
-	Game    string   `json:"game"` // "chess" or "gomoku"
+	Game    string   `json:"game"` // "chess", "gomoku" or "connect4"
 	Status  Status   `json:"status"`
 	Error   string   `json:"error,omitempty"` // why it failed
 	Engine  Engine   `json:"engine"`

@@ -23,6 +23,10 @@ var graders = map[string]grader{
 		grade:  func(_ *Analyser, _ context.Context, st *match.State) (*Game, error) { return gradeGomoku(st) },
 		engine: func(*Analyser) Engine { return gomokuEngine },
 	},
+	nostr.GameConnect4: {
+		grade:  (*Analyser).gradeConnect4,
+		engine: func(a *Analyser) Engine { return connect4Engine(a.opts.SolverNodes) },
+	},
 }
 
 // Grades reports whether this package grades games of kind.

@@ -49,3 +49,29 @@ func TestHousePlanSaysWhy(t *testing.T) {
 		}
 	}
 }
+
+// The house accepts an open challenge of every game the fold plays,
+// Connect Four among them (issue 40), after AcceptAfter and not before,
+// and its engine has a move there.
+func TestHouseAcceptsEveryGame(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.MaxGames = len(match.Games()) + 1
+	now := t0 + 10*cfg.AcceptAfter
+	kinds := map[string]bool{}
+	for i, g := range match.Games() {
+		kinds[g.Kind] = true
+		p := testkit.Key("player-" + g.Kind)
+		old := state(t, testkit.NewMatch(p, nil0(), g.Kind, "", now-cfg.AcceptAfter-int64(i)))
+		young := state(t, testkit.NewMatch(p, nil0(), g.Kind, "", now-cfg.AcceptAfter+1))
+		plan := HousePlan([]*match.State{old, young}, house.PublicKey(), cfg, now)
+		if v := plan[old.Match]; !v.Accept {
+			t.Errorf("%s after %d s: %+v, want accepted", g.Kind, cfg.AcceptAfter, v)
+		}
+		if v := plan[young.Match]; v.Accept || v.Why != WhyWait {
+			t.Errorf("%s before %d s: %+v, want a wait", g.Kind, cfg.AcceptAfter, v)
+		}
+	}
+	if !kinds["connect4"] {
+		t.Error("match.Games has no connect4")
+	}
+}

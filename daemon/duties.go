@@ -184,7 +184,7 @@ func (n *Daemon) profileDuty(ctx context.Context) error {
 		return err
 	}
 	ev := &nostr.Event{Kind: nostr.KindProfile, CreatedAt: nostr.Timestamp(n.clock()),
-		Content: `{"name":"vesper house","bot":true,"about":"The vesper daemon: verifier, fallback arbiter and house player. It accepts open chess and gomoku challenges nobody took for 30 minutes and plays them with its built-in engine."}`}
+		Content: `{"name":"vesper house","bot":true,"about":"The vesper daemon: verifier, fallback arbiter and house player. It accepts open ` + match.NounList() + ` challenges nobody took for 30 minutes and plays them with its built-in engine."}`}
 	if err := n.key.Sign(ev); err != nil {
 		return err
 	}

@@ -1,8 +1,8 @@
 // Package engine is vesper's built-in player for the games of PROTOCOL.md:
-// chess (section 4) and gomoku (section 5). It is what the daemon plays its
-// own games with (section 3).
+// chess (section 4), gomoku (section 5) and Connect Four (section 5.1). It
+// is what the daemon plays its own games with (section 3).
 //
-// Both entry points are pure functions of their input and limits: a
+// The entry points are pure functions of their input and limits: a
 // single-threaded search, a fresh transposition table on every call, and
 // with a node limit (and no time limit) the same input always gives the
 // same move. Zero limits mean a default node budget, so a call without
@@ -17,6 +17,7 @@
 // and a winning side avoids.
 //
 // Subpackages: board (bitboards, move generation, perft), search (the chess
-// search and evaluation), gomoku (the gomoku player) and uci (the UCI
-// protocol loop behind `vesper engine uci`).
+// search and evaluation), gomoku (the gomoku player), connect4 (the
+// Connect Four player and the exact solver that grades its games) and uci
+// (the UCI protocol loop behind `vesper engine uci`).
 package engine

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"vesper/engine/board"
+	"vesper/engine/connect4"
 	"vesper/engine/gomoku"
 	"vesper/engine/search"
 )
@@ -21,7 +22,8 @@ type Limits struct {
 }
 
 // DefaultChessNodes is the chess node budget of a call with zero Limits
-// (about a second); gomoku's defaults are in vesper/engine/gomoku.Limits.
+// (about a second); gomoku's defaults are in vesper/engine/gomoku.Limits,
+// Connect Four's in vesper/engine/connect4.DefaultNodes.
 const DefaultChessNodes = 500_000
 
 // hashMB is the transposition table of one BestChessMove call.
@@ -81,6 +83,21 @@ func ChessMoveScored(startFEN string, uciMoves []string, lim Limits) (string, in
 func BestGomokuMove(moves []string, lim Limits) (string, error) {
 	m, err := gomoku.Best(moves, gomoku.Limits{Nodes: lim.Nodes, Depth: lim.Depth, Time: lim.Time})
 	var over *gomoku.OverError
+	if errors.As(err, &over) {
+		return "", fmt.Errorf("%w: %s", ErrGameOver, over.Reason)
+	}
+	if err != nil {
+		return "", fmt.Errorf("engine: %w", err)
+	}
+	return m, nil
+}
+
+// BestConnect4Move returns the engine's column ("d") for the player to
+// move after moves (columns as PROTOCOL.md section 5.1 accepts them). It
+// fails on a bad or full column and on a game already over.
+func BestConnect4Move(moves []string, lim Limits) (string, error) {
+	m, err := connect4.Best(moves, connect4.Limits{Nodes: lim.Nodes, Depth: lim.Depth, Time: lim.Time})
+	var over *connect4.OverError
 	if errors.As(err, &over) {
 		return "", fmt.Errorf("%w: %s", ErrGameOver, over.Reason)
 	}

@@ -13,13 +13,17 @@ import sys
 
 
 def choose(req):
-    legal = req["legal_moves"]  # [{"uci": "e2e4", "san": "e4"}, ...] or [{"point": "h8"}, ...]
+    legal = req["legal_moves"]  # [{"uci": "e2e4", "san": "e4"}, ...], [{"point": "h8"}, ...] or [{"column": "d"}, ...]
     if req.get("offer") == "draw" and req["ply"] > 80:
         return {"accept_offer": True, "reasoning": "a long game: a draw is fine"}
     if req["game"] == "chess":
         # Prefer a capture or a check, as a beginner would.
         sharp = [m for m in legal if "x" in m["san"] or "+" in m["san"]]
         move = random.choice(sharp or legal)["san"]
+    elif req["game"] == "connect4":
+        # Connect Four: prefer the columns nearest the centre (d).
+        best = min(abs(ord(m["column"]) - ord("d")) for m in legal)
+        move = random.choice([m for m in legal if abs(ord(m["column"]) - ord("d")) == best])["column"]
     else:
         # Gomoku: stay near the stones already played.
         played = set(req["moves"])

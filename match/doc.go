@@ -17,25 +17,40 @@
 // # Games
 //
 // The games are registered once, in games.go: each Spec names its token,
-// its name, its two sides (the first player is White in chess and Black in
-// gomoku) and its start position. Every caller looks a kind up there
-// (LookupGame, Side, GameKinds) and gets an *UnknownGameError for a kind
-// that is not a game; nothing falls back to chess. A layer with more to
-// say about a game keeps a table keyed by the kind, and a test in that
-// package fails for any game of Games without an entry. A third game
-// touches these files:
+// its name (for a heading and inside a sentence), its two sides (the first
+// player is White in chess, Black in gomoku, Red in Connect Four), how a
+// move is written, and its start position. Every caller looks a kind up
+// there (LookupGame, Side, GameKinds) and gets an *UnknownGameError for a
+// kind that is not a game; nothing falls back to chess. Sentences that
+// name the games are built from it (KindList, NounList, SidesText,
+// MoveHelpText). A layer with more to say about a game keeps a table keyed
+// by the kind, and a test in that package fails for any game of Games
+// without an entry. A new game touches these files (Connect Four, issue
+// 40, touched each):
 //
-//   - match/<game>/: its rules (PROTOCOL.md gets a section for them);
-//   - nostr/kinds.go: its token (GameChess, GameGomoku);
+//   - match/<game>/: its rules (PROTOCOL.md gets a section for them), and
+//     a conformance set in match/testdata/<game>/ (TestConnect4Conformance
+//     shows how);
+//   - nostr/kinds.go: its token (GameChess, GameGomoku, GameConnect4);
 //   - match/game.go: its adapter, a Game; match/games.go: its Spec;
+//     match/reason.go: its rule-ending reason tokens;
 //   - engine/games.go: the house's search (without one the house declines
 //     its challenges and vesper play --engine builtin does not take them);
-//   - seat/boards.go: the status's board, notation and legal moves;
+//   - seat/boards.go: the status's board, notation and legal moves (a
+//     LegalMove field of seat/status.go when the moves are a new kind of
+//     thing, as Connect Four's columns are);
 //   - site/replay.go: the match page's board (its SVG defs in boardDefs);
 //   - analysis/games.go: its grader (without one its games are not
-//     analysed).
+//     analysed);
+//   - cmd/vesper/demo.go: the demo's short game (demoScripts);
+//   - mcpseat/rules.md: the rules resource, a static text for the model,
+//     and mcpseat/args.go: the play tool's move argument, a struct tag
+//     (TestEveryGameInTheRules);
+//   - site/templates/howto.html: one sentence on how its moves are written
+//     (TestPagesNameEveryGame checks the rest of the how-to and the menu).
 //
-// Everything else (the MCP tools' game enum, the CLI's checks, the site's
-// game names, side names and rating tables, the quota's length bound, the
-// analysis queue) reads the registry.
+// Everything else (the MCP tools' game enum and descriptions, the CLI's
+// checks and help, the site's menu, game names, side names and rating
+// tables, the quota's length bound, the analysis queue, the runner's
+// refusal of an unknown game) reads the registry.
 package match

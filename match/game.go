@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 
 	"vesper/match/chessjs"
+	"vesper/match/connect4"
 	"vesper/match/gomoku"
 	"vesper/nostr"
 )
@@ -15,7 +16,8 @@ type Game interface {
 	// Kind is the game's Spec.Kind.
 	Kind() string
 	// Play applies move if it is legal in the current position and returns
-	// its canonical form (UCI for chess, a lowercase point for gomoku).
+	// its canonical form (UCI for chess, a lowercase point for gomoku, a
+	// lowercase column for Connect Four).
 	Play(move string) (canonical string, err error)
 	// Outcome reports an end by rule: winner is First, Second or Draw.
 	Outcome() (over bool, winner string, reason Reason)
@@ -128,3 +130,39 @@ func (g *Gomoku) Moves() []string { return g.G.Moves() }
 
 // Clone implements Game.
 func (g *Gomoku) Clone() Game { return &Gomoku{G: g.G.Clone()} }
+
+// Connect4 adapts the Connect Four rules.
+type Connect4 struct{ G *connect4.Game }
+
+// Kind implements Game.
+func (g *Connect4) Kind() string { return nostr.GameConnect4 }
+
+// Play implements Game.
+func (g *Connect4) Play(move string) (string, error) { return g.G.Move(move) }
+
+// Outcome implements Game.
+func (g *Connect4) Outcome() (bool, string, Reason) {
+	over, w, r := g.G.Outcome()
+	if !over {
+		return false, "", ""
+	}
+	switch w {
+	case 1:
+		return true, First, Reason(r)
+	case 2:
+		return true, Second, Reason(r)
+	}
+	return true, Draw, Reason(r)
+}
+
+// Hash implements Game.
+func (g *Connect4) Hash() string { return hashString(g.G.HashInput()) }
+
+// Plies implements Game.
+func (g *Connect4) Plies() int { return g.G.Plies() }
+
+// Moves implements Game.
+func (g *Connect4) Moves() []string { return g.G.Moves() }
+
+// Clone implements Game.
+func (g *Connect4) Clone() Game { return &Connect4{G: g.G.Clone()} }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"vesper/match/chessjs"
+	"vesper/match/connect4"
 	"vesper/match/gomoku"
 	"vesper/nostr"
 )
@@ -19,8 +20,13 @@ import (
 type Spec struct {
 	// Kind is the challenge's "game" value, spelled in package nostr.
 	Kind string
-	// Name is the game's name in a sentence or a heading: "Chess".
+	// Name is the game's name in a heading: "Chess".
 	Name string
+	// Noun is the game's name inside a sentence: "chess", "Connect Four".
+	Noun string
+	// MoveHelp says how a move is written, for the CLI's and the MCP
+	// tools' help: "a point a1..o15 such as h8".
+	MoveHelp string
 	// Sides name the first and the second player's side, lowercase, as
 	// a player of that game says them: "white", "black" in chess; the
 	// first player has the black stones in gomoku.
@@ -37,8 +43,9 @@ type Spec struct {
 // package doc for the other files a new game touches.
 var games = []Spec{
 	{
-		Kind: nostr.GameChess, Name: "Chess", Sides: [2]string{"white", "black"},
-		New: func() Game { return &Chess{G: chessjs.NewGame()} },
+		Kind: nostr.GameChess, Name: "Chess", Noun: "chess", Sides: [2]string{"white", "black"},
+		MoveHelp: "UCI such as e2e4 or e7e8q (a promotion names its piece), or SAN such as Nf3; the rules are chess.js's",
+		New:      func() Game { return &Chess{G: chessjs.NewGame()} },
 		// The fifty-move rule ends a game at a half-move clock of 100,
 		// which only a pawn move or a capture resets: at most 96 pawn
 		// moves (8 pawns a side, 6 steps each) and 30 captures, so 127
@@ -46,9 +53,16 @@ var games = []Spec{
 		MaxPlies: 126 + 127*100,
 	},
 	{
-		Kind: nostr.GameGomoku, Name: "Gomoku", Sides: [2]string{"black", "white"},
+		Kind: nostr.GameGomoku, Name: "Gomoku", Noun: "gomoku", Sides: [2]string{"black", "white"},
+		MoveHelp: "a point on the 15x15 board, column a-o and row 1-15, such as h8; five in a row wins",
 		New:      func() Game { return &Gomoku{G: gomoku.NewGame()} },
 		MaxPlies: gomoku.Size * gomoku.Size, // a full board is a draw
+	},
+	{
+		Kind: nostr.GameConnect4, Name: "Connect Four", Noun: "Connect Four", Sides: [2]string{connect4.Red, connect4.Yellow},
+		MoveHelp: "a column a-g such as d, the disc falls to the lowest empty cell; four in a row wins",
+		New:      func() Game { return &Connect4{G: connect4.NewGame()} },
+		MaxPlies: connect4.Cells, // the 42nd disc ends the game
 	},
 }
 
@@ -87,10 +101,46 @@ func KindList() string {
 	for i, g := range games {
 		q[i] = fmt.Sprintf("%q", g.Kind)
 	}
-	if len(q) == 1 {
-		return q[0]
+	return joinList(q, "or")
+}
+
+// NounList names the games in a sentence: "chess, gomoku and Connect Four".
+func NounList() string {
+	q := make([]string, len(games))
+	for i, g := range games {
+		q[i] = g.Noun
 	}
-	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
+	return joinList(q, "and")
+}
+
+// SidesText names role's side in every game, for a sentence: "White in
+// chess, Black in gomoku and Red in Connect Four" for First.
+func SidesText(role string) string {
+	var q []string
+	for _, g := range games {
+		if s := Side(g.Kind, role); s != "" {
+			q = append(q, strings.ToUpper(s[:1])+s[1:]+" in "+g.Noun)
+		}
+	}
+	return joinList(q, "and")
+}
+
+// MoveHelpText says how a move is written in every game: "chess: UCI
+// ...; gomoku: a point ...".
+func MoveHelpText() string {
+	q := make([]string, len(games))
+	for i, g := range games {
+		q[i] = g.Noun + ": " + g.MoveHelp
+	}
+	return strings.Join(q, "; ")
+}
+
+// joinList joins items as a sentence does: "a, b and c".
+func joinList(items []string, conj string) string {
+	if len(items) <= 1 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " " + conj + " " + items[len(items)-1]
 }
 
 // Side names role's side in game kind ("white", "black"...): "" for a

@@ -14,6 +14,7 @@ func TestMaxPlies(t *testing.T) {
 	}{
 		{nostr.GameChess, 126 + 127*100, 6413},
 		{nostr.GameGomoku, 225, 113},
+		{nostr.GameConnect4, 42, 21}, // section 5.1: the longest game is 42 plies
 		{"go", 0, 0},
 		{"", 0, 0},
 	} {

@@ -2,6 +2,7 @@ package match
 
 import (
 	"vesper/match/chessjs"
+	"vesper/match/connect4"
 	"vesper/match/gomoku"
 	"vesper/nostr"
 )
@@ -19,6 +20,7 @@ const (
 	ReasonInsufficient  Reason = chessjs.ReasonInsufficientMaterial
 	ReasonFiveInARow    Reason = gomoku.ReasonFive
 	ReasonBoardFull     Reason = gomoku.ReasonBoardFull
+	ReasonFourInARow    Reason = connect4.ReasonFour
 	ReasonResignation   Reason = "resignation"
 	ReasonTimeout       Reason = nostr.ReasonTimeout // what makes a 4424 a claim
 	ReasonAgreement     Reason = "agreement"

@@ -26,7 +26,7 @@ type MatchArgs struct {
 // PlayArgs is one move.
 type PlayArgs struct {
 	Match string `json:"match" jsonschema:"the match id"`
-	Move  string `json:"move" jsonschema:"chess: UCI like e2e4 or e7e8q, or SAN like Nf3; gomoku: a point like h8. Pick one of game_state's legal_moves"`
+	Move  string `json:"move" jsonschema:"chess: UCI like e2e4 or e7e8q, or SAN like Nf3; gomoku: a point like h8; Connect Four: a column a-g like d. Pick one of game_state's legal_moves"`
 	// Comment and Reasoning are PROTOCOL.md section 8.
 	Comment   string `json:"comment,omitempty" jsonschema:"public table talk, shown at once to the opponent and everyone (300 characters shown)"`
 	Reasoning string `json:"reasoning,omitempty" jsonschema:"why you play this move: committed now as a salted hash, kept secret, and published after the game; replaces what record_reasoning filed"`

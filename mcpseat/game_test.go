@@ -71,7 +71,7 @@ func (p *player) turn(matchID string) error {
 	}
 	mv := p.moves[0]
 	p.moves = p.moves[1:]
-	if !slices.ContainsFunc(st.LegalMoves, func(l seat.LegalMove) bool { return l.UCI == mv || l.Point == mv }) {
+	if !slices.ContainsFunc(st.LegalMoves, func(l seat.LegalMove) bool { return l.Move() == mv }) {
 		return fmt.Errorf("%s: %s is not among the legal moves %v", p.a.name, mv, st.LegalMoves)
 	}
 	res, err = p.a.try("play", map[string]any{"match": matchID, "move": mv}, nil)

@@ -20,12 +20,12 @@ type Config struct {
 // instructions is the server's initialize answer, read by clients that
 // show it to the model: the loop of a game in a few lines. As in the rules,
 // names in backticks are tools, arguments or answer fields.
-var instructions = "vesper: chess and gomoku over Nostr. One key plays; every action is a signed event, " +
+var instructions = "vesper: " + match.NounList() + " over Nostr. One key plays; every action is a signed event, " +
 	"checked against the rules before it is signed (a refusal publishes nothing and names its `rule`). " +
 	"Play a game: `challenge` (or `open_challenges` + `accept`), then loop on `wait_turn`, which answers a `reason` and the match's `status`: " +
 	"on \"my_turn\" pick one of `legal_moves` and `play` it; on \"game_over\" (`must_sign` is true) call `sign_result`; " +
 	"on \"final\" (`final` is true) the game is done; on \"timeout\" call `wait_turn` again. " +
-	"The challenger is the first player: White in chess, Black in gomoku (the black stones). " +
+	"The challenger is the first player: " + match.SidesText(match.First) + ". " +
 	"" + match.Span(match.MoveClock) + " per move. A result counts for ratings only once final. Read the resource " + RulesURI + " for the rules."
 
 // New builds the MCP server of one seat. The seat must have a key.
@@ -34,7 +34,7 @@ func New(cfg Config) *mcp.Server {
 	if v == "" {
 		v = "dev"
 	}
-	s := mcp.NewServer(&mcp.Implementation{Name: "vesper", Title: "vesper: chess and gomoku over Nostr", Version: v},
+	s := mcp.NewServer(&mcp.Implementation{Name: "vesper", Title: "vesper: " + match.NounList() + " over Nostr", Version: v},
 		&mcp.ServerOptions{Instructions: instructions})
 	t := &tools{seat: cfg.Seat}
 	t.register(s)

@@ -17,8 +17,12 @@ import (
 
 // What every description of a player action repeats, since a model may
 // read one tool's description and not the others'.
+// roles is built from the games' registry, so that every game's sides
+// are named.
+var roles = " The challenger is the first player and moves first: " + match.SidesText(match.First) +
+	"; the accepting player is second: " + match.SidesText(match.Second) + "."
+
 var (
-	roles       = " The challenger is the first player and moves first: White in chess, Black in gomoku (the black stones); the accepting player is second (Black in chess, White in gomoku)."
 	counts      = " A result counts for ratings only once final: both players signed it, a valid timeout claim, or an arbiter's ruling."
 	clock       = " Each move has a " + match.SpanAdj(match.MoveClock) + " clock; a late move does not count, and the waiting player may then claim the win (claim_timeout)."
 	refusedNote = " When the rules would not count the action, nothing is published and the call returns isError with a stable rule token and a one-line reason."
@@ -73,14 +77,14 @@ func (t *tools) registerLobby(s *mcp.Server) {
 
 	addTool(s, &mcp.Tool{
 		Name: "challenge",
-		Description: "Post a challenge to a game of chess or gomoku, open to anyone or inviting one player (invite: npub or hex pubkey). Returns the match id (the challenge's event id) that every other tool takes. " +
-			"As the challenger you are the first player: White in chess, Black in gomoku, and you move first once someone accepts. Then call wait_turn." + clock + counts + refusedNote,
+		Description: "Post a challenge to a game (" + match.KindList() + "), open to anyone or inviting one player (invite: npub or hex pubkey). Returns the match id (the challenge's event id) that every other tool takes. " +
+			"As the challenger you are the first player (" + match.SidesText(match.First) + ") and you move first once someone accepts. Then call wait_turn." + clock + counts + refusedNote,
 		Annotations: acting("Challenge", false),
 	}, enum("game", match.GameKinds()...), t.challenge)
 
 	addTool(s, &mcp.Tool{
 		Name: "accept",
-		Description: "Accept a challenge (by match id) and become the second player: Black in chess, White in gomoku. The challenger moves first, so call wait_turn next. " +
+		Description: "Accept a challenge (by match id) and become the second player: " + match.SidesText(match.Second) + ". The challenger moves first, so call wait_turn next. " +
 			"Only the invitee may accept an invitation, nobody may accept their own challenge, and only the first accept counts." + clock + counts + refusedNote,
 		Annotations: acting("Accept a challenge", true),
 	}, nil, t.accept)
@@ -93,8 +97,8 @@ func (t *tools) registerLobby(s *mcp.Server) {
 
 	addTool(s, &mcp.Tool{
 		Name: "game_state",
-		Description: "The full state of a match for this key: status (open, expired, active, over), players, my_role, my_color, my_turn, to_move, ply, the position (fen, pgn and board for chess, the board for gomoku), " +
-			"san_moves, legal_moves (UCI and SAN for chess, empty points for gomoku), in_check, deadline (" + match.Span(match.MoveClock) + " per move), clock_expired, can_claim_timeout, the other player's result offer, arbitration requests, " +
+		Description: "The full state of a match for this key: status (open, expired, active, over), players, my_role, my_color, my_turn, to_move, ply, the position (fen, pgn and board for chess, the board for gomoku and Connect Four), " +
+			"san_moves, legal_moves (UCI and SAN for chess, empty points for gomoku, columns not full for Connect Four), in_check, deadline (" + match.Span(match.MoveClock) + " per move), clock_expired, can_claim_timeout, the other player's result offer, arbitration requests, " +
 			"the result and whether it is final (final, final_by), must_sign, the ignored events with the reason each did not count, and opponent_comment, the other player's latest table talk (its reasoning stays hidden until the game is over)." + roles + counts,
 		Annotations: readOnly("Game state"),
 	}, nil, t.gameState)
@@ -105,7 +109,7 @@ func (t *tools) registerLobby(s *mcp.Server) {
 func (t *tools) registerPlay(s *mcp.Server) {
 	addTool(s, &mcp.Tool{
 		Name: "play",
-		Description: "Play one move on your turn. Chess: UCI (e2e4, promotions name the piece: e7e8q) or SAN (e4, Nf3, O-O, exd8=Q); the rules are chess.js's. Gomoku: a point on the 15x15 board, a-o and 1-15, like h8; five in a row wins. " +
+		Description: "Play one move on your turn. " + moveHelp() +
 			"Pick the move from game_state's legal_moves. Returns the counted ply, the canonical move and the state after it; when the move ends the game, both players must then call sign_result. " +
 			"You have " + match.Span(match.MoveClock) + " per move; a late move does not count. comment is public table talk, seen at once by the opponent; reasoning (or what record_reasoning filed) is committed with the move as a salted hash and published only after the game, so the opponent cannot read it." + counts + refusedNote + " An illegal move's refusal lists the legal moves.",
 		Annotations: acting("Play a move", false),
@@ -339,4 +343,14 @@ func (t *tools) myGames(ctx context.Context, _ *mcp.CallToolRequest, _ NoArgs) (
 		}
 	}
 	return r, nil
+}
+
+// moveHelp says how a move is written in each game of the registry: "Chess:
+// UCI ... Gomoku: a point ...".
+func moveHelp() string {
+	var b strings.Builder
+	for _, g := range match.Games() {
+		b.WriteString(g.Name + ": " + g.MoveHelp + ". ")
+	}
+	return b.String()
 }

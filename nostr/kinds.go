@@ -26,6 +26,7 @@ const (
 	ReasonTimeout  = "timeout" // the result reason that makes a 4424 a claim
 	GameChess      = "chess"
 	GameGomoku     = "gomoku"
+	GameConnect4   = "connect4" // revision 4, section 5.1
 	MatchTag       = "g"
 	PlyTag         = "ply"
 	PubkeyTag      = "p"

@@ -22,8 +22,9 @@ type Request struct {
 	Request string `json:"request"`
 	Match   string `json:"match"`
 	Game    string `json:"game"`
-	// Color is white/black in chess, black/white in gomoku (the first
-	// player has the black stones); Role first/second.
+	// Color is the side match.Side names: white/black in chess,
+	// black/white in gomoku (the first player has the black stones),
+	// red/yellow in Connect Four; Role first/second.
 	Color    string           `json:"color"`
 	Role     string           `json:"role"`
 	Opponent string           `json:"opponent"`
@@ -60,7 +61,7 @@ type Refusal struct {
 }
 
 // Answer is an agent's reply: a move (UCI or SAN in chess, a point in
-// gomoku), or "resign"; offer "draw" posts a draw offer after the move, on
+// gomoku, a column in Connect Four), or "resign"; offer "draw" posts a draw offer after the move, on
 // the position the opponent must answer; accept_offer takes the opponent's
 // pending offer. Comment and reasoning
 // are kept in the record and published with the move: the comment at once,

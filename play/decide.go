@@ -447,10 +447,7 @@ func (w *worker) fallback(ctx context.Context, stt *seat.Status, t *moveTry) err
 			return errors.New("play: no legal move to fall back on")
 		}
 		l := stt.LegalMoves[w.r.cfg.Rand.IntN(len(stt.LegalMoves))]
-		mv = l.UCI
-		if mv == "" {
-			mv = l.Point
-		}
+		mv = l.Move()
 		talk.Fallback = nostr.FallbackRandom
 	}
 	rep, err := w.play(ctx, mv, talk)

@@ -8,7 +8,7 @@ import (
 
 // Policy says which challenges the runner takes.
 type Policy struct {
-	// Games it plays ("chess", "gomoku"); empty: those its mover can.
+	// Games it plays (kinds of match.Games); empty: those its mover can.
 	Games []string
 	// From lists the pubkeys (hex) whose challenges it takes; empty: anyone.
 	From []string

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -137,6 +139,9 @@ func New(cfg Config) (*Runner, error) {
 	}
 	if cfg.OpenGame == "" {
 		cfg.OpenGame = nostr.GameChess
+	}
+	if err := checkGames(cfg); err != nil {
+		return nil, err
 	}
 	r := &Runner{cfg: cfg, me: cfg.Seat.Me(), games: filepath.Join(cfg.Dir, "games"),
 		workers: map[string]*worker{}, active: map[string]bool{}, posted: map[string]bool{}, waiting: map[string]seat.StreamEvent{}}
@@ -646,4 +651,34 @@ func refusalIsNews(err error) error {
 		return nil
 	}
 	return err
+}
+
+// checkGames refuses a game that is not one of match.Games wherever cfg
+// names one, and a series of a game the policy does not play: its games
+// would be declined one by one and the series would never end.
+func checkGames(cfg Config) error {
+	known := func(what, kind string) error {
+		if _, err := match.LookupGame(kind); err != nil {
+			return fmt.Errorf("play: %s %q is not a game: the games are %s", what, kind, match.KindList())
+		}
+		return nil
+	}
+	for _, g := range cfg.Policy.Games {
+		if err := known("game", g); err != nil {
+			return err
+		}
+	}
+	if err := known("the open challenges' game", cfg.OpenGame); err != nil {
+		return err
+	}
+	if cfg.Series == nil {
+		return nil
+	}
+	if err := known("the series' game", cfg.Series.Game); err != nil {
+		return err
+	}
+	if g := cfg.Policy.Games; len(g) > 0 && !slices.Contains(g, cfg.Series.Game) {
+		return fmt.Errorf("play: the series' game %q is not one this player plays (%s)", cfg.Series.Game, strings.Join(g, ", "))
+	}
+	return nil
 }

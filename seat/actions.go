@@ -207,7 +207,8 @@ func (s *Seat) Challenge(ctx context.Context, game, invitee string) (*Reply, err
 	if err := s.needKey(); err != nil {
 		return nil, err
 	}
-	if _, err := match.LookupGame(game); err != nil {
+	spec, err := match.LookupGame(game)
+	if err != nil {
 		return nil, inputf("game must be %s, not %q", match.KindList(), game)
 	}
 	var hints []string
@@ -245,7 +246,7 @@ func (s *Seat) Challenge(ctx context.Context, game, invitee string) (*Reply, err
 		Answered: accepted, Failed: failed, HeldBy: map[string][]string{ev.ID: accepted}}
 	return &Reply{OK: true, Action: "challenge", Match: ev.ID, Nevent: nostr.Nevent(ev.ID, ev.PubKey, neventHints(accepted)),
 		Event: ev.ID, Kind: ev.Kind, Accepted: accepted, Failed: failed, Inbox: inbox, Status: snap.Status(s.Me(), snap.At),
-		Note: "waiting for an accept; as the challenger you are first (white in chess, black in gomoku)"}, nil
+		Note: "waiting for an accept; as the challenger you are first (" + spec.Sides[0] + " in " + spec.Noun + ")"}, nil
 }
 
 // Accept accepts the challenge ref. The accept also goes to the

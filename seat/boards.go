@@ -5,6 +5,7 @@ import (
 
 	"vesper/match"
 	"vesper/match/chessjs"
+	"vesper/match/connect4"
 	"vesper/match/gomoku"
 	"vesper/nostr"
 )
@@ -14,8 +15,9 @@ import (
 // the fold plays and this table lacks gets a board that says so, never a
 // chess board.
 var boards = map[string]func(out *Status, st *match.State){
-	nostr.GameChess:  chessBoard,
-	nostr.GameGomoku: gomokuBoard,
+	nostr.GameChess:    chessBoard,
+	nostr.GameGomoku:   gomokuBoard,
+	nostr.GameConnect4: connect4Board,
 }
 
 // board fills the position fields by replaying the counted moves.
@@ -43,6 +45,22 @@ func gomokuBoard(out *Status, st *match.State) {
 					out.LegalMoves = append(out.LegalMoves, LegalMove{Point: p.String()})
 				}
 			}
+		}
+	}
+}
+
+// connect4Board draws the columns, row 6 on top, and lists the columns a
+// disc may still go into.
+func connect4Board(out *Status, st *match.State) {
+	g := connect4.NewGame()
+	for _, m := range st.Moves {
+		_, _ = g.Move(m)
+	}
+	out.Board = g.String()
+	out.SANMoves = append(out.SANMoves, st.Moves...)
+	if st.Accepted && !st.Over || !st.Accepted && st.Plies() == 0 {
+		for _, c := range g.Legal() {
+			out.LegalMoves = append(out.LegalMoves, LegalMove{Column: c})
 		}
 	}
 }

@@ -72,8 +72,69 @@ func TestChallengeUnknownGame(t *testing.T) {
 		func() error { _, err := a.OpenChallenges(context.Background(), "go", false); return err },
 	} {
 		err := call()
-		if err == nil || !strings.Contains(err.Error(), `"go"`) || !strings.Contains(err.Error(), `"chess" or "gomoku"`) {
+		if err == nil || !strings.Contains(err.Error(), `"go"`) || !strings.Contains(err.Error(), match.KindList()) {
 			t.Errorf("a challenge of go: %v, want an error naming the game and the games", err)
 		}
+	}
+}
+
+// A Connect Four status: the text board, the columns not full, and the
+// sides red (first) and yellow (second), as PROTOCOL.md section 5.1 says.
+func TestConnect4Status(t *testing.T) {
+	a, b := testkit.Key("seat-a"), testkit.Key("seat-b")
+	m := testkit.NewMatch(a, b, nostr.GameConnect4, "", boardT0)
+	m.Accept(boardT0 + 10)
+	m.Play([]string{"d", "d", "d", "d", "d", "D", "C"}, boardT0+20, 10) // d is full
+	st, err := match.Fold(m.ID, m.Events, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stt := (&Snapshot{State: st}).Status(b.PublicKey(), boardT0+200)
+	var legal []string
+	for _, l := range stt.LegalMoves {
+		legal = append(legal, l.Move())
+	}
+	if got, want := strings.Join(legal, ","), "a,b,c,e,f,g"; got != want {
+		t.Errorf("legal columns %s, want %s", got, want)
+	}
+	if stt.MyColor != "yellow" || !stt.MyTurn || stt.ToMove == nil || stt.ToMove.Color != "yellow" || stt.Ply != 8 {
+		t.Errorf("my_color %q, my_turn %v, to_move %+v, ply %d", stt.MyColor, stt.MyTurn, stt.ToMove, stt.Ply)
+	}
+	if c := Color(nostr.GameConnect4, match.First); c != "red" {
+		t.Errorf("the first player's colour %q, want red", c)
+	}
+	want := "6 . . . Y . . . \n" +
+		"5 . . . R . . . \n" +
+		"4 . . . Y . . . \n" +
+		"3 . . . R . . . \n" +
+		"2 . . . Y . . . \n" +
+		"1 . . R R . . . \n" +
+		"  a b c d e f g\n"
+	if stt.Board != want {
+		t.Errorf("board\n%s\nwant\n%s", stt.Board, want)
+	}
+	if got := strings.Join(stt.SANMoves, ","); got != "d,d,d,d,d,d,c" {
+		t.Errorf("moves %s", got)
+	}
+}
+
+// The seat posts a Connect Four column in its canonical form, lowercase,
+// whatever the case typed; a string that is not a column goes as typed
+// for the fold to refuse.
+func TestConnect4MovePostedLowercase(t *testing.T) {
+	a, b := testkit.Key("seat-a"), testkit.Key("seat-b")
+	m := testkit.NewMatch(a, b, nostr.GameConnect4, "", boardT0)
+	m.Accept(boardT0 + 10)
+	st, err := match.Fold(m.ID, m.Events, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for in, want := range map[string]string{"D": "d", "g": "g", "h": "h", "dd": "dd"} {
+		if got, ref := canonical(st, in); got != want || ref != nil {
+			t.Errorf("canonical(%q) = %q, %v; want %q", in, got, ref, want)
+		}
+	}
+	if st.Plies() != 0 {
+		t.Errorf("canonical played on the match's own board: %d plies", st.Plies())
 	}
 }

@@ -32,8 +32,9 @@ type Status struct {
 	// move then waits for the accept).
 	ToMove *Player `json:"to_move"`
 	// MyRole, MyColor and MyTurn describe the seat's key: role "first" or
-	// "second" ("" for a spectator), color "white"/"black" in chess,
-	// "black"/"white" in gomoku (the first player has the black stones).
+	// "second" ("" for a spectator), color the side match.Side names:
+	// "white"/"black" in chess, "black"/"white" in gomoku (the first player
+	// has the black stones), "red"/"yellow" in Connect Four.
 	MyRole  string `json:"my_role"`
 	MyColor string `json:"my_color"`
 	MyTurn  bool   `json:"my_turn"`
@@ -44,7 +45,8 @@ type Status struct {
 	Board    string   `json:"board"`
 	SANMoves []string `json:"san_moves"`
 	// LegalMoves are the moves of the side to move (UCI and SAN for chess,
-	// the empty points for gomoku); empty when the game is over.
+	// the empty points for gomoku, the columns not full for Connect Four);
+	// empty when the game is over.
 	LegalMoves []LegalMove `json:"legal_moves"`
 	InCheck    bool        `json:"in_check"`
 
@@ -104,11 +106,24 @@ type Time struct {
 	RFC3339 string `json:"rfc3339"`
 }
 
-// LegalMove is one legal move: UCI and SAN in chess, the point in gomoku.
+// LegalMove is one legal move: UCI and SAN in chess, the point in gomoku,
+// the column in Connect Four.
 type LegalMove struct {
-	UCI   string `json:"uci,omitempty"`
-	SAN   string `json:"san,omitempty"`
-	Point string `json:"point,omitempty"`
+	UCI    string `json:"uci,omitempty"`
+	SAN    string `json:"san,omitempty"`
+	Point  string `json:"point,omitempty"`
+	Column string `json:"column,omitempty"`
+}
+
+// Move is the string to post for l: its UCI, point or column.
+func (l LegalMove) Move() string {
+	switch {
+	case l.UCI != "":
+		return l.UCI
+	case l.Point != "":
+		return l.Point
+	}
+	return l.Column
 }
 
 // Signature is a counted result signature with the event carrying it.

@@ -60,3 +60,49 @@ func TestHowToGomokuSides(t *testing.T) {
 		t.Error("how-to names gomoku's sides X and O")
 	}
 }
+
+// Issue 39 item 3: the pages that name the games follow the registry:
+// the menu links every game's ratings, the how-to gives every game's
+// challenge content and sides, the index names every game.
+func TestPagesNameEveryGame(t *testing.T) {
+	read := func(name string) string {
+		b, err := os.ReadFile("testdata/golden/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	howto, index := read("how-to-play.html"), read("index.html")
+	for _, g := range match.Games() {
+		menu := `<a href="ratings/` + g.Kind + `.html">` + g.Name + ` ratings</a>`
+		for page, text := range map[string]string{"how-to": howto, "index": index} {
+			if !strings.Contains(text, menu) {
+				t.Errorf("the %s page's menu lacks %s", page, menu)
+			}
+			if !strings.Contains(text, g.Noun) && !strings.Contains(text, g.Name) {
+				t.Errorf("the %s page does not name %s", page, g.Name)
+			}
+		}
+		for _, want := range []string{`<code>{"game":"` + g.Kind + `"}</code>`, match.SidesText(match.First), match.SidesText(match.Second)} {
+			if !strings.Contains(howto, want) {
+				t.Errorf("the how-to lacks %s", want)
+			}
+		}
+	}
+}
+
+// A Connect Four replay has a board per ply, Red's discs first, and
+// normalizes the columns as the fold does.
+func TestReplayConnect4(t *testing.T) {
+	r := replayGame("connect4", strings.Split("dcdcdcD", ""), newBoardDefs())
+	if r.Err != "" || len(r.Steps) != 8 || strings.Join(r.Moves, "") != "dcdcdcd" || !r.Gomoku {
+		t.Fatalf("replay: err %q, %d steps, moves %q", r.Err, len(r.Steps), r.Moves)
+	}
+	final := string(r.Final())
+	if n, m := strings.Count(final, `href="#cr"`), strings.Count(final, `href="#cy"`); n != 4 || m != 3 {
+		t.Errorf("final board: %d red and %d yellow discs, want 4 and 3", n, m)
+	}
+	if bad := replayGame("connect4", []string{"d", "h"}, newBoardDefs()); bad.Err == "" || len(bad.Steps) != 2 {
+		t.Errorf("a column h replayed: %q, %d steps", bad.Err, len(bad.Steps))
+	}
+}

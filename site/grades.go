@@ -135,6 +135,9 @@ type grade struct {
 	ACPL     float64 `json:"cp,omitempty"` // chess: average centipawn loss (the ladder of models)
 	Moves    int     `json:"m"`
 	Blunders int     `json:"b,omitempty"`
+	// Perfect counts the moves an exact solver graded best (Connect
+	// Four: perfect play), for the player page's share.
+	Perfect int `json:"p,omitempty"`
 }
 
 // setGrades records on a card what its analysis shows: Analysis (the
@@ -150,6 +153,9 @@ func setGrades(c *card, g *analysis.Game) {
 		gr := grade{Moves: p.Moves, Blunders: p.Counts[analysis.TagBlunder]}
 		if c.Kind == nostr.GameChess {
 			gr.Accuracy, gr.ACPL = round2(p.Accuracy), round2(p.ACPL)
+		}
+		if gradeWords[c.Kind].solved {
+			gr.Perfect = p.Counts[analysis.TagBest]
 		}
 		c.Grades = append(c.Grades, gr)
 	}
@@ -275,6 +281,9 @@ func appendMove(b []byte, m *analysis.Move) []byte {
 	b = appendField(b, "side", m.Side)
 	if m.Best != "" {
 		b = appendField(b, "best", m.Best)
+	}
+	if m.Value != "" {
+		b = appendField(b, "value", m.Value)
 	}
 	b = appendEval(b, "before", m.Before)
 	b = appendEval(b, "after", m.After)

@@ -16,12 +16,15 @@ import (
 type gradesView struct {
 	Shown, Pending, Failed bool
 	Chess                  bool
-	Engine, Version        string
-	Depth, HashMB          int
-	Nodes                  int64
-	Href                   string // analysis.json, from the match page
-	Graph                  template.HTML
-	Rows                   []gradeRow
+	// Solved: the grades are an exact solver's against perfect play
+	// (Connect Four), shown as the share of perfect moves.
+	Solved          bool
+	Engine, Version string
+	Depth, HashMB   int
+	Nodes           int64
+	Href            string // analysis.json, from the match page
+	Graph           template.HTML
+	Rows            []gradeRow
 	// The thresholds on the mover's Win% drop, as analysis defines them.
 	Inaccuracy, Mistake, Blunder string
 }
@@ -40,7 +43,7 @@ var tagWords = map[analysis.Tag]string{
 // gradesFor is the view of a match's analysis: g is the one to show (nil:
 // none), c the match's card.
 func (b *builder) gradesFor(c *card, g *analysis.Game, r *replay) gradesView {
-	v := gradesView{Chess: c.Kind == nostr.GameChess}
+	v := gradesView{Chess: c.Kind == nostr.GameChess, Solved: gradeWords[c.Kind].solved}
 	if g == nil {
 		v.Failed = cardClass(c) == gradesFailed
 		v.Pending = b.gradesPending(c)
@@ -62,16 +65,51 @@ func (b *builder) gradesFor(c *card, g *analysis.Game, r *replay) gradesView {
 		row("Average centipawn loss", func(p analysis.Player) string { return strconv.Itoa(round(p.ACPL)) })
 	}
 	row("Moves", func(p analysis.Player) string { return strconv.Itoa(p.Moves) })
+	if v.Solved {
+		// The solver's grades are perfect play or not: the share of
+		// perfect moves is the figure, beside the blunders and the moves
+		// it could not prove.
+		row("Perfect moves", func(p analysis.Player) string {
+			return strconv.Itoa(p.Counts[analysis.TagBest]) + " (" + percent(p.Counts[analysis.TagBest], p.Moves) + ")"
+		})
+	}
 	for _, tag := range analysis.Tags {
-		// Chess shows every grade, including the zeros; gomoku is graded
-		// only where it is exact, so it shows the tags that occur, and
-		// always the blunders.
-		always := tag == analysis.TagBlunder || (v.Chess && tag != analysis.TagUnknown)
+		// Chess shows every grade, including the zeros; gomoku and
+		// Connect Four are graded only where it is exact, so they show
+		// the tags that occur, and always the blunders (and for Connect
+		// Four the moves not graded: the solver's budget is part of the
+		// figure).
+		if v.Solved && tag == analysis.TagBest {
+			continue
+		}
+		always := tag == analysis.TagBlunder || (v.Chess && tag != analysis.TagUnknown) || (v.Solved && tag == analysis.TagUnknown)
 		if always || p1.Counts[tag]+p2.Counts[tag] > 0 {
 			row(tagWords[tag], func(p analysis.Player) string { return strconv.Itoa(p.Counts[tag]) })
 		}
 	}
 	return v
+}
+
+// percent is n of total as a whole percentage, "0%" of none.
+func percent(n, total int) string {
+	if total <= 0 {
+		return "0%"
+	}
+	return strconv.Itoa(int(math.Round(100*float64(n)/float64(total)))) + "%"
+}
+
+// gradeWords are, by game kind, what a move's Best is, what a blunder and
+// a mistake are where the tag alone does not say, and whether an exact
+// solver graded the game. An entry is optional: a game without one says
+// "best was" and shows its grades as gomoku's.
+var gradeWords = map[string]struct {
+	best, blunder, mistake string
+	solved                 bool
+}{
+	nostr.GameChess:  {best: "best was"},
+	nostr.GameGomoku: {best: "the point to play was", blunder: "a missed five, or a move that allows a forced win"},
+	nostr.GameConnect4: {best: "the column to play was", solved: true,
+		blunder: "a won or drawn position turned into a lost one, or a four allowed", mistake: "a win turned into a draw"},
 }
 
 // drop writes a threshold: "5", or "7.5".
@@ -106,7 +144,7 @@ func tagMark(t analysis.Tag) string {
 
 // marksLegend explains the marks of the tags that occur in the game, and
 // which tags the unmarked moves have.
-func marksLegend(grades []analysis.Move, gomoku bool) template.HTML {
+func marksLegend(grades []analysis.Move, kind string) template.HTML {
 	seen := map[analysis.Tag]bool{}
 	for _, m := range grades {
 		seen[m.Tag] = true
@@ -124,8 +162,11 @@ func marksLegend(grades []analysis.Move, gomoku bool) template.HTML {
 			if rest != "" {
 				part += " " + rest
 			}
-			if t == analysis.TagBlunder && gomoku {
-				part += " (a missed five, or a move that allows a forced win)"
+			if w := gradeWords[kind].blunder; t == analysis.TagBlunder && w != "" {
+				part += " (" + w + ")"
+			}
+			if w := gradeWords[kind].mistake; t == analysis.TagMistake && w != "" {
+				part += " (" + w + ")"
 			}
 			parts = append(parts, part)
 		} else {
@@ -142,16 +183,22 @@ func marksLegend(grades []analysis.Move, gomoku bool) template.HTML {
 // in words, the engine's choice where the move was not it, and for chess
 // the evaluation before and after it and the centipawns it lost. Best is
 // the engine's text, escaped and cut like any other outside string.
-func stepGrade(m *analysis.Move, gomoku bool) string {
+func stepGrade(m *analysis.Move, kind string) string {
+	gomoku := kind != nostr.GameChess
 	var b strings.Builder
 	b.WriteString(`<p class="grade"><span class="tag g-` + string(m.Tag) + `">` + tagNames[m.Tag] + "</span>")
 	best := template.HTMLEscapeString(cleanLine(m.Best, 16)) // SAN or a point: short, so it may stay on one line
 	if best != "" && m.Tag != analysis.TagBest && m.Best != m.Move {
-		if gomoku {
-			b.WriteString(` · <span class="nw">the point to play was ` + best + "</span>")
-		} else {
-			b.WriteString(` · <span class="nw">best was ` + best + "</span>")
+		words := gradeWords[kind].best
+		if words == "" {
+			words = "best was"
 		}
+		b.WriteString(` · <span class="nw">` + words + " " + best + "</span>")
+	}
+	switch m.Value {
+	case "win", "draw", "loss":
+		// The solver's value of the position before, for the mover.
+		b.WriteString(` · <span class="nw">a ` + m.Value + " before it with perfect play</span>")
 	}
 	if !gomoku {
 		switch {

@@ -202,7 +202,10 @@ func hostileInput(t testing.TB) Input {
 }
 
 // sitePath is every path a build may produce: fixed names and hex ids.
-var sitePath = regexp.MustCompile(`^(index\.html|how-to-play\.html|protocol\.(html|md)|ratings\.json|matches\.json|\.manifest|\.cards|ratings/(chess|gomoku)\.html|archive/(chess|gomoku)(-unlisted)?-[1-9][0-9]*\.html|m/[0-9a-f]{64}\.(html|json|pgn|analysis\.json|reasoning\.json)|p/[0-9a-f]{64}\.html|models\.(html|json)|h/[0-9a-f]{64}-[0-9a-f]{64}\.html)$`)
+// The games' part of it is the registry's kinds.
+var sitePath = regexp.MustCompile(`^(index\.html|how-to-play\.html|protocol\.(html|md)|ratings\.json|matches\.json|\.manifest|\.cards|ratings/(` + kindsAlt + `)\.html|archive/(` + kindsAlt + `)(-unlisted)?-[1-9][0-9]*\.html|m/[0-9a-f]{64}\.(html|json|pgn|analysis\.json|reasoning\.json)|p/[0-9a-f]{64}\.html|models\.(html|json)|h/[0-9a-f]{64}-[0-9a-f]{64}\.html)$`)
+
+var kindsAlt = strings.Join(match.GameKinds(), "|")
 
 // TestHostileContent builds the hostile world and checks that no payload
 // reaches a page in a form a browser would act on.

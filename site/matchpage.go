@@ -284,7 +284,7 @@ func (b *builder) movesAndGrades(s *match.State, c *card, g *analysis.Game, v *m
 	var grades []analysis.Move
 	if g != nil {
 		grades = g.Moves
-		v.Legend = marksLegend(grades, v.Replay.Gomoku)
+		v.Legend = marksLegend(grades, v.Replay.Kind)
 	}
 	v.Grades = b.gradesFor(c, g, &v.Replay)
 	v.grades = grades

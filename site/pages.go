@@ -463,6 +463,10 @@ type qualityRow struct {
 	Game                   string
 	Games, Moves, Blunders int
 	Accuracy, Per100       string
+	// Perfect is the share of the moves an exact solver graded perfect
+	// (Connect Four), "" for another game.
+	Perfect string
+	perfect int
 }
 
 // quality is the player's move quality by kind, from every analysed game
@@ -488,6 +492,7 @@ func (b *builder) quality(pk string) []qualityRow {
 			r.Games++
 			r.Moves += g.Moves
 			r.Blunders += g.Blunders
+			r.perfect += g.Perfect
 			acc += g.Accuracy
 		}
 		if r.Moves == 0 {
@@ -497,6 +502,9 @@ func (b *builder) quality(pk string) []qualityRow {
 			r.Accuracy = oneDecimal(acc/float64(r.Games)) + "%"
 		}
 		r.Per100 = oneDecimal(100 * float64(r.Blunders) / float64(r.Moves))
+		if gradeWords[kind].solved {
+			r.Perfect = percent(r.perfect, r.Moves)
+		}
 		rows = append(rows, r)
 	}
 	return rows

@@ -31,7 +31,9 @@ type replay struct {
 	// for states from match.Fold (moves are counted only when legal), but a
 	// page must still come out if it does: the replay stops there.
 	Err    string
-	Gomoku bool // moves are numbered one by one
+	Gomoku bool // moves are numbered one by one (gomoku and Connect Four)
+	// Kind is the game's kind, which words its grades (stepGrade).
+	Kind string
 	// EPDs are the chess positions after each move (opening.EPD), which
 	// name the opening.
 	EPDs []string
@@ -60,6 +62,9 @@ func moveLabel(n int, move string) string {
 var replays = map[string]func(moves []string, defs *boardDefs) replay{
 	nostr.GameChess:  func(moves []string, defs *boardDefs) replay { return replayChess(moves, defs.chess) },
 	nostr.GameGomoku: func(moves []string, defs *boardDefs) replay { return replayGomoku(moves, defs.gomoku) },
+	nostr.GameConnect4: func(moves []string, defs *boardDefs) replay {
+		return replayConnect4(moves, defs.connect4)
+	},
 }
 
 func replayGame(kind string, moves []string, defs *boardDefs) replay {
@@ -67,7 +72,9 @@ func replayGame(kind string, moves []string, defs *boardDefs) replay {
 	if !ok {
 		return replay{Moves: append([]string(nil), moves...), Err: fmt.Sprintf("no board for game %q", kind)}
 	}
-	return draw(moves, defs)
+	r := draw(moves, defs)
+	r.Kind = kind
+	return r
 }
 
 func replayChess(moves []string, defs template.HTML) replay {
@@ -159,7 +166,7 @@ func (r *replay) stepsHTML(grades []analysis.Move, talk map[int]*talkRow) templa
 		}
 		b.WriteString("</h2>\n")
 		if st.Ply > 0 && st.Ply <= len(grades) {
-			b.WriteString(stepGrade(&grades[st.Ply-1], r.Gomoku))
+			b.WriteString(stepGrade(&grades[st.Ply-1], r.Kind))
 		}
 		// Not a <nav>: a landmark per position would be hundreds on a
 		// page; the replay's section is the one region.
@@ -234,9 +241,9 @@ func (r *replay) highlightCSS() template.CSS {
 
 // boardDefs are the shared SVG definitions, computed once per build.
 type boardDefs struct {
-	chess, gomoku template.HTML
+	chess, gomoku, connect4 template.HTML
 }
 
 func newBoardDefs() *boardDefs {
-	return &boardDefs{chess: template.HTML(chessDefs()), gomoku: template.HTML(gomokuDefs())}
+	return &boardDefs{chess: template.HTML(chessDefs()), gomoku: template.HTML(gomokuDefs()), connect4: template.HTML(connect4Defs())}
 }

@@ -7,7 +7,10 @@ import (
 	"html/template"
 	"io/fs"
 	"strconv"
+	"strings"
 	"time"
+
+	"vesper/match"
 )
 
 //go:embed templates/*.html
@@ -87,6 +90,11 @@ var funcs = template.FuncMap{
 	},
 	"short": shortID,
 	"span":  span, "spanAdj": spanAdj, "commentShown": commentShown,
+	// The games' registry, so that pages naming the games follow it.
+	"games":      match.Games,
+	"gameNouns":  match.NounList,
+	"sidesText":  match.SidesText,
+	"capitalize": func(s string) string { return strings.ToUpper(s[:1]) + s[1:] },
 }
 
 // shortID is an event id's first twelve characters and an ellipsis.

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -192,14 +193,17 @@ func matchAction(do func(ctx context.Context, s *seat.Seat, c *cli.Context, id s
 func challengeCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "challenge",
-		Usage: "post a challenge; prints the match id (you are first: White in chess, Black in gomoku)",
+		Usage: "post a challenge; prints the match id (you are first: " + match.SidesText(match.First) + ")",
 		Flags: agentFlags(
-			&cli.StringFlag{Name: "game", Value: "chess", Usage: "chess or gomoku"},
+			&cli.StringFlag{Name: "game", Value: nostr.GameChess, Usage: "the game: " + match.KindList()},
 			&cli.StringFlag{Name: "invite", Usage: "invite one player (npub, nprofile or hex); default: open to anyone. " +
 				"The invitation also goes to the invitee's read relays (its NIP-65 relay list, or the nprofile's relays)"},
 		),
 		Action: func(c *cli.Context) error {
 			if _, err := args(c); err != nil {
+				return err
+			}
+			if err := gameFlags(c, "game"); err != nil {
 				return err
 			}
 			s, err := newSeat(c, true)
@@ -215,7 +219,7 @@ func challengeCommand() *cli.Command {
 func acceptCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "accept",
-		Usage:     "accept a challenge (you are second: Black in chess, White in gomoku)",
+		Usage:     "accept a challenge (you are second: " + match.SidesText(match.Second) + ")",
 		ArgsUsage: "MATCH",
 		Flags:     agentFlags(),
 		Action: matchAction(func(ctx context.Context, s *seat.Seat, _ *cli.Context, id string) (*seat.Reply, error) {
@@ -227,7 +231,7 @@ func acceptCommand() *cli.Command {
 func moveCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "move",
-		Usage: "play a move (UCI or SAN for chess, a point like h8 for gomoku); posted as canonical UCI",
+		Usage: "play a move (" + match.MoveHelpText() + "); posted in canonical form (UCI in chess)",
 		Description: "Refused (exit 3) with the fold's reason when verifiers would not count it; under --json the\n" +
 			"error carries rule, to_move, ply, deadline and legal_moves. A promotion must name its piece\n" +
 			"(e7e8q). Repeating your last counted move answers ok with already: true.\n" +
@@ -407,4 +411,32 @@ func readMatchArg(c *cli.Context) (*seat.Seat, *seat.Snapshot, error) {
 		return nil, nil, seatError(err)
 	}
 	return s, snap, nil
+}
+
+// gameFlags refuses, before anything is signed or sent, a game flag whose
+// value is not a game of the registry, naming the games (exit 2). An
+// empty value is left to the command (a filter that is not set).
+func gameFlags(c *cli.Context, names ...string) error {
+	for _, name := range names {
+		vals := []string{c.String(name)}
+		if isSliceFlag(c, name) {
+			vals = c.StringSlice(name)
+		}
+		for _, v := range vals {
+			if _, err := match.LookupGame(v); v != "" && err != nil {
+				return fail(exitUsage, "--%s %q is not a game: the games are %s", name, v, match.KindList())
+			}
+		}
+	}
+	return nil
+}
+
+// isSliceFlag reports whether the command's flag name is repeatable.
+func isSliceFlag(c *cli.Context, name string) bool {
+	for _, f := range c.Command.Flags {
+		if _, ok := f.(*cli.StringSliceFlag); ok && slices.Contains(f.Names(), name) {
+			return true
+		}
+	}
+	return false
 }

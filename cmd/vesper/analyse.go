@@ -28,7 +28,7 @@ func analyseCommand() *cli.Command {
 		ArgsUsage: "[MATCH]",
 		Description: "With MATCH (hex, note1 or nevent1): analyses that stored match, which must be final,\n" +
 			"stores the result and prints it (--json: the analysis.json). Without: analyses every\n" +
-			"final chess and gomoku match that has no analysis yet, one progress line per match on\n" +
+			"final match (" + strings.Join(analysis.GradedKinds(), ", ") + ") that has no analysis yet, one progress line per match on\n" +
 			"stderr (--json: one summary object). A match already analysed is printed, not redone,\n" +
 			"unless --force.\n\n" +
 			"Chess is evaluated by a UCI engine at a fixed depth or node budget, so two runs on the\n" +

@@ -28,8 +28,8 @@ func demoCommand() *cli.Command {
 		Name:  "demo",
 		Usage: "run a whole game on an embedded relay: daemon, two agents, a final result, the site",
 		Description: "Starts an embedded relay on loopback and the daemon, makes two agents with fresh\n" +
-			"keys that challenge, accept and play a short chess game with signed move events,\n" +
-			"sign the result, waits until the daemon has stored the final result, builds the\n" +
+			"keys that challenge, accept and play a short game (--game: chess by default) with\n" +
+			"signed move events, sign the result, waits until the daemon has stored the final result, builds the\n" +
 			"site and prints where the data and the site are. Needs no network and no keys.\n" +
 			"With --serve the relay and the daemon keep running after the game (until SIGINT or\n" +
 			"SIGTERM), so that an agent (the CLI, or an MCP client through `vesper mcp`) can play\n" +
@@ -39,8 +39,12 @@ func demoCommand() *cli.Command {
 			&cli.StringFlag{Name: "site-dir", Usage: "site directory (default: DATA/site)"},
 			&cli.BoolFlag{Name: "serve", Usage: "keep the relay and the daemon running after the game, for agents to play the house"},
 			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:0", Usage: "the embedded relay's address (a fixed port is handy with --serve, e.g. 127.0.0.1:7447)"},
+			&cli.StringFlag{Name: "game", Value: nostr.GameChess, Usage: "the demo's game: " + match.KindList()},
 		},
 		Action: func(c *cli.Context) error {
+			if err := gameFlags(c, "game"); err != nil {
+				return err
+			}
 			data := c.String("data")
 			if data == "" {
 				d, err := os.MkdirTemp("", "vesper-demo-")
@@ -55,7 +59,7 @@ func demoCommand() *cli.Command {
 			}
 			sig, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			return runDemo(sig, demoOptions{data: data, siteDir: siteDir, listen: c.String("listen"), serve: c.Bool("serve")})
+			return runDemo(sig, demoOptions{data: data, siteDir: siteDir, listen: c.String("listen"), serve: c.Bool("serve"), game: c.String("game")})
 		},
 	}
 }
@@ -76,7 +80,42 @@ var demoTalk = []struct{ comment, reasoning string }{
 	{"Checkmate: f7 was weak.", "Qxf7#: the queen takes f7 protected by the bishop; the king cannot take it or escape."},
 }
 
+// demoScript is a demo game: its moves and each ply's talk.
+type demoScript struct {
+	moves []string
+	talk  []struct{ comment, reasoning string }
+}
+
+// demoScripts are the demo's games by kind; a test fails for a game of
+// match.Games without one.
+var demoScripts = map[string]demoScript{
+	nostr.GameChess: {demoGame, demoTalk},
+	// Five in a row for Black (the first player) at ply 9.
+	nostr.GameGomoku: {[]string{"h8", "h9", "i8", "i9", "j8", "j9", "k8", "k9", "l8"}, []struct{ comment, reasoning string }{
+		{"Good luck, bob.", "h8: the centre point leaves the most room in every direction."},
+		{"Likewise.", "h9: stay next to the first stone."},
+		{"Two.", "i8: extend along the row."},
+		{"Matching you.", "i9: build my own row above."},
+		{"Three open.", "j8: three in a row, open at both ends."},
+		{"Three as well.", "j9: I keep racing instead of blocking."},
+		{"Four open: it cannot be stopped.", "k8: an open four; blocking one end leaves the other."},
+		{"Too late.", "k9: four of my own, but it is not my turn to finish."},
+		{"Five.", "l8: five in a row."},
+	}},
+	// Four in a column for Red (the first player) at ply 7.
+	nostr.GameConnect4: {[]string{"d", "c", "d", "c", "d", "c", "d"}, []struct{ comment, reasoning string }{
+		{"Good luck, bob.", "d: the centre column belongs to the most lines of four."},
+		{"Likewise.", "c: next to the centre."},
+		{"Two up.", "d: stack the centre."},
+		{"Two here too.", "c: stack mine beside it."},
+		{"Three: block it.", "d: three in the column; d4 wins next."},
+		{"Racing you.", "c: three of my own (a mistake: d had to be blocked)."},
+		{"Four in a row.", "d: the fourth disc in column d."},
+	}},
+}
+
 type demoOptions struct {
+	game                  string // a key of demoScripts
 	data, siteDir, listen string
 	serve                 bool // keep the relay and the daemon running after the game
 }
@@ -115,7 +154,10 @@ func runDemo(sig context.Context, o demoOptions) error {
 	}()
 	say("daemon started (pubkey %s)", house.PublicKey())
 
-	d := &demoRun{ctx: ctx, relays: relays, n: n, now: time.Now().Unix() - 60}
+	d := &demoRun{ctx: ctx, relays: relays, n: n, now: time.Now().Unix() - 60, game: o.game, script: demoScripts[o.game]}
+	if d.game == "" {
+		d.game, d.script = nostr.GameChess, demoScripts[nostr.GameChess]
+	}
 	id, err := d.play()
 	if err != nil {
 		return err
@@ -141,7 +183,7 @@ func runDemo(sig context.Context, o demoOptions) error {
 	if !o.serve {
 		return nil
 	}
-	return serveDemo(sig, rl.URL(), house, stopDaemon, daemonDone)
+	return serveDemo(sig, rl.URL(), house, d.game, stopDaemon, daemonDone)
 }
 
 // buildDemoSite builds the site and says where the data and the site are.
@@ -175,10 +217,10 @@ func openDemoHouse(st *store.Store, house nostr.SecretKey, relays []string) (*da
 
 // serveDemo keeps the relay and the house running until a signal, for
 // agents to play the house.
-func serveDemo(sig context.Context, url string, house nostr.SecretKey, stopDaemon func(), daemonDone <-chan error) error {
+func serveDemo(sig context.Context, url string, house nostr.SecretKey, game string, stopDaemon func(), daemonDone <-chan error) error {
 	say("")
 	say("serving: relay %s, house %s (%s)", url, house.PublicKey(), nostr.Npub(house.PublicKey()))
-	say("play the house: vesper challenge --relays %s --key YOUR.key --game chess --invite %s", url, house.PublicKey())
+	say("play the house: vesper challenge --relays %s --key YOUR.key --game %s --invite %s", url, game, house.PublicKey())
 	say("stop with Ctrl-C")
 	select {
 	case <-sig.Done():
@@ -196,6 +238,8 @@ type demoRun struct {
 	relays     []string
 	n          *daemon.Daemon
 	alice, bob nostr.SecretKey
+	game       string
+	script     demoScript
 	// now is the last created_at used: each event is stamped a second
 	// after the one before, since fold order breaks created_at ties by
 	// id, so same-second events could reorder.
@@ -223,7 +267,7 @@ func (d *demoRun) play() (string, error) {
 	if err := d.postProfiles(); err != nil {
 		return "", err
 	}
-	ch := nostr.NewChallenge(nostr.GameChess, d.bob.PublicKey(), d.tick())
+	ch := nostr.NewChallenge(d.game, d.bob.PublicKey(), d.tick())
 	if err := d.post(d.alice, ch); err != nil {
 		return "", err
 	}
@@ -247,7 +291,7 @@ func (d *demoRun) play() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	say("reasoning revealed after the final result: %d of %d entries verified", verified, len(demoGame))
+	say("reasoning revealed after the final result: %d of %d entries verified", verified, len(d.script.moves))
 	return id, nil
 }
 
@@ -268,17 +312,17 @@ func (d *demoRun) postProfiles() error {
 	return nil
 }
 
-// playMoves posts demoGame with its talk. Each agent keeps its salts and
+// playMoves posts the demo's script with its talk. Each agent keeps its salts and
 // texts until the result is final, as the seat's journal does (the demo's
 // agents live in this process): pending, by agent pubkey.
 func (d *demoRun) playMoves(id string) (pending map[string][]nostr.RevealEntry, err error) {
 	pending = map[string][]nostr.RevealEntry{}
-	for i, mv := range demoGame {
+	for i, mv := range d.script.moves {
 		k := d.alice
 		if i%2 == 1 {
 			k = d.bob
 		}
-		salt, talk := nostr.NewSalt(), demoTalk[i]
+		salt, talk := nostr.NewSalt(), d.script.talk[i]
 		none, out := 0, float64(40+9*i)
 		ev := nostr.WithTalk(nostr.NewMove(id, i+1, mv, d.tick()), nostr.Talk{Comment: talk.comment,
 			Reasoning: nostr.ReasoningHash(salt, talk.reasoning), Attempts: &none, Usage: &nostr.Usage{OutputTokens: &out}})
@@ -295,7 +339,7 @@ func (d *demoRun) playMoves(id string) (pending map[string][]nostr.RevealEntry, 
 // finish waits for the house to see the game over, has both agents sign
 // the result, and waits for it to be final.
 func (d *demoRun) finish(id string) error {
-	s, err := waitState(d.ctx, d.n, id, func(s *match.State) bool { return s.Plies() == len(demoGame) && s.Over })
+	s, err := waitState(d.ctx, d.n, id, func(s *match.State) bool { return s.Plies() == len(d.script.moves) && s.Over })
 	if err != nil {
 		return err
 	}

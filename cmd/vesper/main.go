@@ -47,9 +47,9 @@ func fail(code int, format string, args ...any) error {
 func newApp() *cli.App {
 	app := &cli.App{
 		Name:  "vesper",
-		Usage: "verify, arbitrate and play chess and gomoku matches over Nostr",
-		Description: "Playing: one player posts `vesper challenge` (the challenger is first: White in chess,\n" +
-			"Black in gomoku); the other runs `vesper accept MATCH`. Then each in turn: `vesper wait MATCH`\n" +
+		Usage: "verify, arbitrate and play " + match.NounList() + " matches over Nostr",
+		Description: "Playing: one player posts `vesper challenge` (the challenger is first: " + match.SidesText(match.First) + ");\n" +
+			"the other runs `vesper accept MATCH`. Then each in turn: `vesper wait MATCH`\n" +
 			"(returns when it is your turn), `vesper status --json MATCH` (fen, legal_moves, to_move,\n" +
 			"deadline...), `vesper move MATCH MOVE`. Each move has " + match.Span(match.MoveClock) + ". When the game ends both\n" +
 			"players sign the result (`vesper result MATCH`); only a final result counts for ratings.\n" +

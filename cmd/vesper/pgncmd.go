@@ -28,7 +28,7 @@ func pgnCommand() *cli.Command {
 			"once the result is final, rated from every stored final result. With --relays and no\n" +
 			"--data the match is read from the relays instead; the players are then named by their\n" +
 			"npubs and shown unrated. --json prints {\"match\": ..., \"pgn\": ...}.\n" +
-			"Exit status 6 when there is no such match, 1 for a gomoku match (it has no PGN).",
+			"Exit status 6 when there is no such match, 1 for a match of another game than chess (it has no PGN).",
 		Flags: []cli.Flag{dataFlag(), relaysFlag(), relayTimeoutFlag(), jsonFlag()},
 		Action: func(c *cli.Context) error {
 			var (

@@ -51,7 +51,7 @@ func playCommand() *cli.Command {
 		Flags: append([]cli.Flag{relaysFlag(), keyFlag(), jsonFlag(), relayTimeoutFlag(),
 			&cli.StringFlag{Name: "config", Usage: "read flags from `FILE`, one `name: value` line each"},
 			&cli.StringFlag{Name: "dir", Value: "vesper-play", Usage: "directory of the journals, records and PGNs"},
-			&cli.StringFlag{Name: "engine", Usage: "builtin: vesper's own engine (chess and gomoku)"},
+			&cli.StringFlag{Name: "engine", Usage: "builtin: vesper's own engine (" + match.NounList() + ")"},
 			&cli.StringFlag{Name: "uci", Usage: "a UCI engine command, e.g. /usr/games/stockfish (chess)"},
 			&cli.StringSliceFlag{Name: "uci-option", Usage: "a UCI option NAME=VALUE (repeatable)"},
 			&cli.StringFlag{Name: "agent", Usage: "an agent command, run once per decision (split on spaces; no shell)"},
@@ -66,7 +66,7 @@ func playCommand() *cli.Command {
 			&cli.BoolFlag{Name: "accept-open", Usage: "accept open challenges of others"},
 			&cli.DurationFlag{Name: "open-after", Usage: "accept an open challenge only once it is this old"},
 			&cli.StringSliceFlag{Name: "from", Usage: "accept challenges only from this player (npub or hex; repeatable)"},
-			&cli.StringSliceFlag{Name: "game", Usage: "games accepted: chess, gomoku (repeatable; default what the decider plays)"},
+			&cli.StringSliceFlag{Name: "game", Usage: "games accepted: " + match.KindList() + " (repeatable; default what the decider plays)"},
 			&cli.IntFlag{Name: "max-games", Value: 5, Usage: "games played at once"},
 			&cli.IntFlag{Name: "post-open", Usage: "keep this many open challenges of the key posted"},
 			&cli.StringFlag{Name: "open-game", Value: nostr.GameChess, Usage: "the game of --post-open and --challenge challenges"},
@@ -74,7 +74,7 @@ func playCommand() *cli.Command {
 			&cli.StringFlag{Name: "series-opponent", Usage: "play a series against this player (npub or hex)"},
 			&cli.IntFlag{Name: "series-games", Value: 2, Usage: "games of the series, sides swapped each game"},
 			&cli.StringFlag{Name: "series-game", Value: nostr.GameChess, Usage: "the series' game"},
-			&cli.StringFlag{Name: "series-first", Value: "white", Usage: "the key's side in the series' first game: white (it invites) or black (it waits for the opponent's invitation)"},
+			&cli.StringFlag{Name: "series-first", Value: "white", Usage: "the key's role in the series' first game: first or white (it invites), second or black (it waits for the opponent's invitation), in every game"},
 			&cli.BoolFlag{Name: "series-no-swap", Usage: "keep the first game's side in every game (against the daemon's house, which never challenges: it only accepts)"},
 		}, modelFlags()...),
 		Action: runPlay,
@@ -83,6 +83,9 @@ func playCommand() *cli.Command {
 
 func runPlay(c *cli.Context) error {
 	if err := applyConfig(c); err != nil {
+		return err
+	}
+	if err := gameFlags(c, "game", "open-game", "series-game"); err != nil {
 		return err
 	}
 	s, err := newSeat(c, true)
@@ -240,11 +243,12 @@ func seriesConfig(c *cli.Context) (*play.SeriesConfig, error) {
 	if err != nil {
 		return nil, fail(exitUsage, "--series-opponent %q: %v", opp, err)
 	}
+	// white and black are chess's names of the roles, kept for every game.
 	first := c.String("series-first")
-	if first != "white" && first != "black" {
-		return nil, fail(exitUsage, "--series-first must be white or black, not %q", first)
+	if first != "white" && first != "black" && first != match.First && first != match.Second {
+		return nil, fail(exitUsage, "--series-first must be first (or white) or second (or black), not %q", first)
 	}
-	return &play.SeriesConfig{Opponent: pk, Games: c.Int("series-games"), Game: c.String("series-game"), FirstWhite: first == "white",
+	return &play.SeriesConfig{Opponent: pk, Games: c.Int("series-games"), Game: c.String("series-game"), FirstWhite: first == "white" || first == match.First,
 		NoSwap: c.Bool("series-no-swap")}, nil
 }
 

@@ -21,7 +21,7 @@ const statusHelp = "--json prints the status object: the summary of `vesper veri
 	"and: invitee, created_at, expires, ply (the pending ply), to_move {role, pubkey, color},\n" +
 	"nevent (the challenge as nevent1, with relays that hold it as hints), my_role, my_color,\n" +
 	"my_turn (for --key), fen, pgn, board, san_moves, legal_moves\n" +
-	"([{uci, san}] in chess, [{point}] in gomoku), in_check, deadline {unix, rfc3339},\n" +
+	"([{uci, san}] in chess, [{point}] in gomoku, [{column}] in Connect Four), in_check, deadline {unix, rfc3339},\n" +
 	"clock_expired, can_claim_timeout, must_sign, signatures, offer (the other player's pending\n" +
 	"signature), requests, last_used, relays {answered, failed}, now.\n" +
 	"Events are folded with this machine's receipt time, as a verifier receiving them now would.\n" +
@@ -196,7 +196,7 @@ func printStatusTurn(w io.Writer, st *seat.Status) {
 	if st.MyTurn {
 		var legal []string
 		for _, m := range st.LegalMoves {
-			legal = append(legal, m.SAN+m.Point)
+			legal = append(legal, m.SAN+m.Point+m.Column)
 		}
 		fmt.Fprintf(w, "legal   %s\n", strings.Join(legal, " "))
 	}
@@ -206,10 +206,13 @@ func openCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "open",
 		Usage: "list open challenges, newest first",
-		Flags: agentFlags(&cli.StringFlag{Name: "game", Usage: "only chess or only gomoku"},
+		Flags: agentFlags(&cli.StringFlag{Name: "game", Usage: "only this game: " + match.KindList()},
 			&cli.BoolFlag{Name: "for-me", Usage: "only those --key may accept: not its own, open to anyone or inviting it"}),
 		Action: func(c *cli.Context) error {
 			if _, err := args(c); err != nil {
+				return err
+			}
+			if err := gameFlags(c, "game"); err != nil {
 				return err
 			}
 			s, err := newSeat(c, c.Bool("for-me"))

@@ -33,9 +33,25 @@ func stripReasons(m map[string]any) map[string]any {
 // TestVerifyGoldenCLI: `vesper verify --json` over all 80 golden files
 // prints each file's summary, one line per file in argument order.
 func TestVerifyGoldenCLI(t *testing.T) {
-	files := goldenFiles(t)
+	verifyGolden(t, goldenFiles(t))
+}
+
+// TestVerifyConnect4CLI: the same over the Connect Four conformance set
+// of PROTOCOL.md revision 4 (match/testdata/connect4, issue 40).
+func TestVerifyConnect4CLI(t *testing.T) {
+	files, err := filepath.Glob("../../match/testdata/connect4/c4-*.json")
+	if err != nil || len(files) < 13 {
+		t.Fatalf("connect4 files: %d, %v", len(files), err)
+	}
+	verifyGolden(t, files)
+}
+
+// verifyGolden runs `vesper verify --json` over files, which hold at least
+// one that is no match, and compares each line with the file's summary.
+func verifyGolden(t *testing.T, files []string) {
+	t.Helper()
 	r := vesper(t, nil, nil, append([]string{"verify", "--json"}, files...)...)
-	if r.code != 3 { // m-0002 holds no valid match
+	if r.code != 3 { // m-0002 and c4-0011 hold no valid match
 		t.Fatalf("exit %d, want 3; stderr %s", r.code, r.stderr)
 	}
 	sc := bufio.NewScanner(strings.NewReader(r.stdout))
