@@ -106,17 +106,7 @@ func (g *Gomoku) Play(move string) (string, error) { return g.G.Move(move) }
 
 // Outcome implements Game.
 func (g *Gomoku) Outcome() (bool, string, Reason) {
-	over, w, r := g.G.Outcome()
-	if !over {
-		return false, "", ""
-	}
-	switch w {
-	case 1:
-		return true, First, Reason(r)
-	case 2:
-		return true, Second, Reason(r)
-	}
-	return true, Draw, Reason(r)
+	return placedOutcome(g.G.Outcome())
 }
 
 // Hash implements Game.
@@ -142,17 +132,7 @@ func (g *Connect4) Play(move string) (string, error) { return g.G.Move(move) }
 
 // Outcome implements Game.
 func (g *Connect4) Outcome() (bool, string, Reason) {
-	over, w, r := g.G.Outcome()
-	if !over {
-		return false, "", ""
-	}
-	switch w {
-	case 1:
-		return true, First, Reason(r)
-	case 2:
-		return true, Second, Reason(r)
-	}
-	return true, Draw, Reason(r)
+	return placedOutcome(g.G.Outcome())
 }
 
 // Hash implements Game.
@@ -166,3 +146,18 @@ func (g *Connect4) Moves() []string { return g.G.Moves() }
 
 // Clone implements Game.
 func (g *Connect4) Clone() Game { return &Connect4{G: g.G.Clone()} }
+
+// placedOutcome reads the outcome of the games whose rules number the
+// players (gomoku, Connect Four): winner 1 is the first player, 2 the
+// second, 0 a draw.
+func placedOutcome(over bool, winner uint8, reason string) (bool, string, Reason) {
+	switch {
+	case !over:
+		return false, "", ""
+	case winner == 1:
+		return true, First, Reason(reason)
+	case winner == 2:
+		return true, Second, Reason(reason)
+	}
+	return true, Draw, Reason(reason)
+}
