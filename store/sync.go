@@ -88,6 +88,38 @@ func (s *Store) OpenMatches(ctx context.Context) ([]string, error) {
 	return out, nil
 }
 
+// LiveMatches is OpenMatches less the matches a periodic sync need not
+// ask about by name (issue 38): those d says are dormant and the expired
+// challenges. Their number follows what is being played, not every game
+// ever abandoned; SettledOpen hands out the others a few at a time.
+func (s *Store) LiveMatches(ctx context.Context, d Dormancy) ([]string, error) {
+	ids, err := s.column(ctx,
+		`SELECT match FROM summaries INDEXED BY summaries_open
+		 WHERE final = 0 AND status != 'expired' AND NOT `+dormantSQL+`
+		 UNION
+		 SELECT d.match FROM (SELECT DISTINCT match FROM event_matches) d
+		 WHERE NOT EXISTS (SELECT 1 FROM events e WHERE e.id = d.match AND e.kind = ?4)
+		 ORDER BY 1`, d.Before, d.Self, d.Arbiter, nostr.KindChallenge)
+	if err != nil {
+		return nil, fmt.Errorf("store: live matches: %w", err)
+	}
+	return ids, nil
+}
+
+// SettledOpen returns, in id order, up to limit of the matches that are
+// in OpenMatches and not in LiveMatches (dormant by d, or expired
+// challenges), after the id after: a sync walks them a slice at a time.
+func (s *Store) SettledOpen(ctx context.Context, d Dormancy, after string, limit int) ([]string, error) {
+	ids, err := s.column(ctx,
+		`SELECT match FROM summaries INDEXED BY summaries_open
+		 WHERE final = 0 AND (status = 'expired' OR `+dormantSQL+`) AND match > ?4
+		 ORDER BY match LIMIT ?5`, d.Before, d.Self, d.Arbiter, after, limit)
+	if err != nil {
+		return nil, fmt.Errorf("store: settled open matches: %w", err)
+	}
+	return ids, nil
+}
+
 // knownChunk bounds the parameters of one query (SQLite allows 32766).
 const knownChunk = 500
 

@@ -62,6 +62,12 @@ type Options struct {
 	// covers every challenge still open. 0 scans all of them (a first
 	// sync, or the daily full scan). nil means 0.
 	ChallengesSince func(relay string) int64
+	// MatchesSince is, per relay, the created_at from which the fallback
+	// asks for every event of the match kinds, whatever match it names
+	// (0: not asked). Open may then leave out matches that rarely change
+	// (dormant ones): a new event of one comes in this window, and the
+	// fallback then asks about its match whole.
+	MatchesSince func(relay string) int64
 	// Matches are more matches the fallback asks every relay about (ones
 	// the caller has seen named by an event whose challenge it lacks).
 	Matches []string
@@ -828,6 +834,16 @@ func (rs *relaySession) runFallback(ctx context.Context, matches []string) error
 		for _, ev := range sent {
 			matches = append(matches, ev.ID)
 		}
+		recent, err := rs.recent(ctx)
+		count(recent)
+		if err != nil {
+			return err
+		}
+		// A match with a new event is asked about whole: Open may have
+		// left it out (dormant).
+		for _, ev := range recent {
+			matches = append(matches, matchRefs(ev)...)
+		}
 	}
 	asked := map[string]bool{}
 	for round := 0; len(matches) > 0 && round < maxRevealRounds; round++ {
@@ -877,6 +893,21 @@ func (rs *relaySession) challenges(ctx context.Context) ([]*gn.Event, error) {
 	}
 	rs.progress("challenges")
 	return rs.query(ctx, f)
+}
+
+// recent fetches the events of the match kinds since
+// Options.MatchesSince, if set.
+func (rs *relaySession) recent(ctx context.Context) ([]*gn.Event, error) {
+	if rs.s.opts.MatchesSince == nil {
+		return nil, nil
+	}
+	since := rs.s.opts.MatchesSince(rs.url)
+	if since <= 0 {
+		return nil, nil
+	}
+	ts := gn.Timestamp(since)
+	rs.progress("matches")
+	return rs.query(ctx, gn.Filter{Kinds: wire.MatchKinds(), Since: &ts})
 }
 
 // matchChunk fetches the events of a chunk of matches, and the challenges
