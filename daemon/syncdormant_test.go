@@ -24,7 +24,7 @@ type reqLog struct {
 	filters []gn.Filter
 }
 
-func (l *reqLog) relay(t *testing.T) string {
+func (l *reqLog) relay(t testing.TB) string {
 	return testrelay.Scripted(t, "", func() func(testrelay.Frame) []string {
 		return func(f testrelay.Frame) []string {
 			if f.Label != "REQ" {
@@ -65,7 +65,7 @@ func (l *reqLog) asked() (map[string]bool, bool) {
 // fillDormant stores summaries of n matches a sync need not ask about by
 // name, half of them games idle for a week, half expired challenges, and
 // returns their ids.
-func fillDormant(t *testing.T, st *store.Store, n int) []string {
+func fillDormant(t testing.TB, st *store.Store, n int) []string {
 	t.Helper()
 	sums := make([]store.Summary, n)
 	ids := make([]string, n)

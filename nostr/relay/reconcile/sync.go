@@ -30,9 +30,11 @@ import (
 // or that the relay refuses as too many, is reconciled again in halves of
 // its created_at window (split.go). Every other relay gets the fallback,
 // whose cost follows the open matches and the downtime rather than
-// history: every event of each match that is not final or that a relay
+// history: every event of each match Options.Open lists or that a relay
 // has just revealed (by "#g", paged), the challenges since
-// Options.ChallengesSince, and the challenges those reveal.
+// Options.ChallengesSince, the match kinds since Options.MatchesSince
+// (and then the whole of each match they name), and the challenges those
+// reveal.
 //
 // Every event goes through the client's own gate (nostr.ParseEvent, id,
 // batch signature check, the filter it was asked for) and is sent on out
@@ -52,8 +54,8 @@ type Options struct {
 	// window's ids in memory, not the whole history's. Local is not used.
 	Windows func(ctx context.Context, kinds []int) ([]Window, error)
 	LocalIn func(ctx context.Context, kinds []int, w Window) ([]Item, error)
-	// Open lists the matches whose result is not final (for the
-	// fallback). Required.
+	// Open lists the matches the fallback asks about by name: those whose
+	// result is not final, less any MatchesSince covers. Required.
 	Open func(ctx context.Context) ([]string, error)
 	// Known reports which ids are stored. Required.
 	Known func(ctx context.Context, ids []string) (map[string]bool, error)
