@@ -21,6 +21,14 @@ type Stamp struct {
 	CreatedAt int64
 }
 
+// indexCacheKiB is the writer's page cache while PrepareSync builds
+// stampsIndex.
+const indexCacheKiB = 2 << 10
+
+// indexBuildHook, set by a test, sees the writer's transaction just
+// before PrepareSync builds the index.
+var indexBuildHook func(*sql.Tx)
+
 // stampsIndex covers Stamps: without it the query reads every row of
 // events (raw included) to get created_at, most of the file; with it, an
 // index of about 80 bytes an event.
@@ -31,14 +39,30 @@ const stampsIndex = `CREATE INDEX IF NOT EXISTS events_kind_stamp ON events(kind
 // needs no schema version of its own; on a large store the first call
 // takes seconds (the index is built once). Stamps and SyncMark work
 // without it, only slower (Stamps) or reading 0 (SyncMark).
+//
+// The index is built with the writer's page cache at indexCacheKiB: SQLite
+// sizes the sort of CREATE INDEX by the cache, and at the writer's own
+// (writerCacheKiB) the cache filled with the events table while the sort
+// held as much again, so that the first start on a store without the
+// index stood at nearly 200 MB at 10,000 matches (issue 38). A smaller
+// sort spills to temporary files instead.
 func (s *Store) PrepareSync(ctx context.Context) error {
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		for _, q := range []string{syncMarksTable, stampsIndex} {
+		for _, q := range []string{syncMarksTable, fmt.Sprintf("PRAGMA cache_size = %d", -indexCacheKiB)} {
 			if _, err := tx.ExecContext(ctx, q); err != nil {
 				return err
 			}
 		}
-		return nil
+		if indexBuildHook != nil {
+			indexBuildHook(tx)
+		}
+		_, err := tx.ExecContext(ctx, stampsIndex)
+		// The writer's cache back, whatever came of the build (a pragma
+		// outlives the transaction).
+		if _, rerr := tx.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf("PRAGMA cache_size = %d", -writerCacheKiB)); err == nil {
+			err = rerr
+		}
+		return err
 	})
 	if err != nil {
 		return fmt.Errorf("store: prepare sync: %w", err)
