@@ -23,7 +23,7 @@ type Stamp struct {
 
 // indexCacheKiB is the writer's page cache while PrepareSync builds
 // stampsIndex.
-const indexCacheKiB = 2 << 10
+const indexCacheKiB = 8 << 10
 
 // indexBuildHook, set by a test, sees the writer's transaction just
 // before PrepareSync builds the index.

@@ -234,8 +234,8 @@ func TestPrepareSyncCache(t *testing.T) {
 	if err := s.PrepareSync(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if during != -indexCacheKiB || indexCacheKiB > 4<<10 {
-		t.Errorf("the writer's cache while building the index: %d, want -%d (at most 4 MiB)", during, indexCacheKiB)
+	if during != -indexCacheKiB || indexCacheKiB > 8<<10 {
+		t.Errorf("the writer's cache while building the index: %d, want -%d (at most 8 MiB)", during, indexCacheKiB)
 	}
 	var after int64
 	if err := s.w.QueryRowContext(ctx, "PRAGMA cache_size").Scan(&after); err != nil {
