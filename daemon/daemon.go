@@ -147,6 +147,11 @@ func (n *Daemon) State(id string) *match.State { return n.state(id) }
 // Config.Recheck, how many stored events failed their check.
 func (n *Daemon) Rebuild(ctx context.Context, progress func(done, total int)) (matches int, rejected int64, err error) {
 	count, err := n.rebuild(ctx, progress)
+	if err == nil {
+		// The sync's index too, made here rather than in the next start
+		// (issue 38).
+		err = n.st.PrepareSync(ctx)
+	}
 	return count, n.rejected.Load(), err
 }
 

@@ -57,6 +57,11 @@ type Daemon struct {
 	// allowPrivate is Config.AllowPrivateRelays, for the relay client's
 	// dial guard on the relays followed through NIP-65.
 	allowPrivate bool
+
+	// rotAfter is where the next sync goes on asking about the dormant
+	// matches in turn (syncMatches), with rotMu.
+	rotMu    sync.Mutex
+	rotAfter string
 }
 
 func newNode(st *store.Store, key nostr.SecretKey, relays []string, cfg arbiter.Config, log *slog.Logger) *Daemon {

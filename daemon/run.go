@@ -194,7 +194,7 @@ func (n *Daemon) revealed(ctx context.Context, events []relay.Received, asked ma
 	}
 	known, err := n.st.KnownIDs(ctx, cand)
 	if err != nil {
-		return // the periodic sync asks for every such match (store.OpenMatches)
+		return // the periodic sync asks for every such match (store.LiveMatches)
 	}
 	var lack []string
 	for _, m := range cand {

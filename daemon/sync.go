@@ -70,7 +70,23 @@ func (n *Daemon) syncOptions(ctx context.Context, fullEvery time.Duration, full 
 			}
 			return out, err
 		},
-		Open:  n.st.OpenMatches,
+		Open: func(ctx context.Context) ([]string, error) {
+			if full {
+				return n.st.OpenMatches(ctx)
+			}
+			return n.syncMatches(ctx, now)
+		},
+		// The dormant matches' new events, by time rather than by name.
+		MatchesSince: func(url string) int64 {
+			if full {
+				return 0 // every open match is asked about by name
+			}
+			last, err := n.st.SyncMark(ctx, url, store.SyncMarkDone)
+			if err != nil || last == 0 {
+				return 0
+			}
+			return max(1, last-syncMargin)
+		},
 		Known: n.st.KnownIDs,
 		ChallengesSince: func(url string) int64 {
 			if full {
@@ -89,6 +105,36 @@ func (n *Daemon) syncOptions(ctx context.Context, fullEvery time.Duration, full 
 		Key:    n.key,
 		Logger: n.log,
 	}
+}
+
+// dormantPerSync is how many of the matches a sync does not ask about
+// by name (dormant games, expired challenges) it asks about anyway, in
+// turn: the fallback's cost per sync stays that of the live matches plus
+// this, however many games were abandoned (issue 38), and a relay's
+// backdated event of one of them is still found within a rotation.
+const dormantPerSync = 1000
+
+// syncMatches are the matches a sync's fallback asks every relay about
+// by name: the live ones (store.LiveMatches) and the next dormantPerSync
+// of the others, from where the previous sync left off. A new event of a
+// dormant match comes through Options.MatchesSince instead.
+func (n *Daemon) syncMatches(ctx context.Context, now int64) ([]string, error) {
+	d := n.dormancy(now)
+	live, err := n.st.LiveMatches(ctx, d)
+	if err != nil {
+		return nil, err
+	}
+	n.rotMu.Lock()
+	defer n.rotMu.Unlock()
+	turn, err := n.st.SettledOpen(ctx, d, n.rotAfter, dormantPerSync)
+	if err != nil {
+		return nil, err
+	}
+	n.rotAfter = ""
+	if len(turn) == dormantPerSync {
+		n.rotAfter = turn[len(turn)-1]
+	}
+	return append(live, turn...), nil
 }
 
 // syncRun is one sync's outcome, with the marks to record once its events

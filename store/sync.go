@@ -21,6 +21,14 @@ type Stamp struct {
 	CreatedAt int64
 }
 
+// indexCacheKiB is the writer's page cache while PrepareSync builds
+// stampsIndex.
+const indexCacheKiB = 8 << 10
+
+// indexBuildHook, set by a test, sees the writer's transaction just
+// before PrepareSync builds the index.
+var indexBuildHook func(*sql.Tx)
+
 // stampsIndex covers Stamps: without it the query reads every row of
 // events (raw included) to get created_at, most of the file; with it, an
 // index of about 80 bytes an event.
@@ -31,14 +39,30 @@ const stampsIndex = `CREATE INDEX IF NOT EXISTS events_kind_stamp ON events(kind
 // needs no schema version of its own; on a large store the first call
 // takes seconds (the index is built once). Stamps and SyncMark work
 // without it, only slower (Stamps) or reading 0 (SyncMark).
+//
+// The index is built with the writer's page cache at indexCacheKiB: SQLite
+// sizes the sort of CREATE INDEX by the cache, and at the writer's own
+// (writerCacheKiB) the cache filled with the events table while the sort
+// held as much again, so that the first start on a store without the
+// index stood at nearly 200 MB at 10,000 matches (issue 38). A smaller
+// sort spills to temporary files instead.
 func (s *Store) PrepareSync(ctx context.Context) error {
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		for _, q := range []string{syncMarksTable, stampsIndex} {
+		for _, q := range []string{syncMarksTable, fmt.Sprintf("PRAGMA cache_size = %d", -indexCacheKiB)} {
 			if _, err := tx.ExecContext(ctx, q); err != nil {
 				return err
 			}
 		}
-		return nil
+		if indexBuildHook != nil {
+			indexBuildHook(tx)
+		}
+		_, err := tx.ExecContext(ctx, stampsIndex)
+		// The writer's cache back, whatever came of the build (a pragma
+		// outlives the transaction).
+		if _, rerr := tx.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf("PRAGMA cache_size = %d", -writerCacheKiB)); err == nil {
+			err = rerr
+		}
+		return err
 	})
 	if err != nil {
 		return fmt.Errorf("store: prepare sync: %w", err)
@@ -86,6 +110,38 @@ func (s *Store) OpenMatches(ctx context.Context) ([]string, error) {
 		return nil, fmt.Errorf("store: open matches: %w", err)
 	}
 	return out, nil
+}
+
+// LiveMatches is OpenMatches less the matches a periodic sync need not
+// ask about by name (issue 38): those d says are dormant and the expired
+// challenges. Their number follows what is being played, not every game
+// ever abandoned; SettledOpen hands out the others a few at a time.
+func (s *Store) LiveMatches(ctx context.Context, d Dormancy) ([]string, error) {
+	ids, err := s.column(ctx,
+		`SELECT match FROM summaries INDEXED BY summaries_open
+		 WHERE final = 0 AND status != 'expired' AND NOT `+dormantSQL+`
+		 UNION
+		 SELECT d.match FROM (SELECT DISTINCT match FROM event_matches) d
+		 WHERE NOT EXISTS (SELECT 1 FROM events e WHERE e.id = d.match AND e.kind = ?4)
+		 ORDER BY 1`, d.Before, d.Self, d.Arbiter, nostr.KindChallenge)
+	if err != nil {
+		return nil, fmt.Errorf("store: live matches: %w", err)
+	}
+	return ids, nil
+}
+
+// SettledOpen returns, in id order, up to limit of the matches that are
+// in OpenMatches and not in LiveMatches (dormant by d, or expired
+// challenges), after the id after: a sync walks them a slice at a time.
+func (s *Store) SettledOpen(ctx context.Context, d Dormancy, after string, limit int) ([]string, error) {
+	ids, err := s.column(ctx,
+		`SELECT match FROM summaries INDEXED BY summaries_open
+		 WHERE final = 0 AND (status = 'expired' OR `+dormantSQL+`) AND match > ?4
+		 ORDER BY match LIMIT ?5`, d.Before, d.Self, d.Arbiter, after, limit)
+	if err != nil {
+		return nil, fmt.Errorf("store: settled open matches: %w", err)
+	}
+	return ids, nil
 }
 
 // knownChunk bounds the parameters of one query (SQLite allows 32766).

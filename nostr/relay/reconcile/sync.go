@@ -30,9 +30,11 @@ import (
 // or that the relay refuses as too many, is reconciled again in halves of
 // its created_at window (split.go). Every other relay gets the fallback,
 // whose cost follows the open matches and the downtime rather than
-// history: every event of each match that is not final or that a relay
+// history: every event of each match Options.Open lists or that a relay
 // has just revealed (by "#g", paged), the challenges since
-// Options.ChallengesSince, and the challenges those reveal.
+// Options.ChallengesSince, the match kinds since Options.MatchesSince
+// (and then the whole of each match they name), and the challenges those
+// reveal.
 //
 // Every event goes through the client's own gate (nostr.ParseEvent, id,
 // batch signature check, the filter it was asked for) and is sent on out
@@ -52,8 +54,8 @@ type Options struct {
 	// window's ids in memory, not the whole history's. Local is not used.
 	Windows func(ctx context.Context, kinds []int) ([]Window, error)
 	LocalIn func(ctx context.Context, kinds []int, w Window) ([]Item, error)
-	// Open lists the matches whose result is not final (for the
-	// fallback). Required.
+	// Open lists the matches the fallback asks about by name: those whose
+	// result is not final, less any MatchesSince covers. Required.
 	Open func(ctx context.Context) ([]string, error)
 	// Known reports which ids are stored. Required.
 	Known func(ctx context.Context, ids []string) (map[string]bool, error)
@@ -62,6 +64,12 @@ type Options struct {
 	// covers every challenge still open. 0 scans all of them (a first
 	// sync, or the daily full scan). nil means 0.
 	ChallengesSince func(relay string) int64
+	// MatchesSince is, per relay, the created_at from which the fallback
+	// asks for every event of the match kinds, whatever match it names
+	// (0: not asked). Open may then leave out matches that rarely change
+	// (dormant ones): a new event of one comes in this window, and the
+	// fallback then asks about its match whole.
+	MatchesSince func(relay string) int64
 	// Matches are more matches the fallback asks every relay about (ones
 	// the caller has seen named by an event whose challenge it lacks).
 	Matches []string
@@ -828,6 +836,16 @@ func (rs *relaySession) runFallback(ctx context.Context, matches []string) error
 		for _, ev := range sent {
 			matches = append(matches, ev.ID)
 		}
+		recent, err := rs.recent(ctx)
+		count(recent)
+		if err != nil {
+			return err
+		}
+		// A match with a new event is asked about whole: Open may have
+		// left it out (dormant).
+		for _, ev := range recent {
+			matches = append(matches, matchRefs(ev)...)
+		}
 	}
 	asked := map[string]bool{}
 	for round := 0; len(matches) > 0 && round < maxRevealRounds; round++ {
@@ -877,6 +895,21 @@ func (rs *relaySession) challenges(ctx context.Context) ([]*gn.Event, error) {
 	}
 	rs.progress("challenges")
 	return rs.query(ctx, f)
+}
+
+// recent fetches the events of the match kinds since
+// Options.MatchesSince, if set.
+func (rs *relaySession) recent(ctx context.Context) ([]*gn.Event, error) {
+	if rs.s.opts.MatchesSince == nil {
+		return nil, nil
+	}
+	since := rs.s.opts.MatchesSince(rs.url)
+	if since <= 0 {
+		return nil, nil
+	}
+	ts := gn.Timestamp(since)
+	rs.progress("matches")
+	return rs.query(ctx, gn.Filter{Kinds: wire.MatchKinds(), Since: &ts})
 }
 
 // matchChunk fetches the events of a chunk of matches, and the challenges

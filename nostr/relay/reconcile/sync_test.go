@@ -486,3 +486,27 @@ func TestSyncNegSessionLost(t *testing.T) {
 		t.Fatalf("stats %+v after %d sessions, want nip77 with 5 missing after a retry", st, sessions.Load())
 	}
 }
+
+// TestSyncMatchesSince: a match the caller leaves out of Open (a dormant
+// one, issue 38) that has a new event on a relay without NIP-77 is found
+// by the match kinds since MatchesSince, and then asked about whole, so
+// that an old event of it the store lacks comes too.
+func TestSyncMatchesSince(t *testing.T) {
+	r := relaytest.StartRelay(t, relayd.Options{NoNegentropy: true})
+	key := nostr.GenerateKey()
+	old := relaytest.OldMatch(t, key, 4)
+	now := time.Now().Unix()
+	fresh := relaytest.Move(t, key, old[0].ID, 5, now-60)
+	relaytest.Seed(t, r, old...)
+	relaytest.Seed(t, r, fresh)
+	l := newMemLocal(old[:4]...) // the challenge and moves 1-3: move 4 came late
+	opts := l.options(r.URL())
+	opts.NoNIP77 = true
+	opts.ChallengesSince = func(string) int64 { return now - 7*86400 }
+	opts.MatchesSince = func(string) int64 { return now - 3600 }
+	_, got := syncInto(t, opts)
+	want := relaytest.IDs([]*nostr.Event{old[4], fresh})
+	if g := ids(got[relaytest.URL(r)]); !slices.Equal(g, want) {
+		t.Fatalf("fetched %v, want the new move and the late one %v", g, want)
+	}
+}
