@@ -3,6 +3,7 @@ package relayd
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/json"
 	"net"
 	"sync"
 	"time"
@@ -200,6 +201,19 @@ func (c *negErrConn) frameStart(in []byte) (int, bool) {
 			return 0, false
 		}
 		if string(in[hl:hl+len(negErrorPrefix)]) == negErrorPrefix {
+			// A short, whole message is read to the end, for its reason
+			// (the websocket library writes a frame in one go, so this
+			// waits on no later write).
+			if fin && plen <= negPeek {
+				if len(in) < hl+int(plen) {
+					return 0, false
+				}
+				if msg, ok := renamedReason(in[hl : hl+int(plen)]); ok {
+					c.out = appendFrameHeader(c.out, in[0], uint64(len(msg)))
+					c.out = append(c.out, msg...)
+					return hl + int(plen), true
+				}
+			}
 			n := plen - uint64(len(negErrorPrefix)) + uint64(len(negErrPrefix))
 			c.out = appendFrameHeader(c.out, in[0], n)
 			c.out = append(c.out, negErrPrefix...)
@@ -210,6 +224,24 @@ func (c *negErrConn) frameStart(in []byte) (int, bool) {
 	c.out = append(c.out, in[:hl]...)
 	c.remaining = plen
 	return hl, true
+}
+
+// unknownSession is the reason other relays (strfry, nostr-rs-relay) give
+// for a NEG-MSG or NEG-CLOSE of a session they do not hold; khatru says
+// only "CLOSED", which a client cannot tell from a reason of its own.
+const unknownSession = "closed: unknown subscription handle"
+
+// renamedReason rewrites khatru's whole NEG-ERROR message for a session it
+// does not know, ["NEG-ERROR", sub, "CLOSED"], as the NIP-77 message
+// ["NEG-ERR", sub, unknownSession]; any other message is left to the
+// label's renaming (false).
+func renamedReason(payload []byte) ([]byte, bool) {
+	var env []string
+	if json.Unmarshal(payload, &env) != nil || len(env) != 3 || env[0] != "NEG-ERROR" || env[2] != "CLOSED" {
+		return nil, false
+	}
+	msg, err := json.Marshal([]string{"NEG-ERR", env[1], unknownSession})
+	return msg, err == nil
 }
 
 // appendFrameHeader writes an unmasked frame header with the first byte b0
