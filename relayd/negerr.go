@@ -17,9 +17,13 @@ import (
 // that label and wait for an answer that never comes. So the relay renames
 // the label on the wire: every websocket connection's writes go through
 // negErrConn (the guard, guard.go, puts it there), which rewrites the start of any text frame that begins
-// `["NEG-ERROR",` and passes every other byte through unchanged.
+// `["NEG-ERROR",` and passes every other byte through unchanged, but for
+// two more of khatru's words: a session it does not know is answered as
+// other relays answer it (renamedReason), and a connection hears one AUTH
+// challenge, not one per refusal (challenged).
 
 const (
+	authPrefix     = `["AUTH",`
 	negErrorPrefix = `["NEG-ERROR",`
 	negErrPrefix   = `["NEG-ERR",`
 )
@@ -51,6 +55,13 @@ type negErrConn struct {
 	// inMessage is true between the first and the last frame of a
 	// fragmented data message, where no other message may be written.
 	inMessage bool
+	// challenged says a NIP-42 AUTH challenge went out. khatru sends
+	// ["AUTH", challenge] again before every "auth-required:" refusal (one
+	// per REQ, EVENT, COUNT and NEG-OPEN); NIP-42 has a relay challenge a
+	// connection once, and clients that answer each one sign an AUTH
+	// event per refusal. The challenge is the same string every time, so
+	// the first one is all a client needs.
+	challenged bool
 	// queued holds frames inject could not write at once (a message of
 	// khatru's was half written), written at the next message boundary.
 	queued []byte
@@ -176,6 +187,19 @@ func (c *negErrConn) frameStart(in []byte) (int, bool) {
 		plen = binary.BigEndian.Uint64(in[2:10])
 	}
 	fin := in[0]&0x80 != 0
+	if opcode == 1 && fin && !masked && plen <= negPeek && plen >= uint64(len(authPrefix)) {
+		// A short message is all in this write (see negErrConn); an
+		// AUTH challenge after the connection's first is dropped.
+		if len(in) < hl+int(plen) {
+			return 0, false
+		}
+		if string(in[hl:hl+len(authPrefix)]) == authPrefix {
+			if c.challenged {
+				return hl + int(plen), true
+			}
+			c.challenged = true
+		}
+	}
 	// A message starts in a text frame (opcode 1; the frames that continue
 	// it have opcode 0), so that is where a NEG-ERROR envelope's label is,
 	// whether the message fits one frame or, with a long reason, several:
