@@ -113,7 +113,7 @@ func TestRecordWaitsForNames(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		k, err := n.records(ctx, exp, nil)
+		k, err := n.records(ctx, func() (*site.Exporter, error) { return exp, nil }, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

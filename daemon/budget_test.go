@@ -52,7 +52,7 @@ func TestRecordsBudgetAndListing(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got, err := n.records(ctx, exp, nil); err != nil || got != want {
+		if got, err := n.records(ctx, func() (*site.Exporter, error) { return exp, nil }, nil); err != nil || got != want {
 			t.Fatalf("recorded %d (%v), want %d", got, err, want)
 		}
 	}

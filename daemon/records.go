@@ -25,7 +25,9 @@ const recordsPerPass = 200
 // (bots, the house, everyone with --list-all), at most
 // lim.RecordsPerHour an hour: a flood of junk games gets none, and a
 // backlog of real ones comes out at that rate, pass after pass.
-func (n *Daemon) records(ctx context.Context, exp *site.Exporter, shown func(match string) bool) (int, error) {
+// exp is called once, at the first record due: the names and ratings it
+// gathers can cost a fold of the store.
+func (n *Daemon) records(ctx context.Context, exp func() (*site.Exporter, error), shown func(match string) bool) (int, error) {
 	if n.self == "" {
 		return 0, nil
 	}
@@ -43,6 +45,7 @@ func (n *Daemon) records(ctx context.Context, exp *site.Exporter, shown func(mat
 		return 0, err
 	}
 	recorded, held := 0, 0
+	var e *site.Exporter
 	for _, id := range ids {
 		if shown != nil && !shown(id) {
 			continue // final since the build: the next build's ratings have it
@@ -51,7 +54,12 @@ func (n *Daemon) records(ctx context.Context, exp *site.Exporter, shown func(mat
 			held++
 			continue
 		}
-		added, err := n.record(ctx, exp, id, now)
+		if e == nil {
+			if e, err = exp(); err != nil {
+				return recorded, err
+			}
+		}
+		added, err := n.record(ctx, e, id, now)
 		if err != nil {
 			return recorded, err
 		}
@@ -112,18 +120,21 @@ func (n *Daemon) listedPlayers(ctx context.Context) ([]string, error) {
 }
 
 // recordsWorker records the game records of a daemon that builds no site,
-// every interval, with the profiles' names and no ratings (there is no
-// published build to take them from).
+// every interval, with the profiles' names and the ratings of the store
+// (StoredRatingGames), as `vesper pgn` prints the match from the store.
 func (n *Daemon) recordsWorker(ctx context.Context, o Options, every time.Duration) {
 	pause.Every(ctx, every, func(ctx context.Context) {
-		in, err := siteInput(ctx, n.st, n.self, o.ListAll, n.clock())
-		if err == nil {
-			in.Openings = o.Openings
-			var exp *site.Exporter
-			if exp, err = site.NewExporter(in); err == nil {
-				_, err = n.records(ctx, exp, nil)
+		_, err := n.records(ctx, func() (*site.Exporter, error) {
+			in, err := siteInput(ctx, n.st, n.self, o.ListAll, n.clock())
+			if err != nil {
+				return nil, err
 			}
-		}
+			in.Openings = o.Openings
+			if in.RatingGames, err = StoredRatingGames(ctx, n.st); err != nil {
+				return nil, err
+			}
+			return site.NewExporter(in)
+		}, nil)
 		if err != nil && ctx.Err() == nil {
 			n.log.Error("game records", "err", err)
 		}

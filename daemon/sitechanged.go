@@ -140,7 +140,7 @@ func (n *Daemon) recordsFromSite(ctx context.Context, o Options, now int64) erro
 	if err != nil {
 		return err
 	}
-	_, err = n.records(ctx, exp.Exporter, exp.Final)
+	_, err = n.records(ctx, func() (*site.Exporter, error) { return exp.Exporter, nil }, exp.Final)
 	return err
 }
 

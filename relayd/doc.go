@@ -15,7 +15,9 @@
 //
 // Other clients see a relay that keeps to the NIPs it lists (as others
 // see it, issue 24): NIP-77 errors go out as NEG-ERR (negerr.go: khatru
-// writes go-nostr's NEG-ERROR, which nostr-tools does not know); events
+// writes go-nostr's NEG-ERROR, which nostr-tools does not know), a session
+// the relay does not hold as "closed: unknown subscription handle", and a
+// connection hears one AUTH challenge, not one per refusal (issue 34); events
 // PROTOCOL.md section 1 calls malformed, and expired ones (NIP-40), are
 // refused "invalid:" (wellformed.go); the NIP-11 document lists 42 only
 // when AUTH is required, and then the challenge comes on connect; empty

@@ -3,6 +3,7 @@ package relayd
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/json"
 	"net"
 	"sync"
 	"time"
@@ -16,9 +17,13 @@ import (
 // that label and wait for an answer that never comes. So the relay renames
 // the label on the wire: every websocket connection's writes go through
 // negErrConn (the guard, guard.go, puts it there), which rewrites the start of any text frame that begins
-// `["NEG-ERROR",` and passes every other byte through unchanged.
+// `["NEG-ERROR",` and passes every other byte through unchanged, but for
+// two more of khatru's words: a session it does not know is answered as
+// other relays answer it (renamedReason), and a connection hears one AUTH
+// challenge, not one per refusal (challenged).
 
 const (
+	authPrefix     = `["AUTH",`
 	negErrorPrefix = `["NEG-ERROR",`
 	negErrPrefix   = `["NEG-ERR",`
 )
@@ -50,6 +55,13 @@ type negErrConn struct {
 	// inMessage is true between the first and the last frame of a
 	// fragmented data message, where no other message may be written.
 	inMessage bool
+	// challenged says a NIP-42 AUTH challenge went out. khatru sends
+	// ["AUTH", challenge] again before every "auth-required:" refusal (one
+	// per REQ, EVENT, COUNT and NEG-OPEN); NIP-42 has a relay challenge a
+	// connection once, and clients that answer each one sign an AUTH
+	// event per refusal. The challenge is the same string every time, so
+	// the first one is all a client needs.
+	challenged bool
 	// queued holds frames inject could not write at once (a message of
 	// khatru's was half written), written at the next message boundary.
 	queued []byte
@@ -175,6 +187,19 @@ func (c *negErrConn) frameStart(in []byte) (int, bool) {
 		plen = binary.BigEndian.Uint64(in[2:10])
 	}
 	fin := in[0]&0x80 != 0
+	if opcode == 1 && fin && !masked && plen <= negPeek && plen >= uint64(len(authPrefix)) {
+		// A short message is all in this write (see negErrConn); an
+		// AUTH challenge after the connection's first is dropped.
+		if len(in) < hl+int(plen) {
+			return 0, false
+		}
+		if string(in[hl:hl+len(authPrefix)]) == authPrefix {
+			if c.challenged {
+				return hl + int(plen), true
+			}
+			c.challenged = true
+		}
+	}
 	// A message starts in a text frame (opcode 1; the frames that continue
 	// it have opcode 0), so that is where a NEG-ERROR envelope's label is,
 	// whether the message fits one frame or, with a long reason, several:
@@ -200,6 +225,19 @@ func (c *negErrConn) frameStart(in []byte) (int, bool) {
 			return 0, false
 		}
 		if string(in[hl:hl+len(negErrorPrefix)]) == negErrorPrefix {
+			// A short, whole message is read to the end, for its reason
+			// (the websocket library writes a frame in one go, so this
+			// waits on no later write).
+			if fin && plen <= negPeek {
+				if len(in) < hl+int(plen) {
+					return 0, false
+				}
+				if msg, ok := renamedReason(in[hl : hl+int(plen)]); ok {
+					c.out = appendFrameHeader(c.out, in[0], uint64(len(msg)))
+					c.out = append(c.out, msg...)
+					return hl + int(plen), true
+				}
+			}
 			n := plen - uint64(len(negErrorPrefix)) + uint64(len(negErrPrefix))
 			c.out = appendFrameHeader(c.out, in[0], n)
 			c.out = append(c.out, negErrPrefix...)
@@ -210,6 +248,24 @@ func (c *negErrConn) frameStart(in []byte) (int, bool) {
 	c.out = append(c.out, in[:hl]...)
 	c.remaining = plen
 	return hl, true
+}
+
+// unknownSession is the reason other relays (strfry, nostr-rs-relay) give
+// for a NEG-MSG or NEG-CLOSE of a session they do not hold; khatru says
+// only "CLOSED", which a client cannot tell from a reason of its own.
+const unknownSession = "closed: unknown subscription handle"
+
+// renamedReason rewrites khatru's whole NEG-ERROR message for a session it
+// does not know, ["NEG-ERROR", sub, "CLOSED"], as the NIP-77 message
+// ["NEG-ERR", sub, unknownSession]; any other message is left to the
+// label's renaming (false).
+func renamedReason(payload []byte) ([]byte, bool) {
+	var env []string
+	if json.Unmarshal(payload, &env) != nil || len(env) != 3 || env[0] != "NEG-ERROR" || env[2] != "CLOSED" {
+		return nil, false
+	}
+	msg, err := json.Marshal([]string{"NEG-ERR", env[1], unknownSession})
+	return msg, err == nil
 }
 
 // appendFrameHeader writes an unmasked frame header with the first byte b0

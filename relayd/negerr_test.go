@@ -70,7 +70,8 @@ func TestNegErrLabel(t *testing.T) {
 		{"long reason", Options{RefuseNegentropy: "blocked: " + strings.Repeat("too broad ", 300)}, nil, false, "blocked: too broad too broad"},
 		{"rate-limited", Options{Limits: Limits{ReqsPerMinute: 1}}, func(rc *rawClient) { rc.mustQuery(f) }, false, "rate-limited:"},
 		{"auth", Options{RequireAuth: true}, nil, false, "auth-required:"},
-		{"unknown session", Options{}, nil, true, "CLOSED"},
+		// As strfry and nostr-rs-relay say it (khatru: "CLOSED").
+		{"unknown session", Options{}, nil, true, "closed: unknown subscription handle"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -116,7 +117,8 @@ func TestNegErrConn(t *testing.T) {
 		b0       byte
 		in, want string
 	}{
-		{0x81, `["NEG-ERROR","s","CLOSED"]`, `["NEG-ERR","s","CLOSED"]`},
+		{0x81, `["NEG-ERROR","s","CLOSED"]`, `["NEG-ERR","s","closed: unknown subscription handle"]`},
+		{0x81, `["NEG-ERROR","s","CLOSED "]`, `["NEG-ERR","s","CLOSED "]`},
 		{0x81, `["NEG-MSG","s","61"]`, `["NEG-MSG","s","61"]`},
 		{0x81, `["OK","x",true,""]`, `["OK","x",true,""]`},
 		{0x89, `ping`, `ping`},

@@ -22,6 +22,8 @@ type rawClient struct {
 	t         *testing.T
 	c         *ws.Conn
 	challenge string
+	// challenges counts the AUTH messages read.
+	challenges int
 }
 
 func dial(t *testing.T, url string) *rawClient {
@@ -60,6 +62,7 @@ func (rc *rawClient) next(ctx context.Context) ([]json.RawMessage, string, error
 		json.Unmarshal(msg[0], &label)
 		if label == "AUTH" && len(msg) > 1 {
 			json.Unmarshal(msg[1], &rc.challenge)
+			rc.challenges++
 			continue
 		}
 		return msg, label, nil

@@ -263,6 +263,44 @@ func TestRequireAuth(t *testing.T) {
 	rc.mustPublish(signed(t, key, nostr.KindMove, 3, "z"))
 }
 
+// TestAuthChallengedOnce: a relay that requires AUTH challenges each
+// connection once (NIP-42), on connect or, when AUTH became required
+// after the connection opened, at its first refusal; the refusals that
+// follow (REQ, EVENT, NEG-OPEN) bring no new AUTH message (khatru alone
+// sends one before each), and the one challenge still authenticates.
+func TestAuthChallengedOnce(t *testing.T) {
+	for _, later := range []bool{false, true} {
+		t.Run(map[bool]string{false: "from the start", true: "required later"}[later], func(t *testing.T) {
+			r := startRelay(t, Options{RequireAuth: !later})
+			rc := dial(t, r.URL())
+			if later {
+				rc.mustQuery(gn.Filter{Kinds: []int{nostr.KindMove}})
+				r.SetRequireAuth(true)
+			}
+			key := nostr.GenerateKey()
+			f := gn.Filter{Kinds: []int{nostr.KindMove}}
+			for i := range 3 {
+				if _, closed, err := rc.query(f); err != nil || !strings.HasPrefix(closed, "auth-required:") {
+					t.Fatalf("REQ %d: got %v %q, want CLOSED auth-required:", i, err, closed)
+				}
+				if ok, reason := rc.publish(signed(t, key, nostr.KindMove, int64(i+1), "x")); ok || !strings.HasPrefix(reason, "auth-required:") {
+					t.Fatalf("EVENT %d: got %v %q, want auth-required:", i, ok, reason)
+				}
+				if _, reason := negError(t, rc, f, false); !strings.HasPrefix(reason, "auth-required:") {
+					t.Fatalf("NEG-OPEN %d: got %q, want auth-required:", i, reason)
+				}
+			}
+			if rc.challenges != 1 {
+				t.Fatalf("%d AUTH challenges on one connection, want 1", rc.challenges)
+			}
+			if ok, reason := rc.auth(r.URL(), key); !ok {
+				t.Fatalf("AUTH with the one challenge refused: %s", reason)
+			}
+			rc.mustQuery(f)
+		})
+	}
+}
+
 func TestInjectServesForgedEvents(t *testing.T) {
 	r := startRelay(t, Options{})
 	rc := dial(t, r.URL())

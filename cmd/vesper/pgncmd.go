@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"os"
 
@@ -10,9 +9,7 @@ import (
 	"vesper/daemon"
 	"vesper/match"
 	"vesper/nostr"
-	"vesper/ratings"
 	"vesper/site"
-	"vesper/store"
 )
 
 // pgnCommand prints a chess match's export PGN. From the store it is byte
@@ -108,7 +105,7 @@ func pgnFromStore(c *cli.Context) (string, string, error) {
 		return "", "", fail(exitFailure, "store: %v", err)
 	}
 	if s.Final { // only a final result shows ratings
-		if in.RatingGames, err = storedRatingGames(ctx, st); err != nil {
+		if in.RatingGames, err = daemon.StoredRatingGames(ctx, st); err != nil {
 			return "", "", fail(exitFailure, "store: %v", err)
 		}
 	}
@@ -122,29 +119,4 @@ func pgnOf(in site.Input, s *match.State) (string, error) {
 		return "", fail(exitFailure, "%v", err)
 	}
 	return text, nil
-}
-
-// storedRatingGames folds every stored match, one at a time so that only
-// its rating game is kept, and returns the games the ratings are computed
-// from, as a site build of the store does (site.RatingGames).
-func storedRatingGames(ctx context.Context, st *store.Store) (map[string][]ratings.Game, error) {
-	ids, err := st.MatchIDs(ctx)
-	if err != nil {
-		return nil, err
-	}
-	out := map[string][]ratings.Game{}
-	for _, id := range ids {
-		evs, seen, err := st.MatchEventsSeen(ctx, id)
-		if err != nil {
-			return nil, err
-		}
-		s, err := match.Fold(id, evs, seen)
-		if err != nil {
-			continue // no valid match: not rated
-		}
-		for kind, games := range site.RatingGames([]*match.State{s}) {
-			out[kind] = append(out[kind], games...)
-		}
-	}
-	return out, nil
 }

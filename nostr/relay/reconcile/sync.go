@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -206,8 +207,15 @@ func (o Options) withDefaults() Options {
 }
 
 // negRetries is how many times a reconciliation that the relay lost
-// ("CLOSED") is started again.
+// (sessionLost) is started again.
 const negRetries = 3
+
+// sessionLost says a NEG-ERR reason is a relay's word that it holds no
+// such session: khatru's bare "CLOSED", or "closed: unknown subscription
+// handle" as strfry and vesper's relayd say it.
+func sessionLost(reason string) bool {
+	return reason == "CLOSED" || strings.HasPrefix(reason, "closed: unknown subscription")
+}
 
 // chunkSize bounds the ids or "#g" values of one filter: relays limit the
 // size of a message and of a filter.
@@ -999,10 +1007,10 @@ func (s *syncer) negWindow(ctx context.Context, st *Stats, f gn.Filter, items []
 		// khatru v0.19.1 answers NEG-OPEN before it records the session,
 		// so our first NEG-MSG, if it comes quickly (a loaded relay that
 		// descheduled that goroutine), finds none and gets NEG-ERR
-		// "CLOSED". A new session, with our first answer held back a
+		// "CLOSED" (relayd: "closed: unknown subscription handle"). A new session, with our first answer held back a
 		// little longer each time, wins that race.
 		var ne *NegError
-		if try < negRetries && errors.As(err, &ne) && ne.Reason == "CLOSED" && res.rounds == 1 {
+		if try < negRetries && errors.As(err, &ne) && sessionLost(ne.Reason) && res.rounds == 1 {
 			o.pause = 25 * time.Millisecond << (2 * try) // 25, 100, 400 ms
 			log.Debug("relay: NIP-77 session lost by the relay, retrying", "pause", o.pause)
 			continue

@@ -435,8 +435,15 @@ func negReconcileMessage(msg string) (string, error) {
 
 // TestSyncNegSessionLost: a relay that loses the session after its first
 // answer (NEG-ERR "CLOSED", as khatru does when our next message beats
-// its bookkeeping) is reconciled by a new session.
+// its bookkeeping; "closed: unknown subscription handle" as strfry and
+// relayd say it) is reconciled by a new session.
 func TestSyncNegSessionLost(t *testing.T) {
+	for _, reason := range []string{"CLOSED", "closed: unknown subscription handle"} {
+		t.Run(reason, func(t *testing.T) { syncNegSessionLost(t, reason) })
+	}
+}
+
+func syncNegSessionLost(t *testing.T, reason string) {
 	var local []*nostr.Event
 	srvItems := vector.New()
 	// Enough items that the first answer is fingerprints, which the client
@@ -450,16 +457,19 @@ func TestSyncNegSessionLost(t *testing.T) {
 	}
 	srvItems.Seal()
 	var sessions atomic.Int64
+	var lost atomic.Bool
 	u := testrelay.Scripted(t, `{"supported_nips":[77]}`, func() func(testrelay.Frame) []string {
-		session := sessions.Add(1)
+		sessions.Add(1)
 		neg := negentropy.New(srvItems, 1<<20)
 		return func(f testrelay.Frame) []string {
 			n := len(f.Raw)
 			switch {
 			case f.Label == "REQ":
 				return []string{testrelay.EOSE(f.Sub)}
-			case f.Label == "NEG-MSG" && session == 1:
-				return []string{fmt.Sprintf(`["NEG-ERR",%q,"CLOSED"]`, f.Sub)}
+			case f.Label == "NEG-MSG" && lost.CompareAndSwap(false, true):
+				// The first session to answer (the first connection may
+				// only calibrate by REQ) is lost.
+				return []string{fmt.Sprintf(`["NEG-ERR",%q,%q]`, f.Sub, reason)}
 			case f.Label == "NEG-OPEN" && n == 4, f.Label == "NEG-MSG" && n == 3:
 				out, err := neg.Reconcile(f.Str(n - 1))
 				if err != nil {
@@ -482,8 +492,8 @@ func TestSyncNegSessionLost(t *testing.T) {
 	stats, _ := syncInto(t, opts)
 	// The relay lists the 5 ids the store lacks (for each filter: this
 	// relay ignores filters) and then sends none of them.
-	if st := stats[0]; st.Method != "nip77" || st.Missing != 5 || sessions.Load() < 3 {
-		t.Fatalf("stats %+v after %d sessions, want nip77 with 5 missing after a retry", st, sessions.Load())
+	if st := stats[0]; !lost.Load() || st.Method != "nip77" || st.NegError != "" || st.Missing != 5 || sessions.Load() < 3 {
+		t.Fatalf("stats %+v after %d sessions (one lost: %v), want nip77 with 5 missing after a retry", st, sessions.Load(), lost.Load())
 	}
 }
 
