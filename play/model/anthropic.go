@@ -9,7 +9,6 @@ import (
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
-	"github.com/tidwall/gjson"
 )
 
 // Anthropic is the Messages API.
@@ -108,7 +107,7 @@ func (a *Anthropic) Stream(ctx context.Context, model string, m Messages, s Sett
 func (a *Anthropic) fault(err error) error {
 	var ae *anthropic.Error
 	if errors.As(err, &ae) {
-		e := &APIError{Status: ae.StatusCode, Message: redact(gjson.Get(ae.RawJSON(), "error.message").Str, a.key)}
+		e := &APIError{Status: ae.StatusCode, Message: redact(errorMessage(ae.RawJSON()), a.key)}
 		if ae.Response != nil {
 			e.RetryAfter = retryAfter(ae.Response.Header, time.Now())
 		}

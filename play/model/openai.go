@@ -11,7 +11,6 @@ import (
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/shared"
-	"github.com/tidwall/gjson"
 )
 
 // OpenAI is any Chat Completions endpoint: OpenAI itself, OpenRouter,
@@ -110,7 +109,7 @@ func (o *OpenAI) fault(err error) error {
 	if errors.As(err, &ae) {
 		e := &APIError{Status: ae.StatusCode, Message: ae.Message}
 		if e.Message == "" {
-			e.Message = gjson.Get(ae.RawJSON(), "error.message").Str
+			e.Message = errorMessage(ae.RawJSON())
 		}
 		if ae.Response != nil {
 			e.RetryAfter = retryAfter(ae.Response.Header, time.Now())
@@ -124,4 +123,18 @@ func (o *OpenAI) fault(err error) error {
 func num(n int64) *float64 {
 	v := float64(n)
 	return &v
+}
+
+// errorMessage reads error.message from an API error body, the field both
+// providers put their explanation in; "" when the body has none.
+func errorMessage(raw string) string {
+	var body struct {
+		Error struct {
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if json.Unmarshal([]byte(raw), &body) != nil {
+		return ""
+	}
+	return body.Error.Message
 }
