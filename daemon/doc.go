@@ -32,6 +32,10 @@
 //     leave memory.
 //   - stepSite: the periodic site build.
 //
+// stepTick and stepSite are periodic: loop.every schedules them with
+// pause.After and pause.On, which hand each run to the loop (as evDuty),
+// so they run between two batches, never beside one.
+//
 // The backfill gate: no duty runs before the first backfill (runDuties
 // asks it), that is before stepReady and the start's first sync (or
 // stepSyncLate) have both come; openGate then folds, once each, the

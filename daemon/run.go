@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"vesper/internal/pause"
 	"vesper/nostr/relay"
 	"vesper/store"
 )
@@ -60,6 +61,7 @@ func (n *Daemon) newLoop(o Options) *loop {
 		profileAsk:   make(chan []string, 16),
 		profileAsked: map[string]bool{},
 		unfolded:     map[string]bool{}, // matches stored during the first backfill, not yet folded
+		runs:         make(chan pause.Run),
 	}
 	// A relay that (re)connected is reconciled (syncWorker): its backfill
 	// asks only for created_at after the cursor.
@@ -101,7 +103,20 @@ func (l *loop) start(ctx context.Context, wg *sync.WaitGroup) error {
 	}
 	wg.Go(func() { n.publisher(ctx, l.kick, l.client) })
 	l.arm(ctx)
+	l.every(ctx, wg, l.o.Tick, l.stepTick)
+	if l.o.SiteDir != "" {
+		l.every(ctx, wg, l.o.SiteEvery, l.stepSite) // arm built it a first time
+	}
 	return nil
+}
+
+// every schedules a periodic duty of the loop: step runs on the loop's
+// goroutine, between two batches (it may touch what the loop keeps), d
+// after the start and then d after each run has ended, until ctx ends.
+// Work that needs only the store runs on a goroutine of its own instead
+// (recordsWorker); both are pause.Every.
+func (l *loop) every(ctx context.Context, wg *sync.WaitGroup, d time.Duration, step func(context.Context)) {
+	wg.Go(func() { pause.After(ctx, d, pause.On(l.runs, step)) })
 }
 
 // resume folds what a start folds: the open matches and those a crash
@@ -144,10 +159,8 @@ func (l *loop) startBackground(ctx context.Context, wg *sync.WaitGroup, r resume
 
 // arm builds the site a first time and starts the loop's timers.
 func (l *loop) arm(ctx context.Context) {
-	l.tick = time.NewTicker(l.o.Tick)
 	if l.o.SiteDir != "" {
 		l.n.buildSiteLogged(ctx, l.o)
-		l.siteTick = time.NewTicker(l.o.SiteEvery)
 	}
 	l.quiet = time.NewTimer(time.Second)
 	l.lastEvent, l.lastDuties = l.wall(), l.wall()
@@ -156,11 +169,6 @@ func (l *loop) arm(ctx context.Context) {
 
 // disarm stops the timers arm started.
 func (l *loop) disarm() {
-	for _, t := range []*time.Ticker{l.tick, l.siteTick} {
-		if t != nil {
-			t.Stop()
-		}
-	}
 	for _, t := range []*time.Timer{l.quiet, l.syncWait} {
 		if t != nil {
 			t.Stop()

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"vesper/internal/pause"
 	"vesper/nostr/relay"
 )
 
@@ -46,16 +47,18 @@ type loop struct {
 	lastEvent, lastDuties time.Time
 
 	ready    <-chan struct{} // the client's Ready, nil once met
-	tick     *time.Ticker
-	siteTick *time.Ticker
 	quiet    *time.Timer
 	syncWait *time.Timer
+	// runs takes the periodic duties (the tick, the site build) from
+	// their pause.Every, to run on the loop between two batches.
+	runs chan pause.Run
 }
 
 // loopEvent is one thing the loop reacts to.
 type loopEvent struct {
 	kind  eventKind
 	batch []relay.Received // evReceived: up to 500 from recv
+	run   pause.Run        // evDuty
 }
 
 type eventKind int
@@ -65,8 +68,7 @@ const (
 	evReady                     // every relay has settled its first backfill
 	evSyncLate                  // the start's sync has taken FirstSyncWait
 	evQuiet                     // a second without events
-	evTick                      // Options.Tick
-	evSite                      // Options.SiteEvery
+	evDuty                      // a periodic duty is due (loop.every: stepTick, stepSite)
 )
 
 // run steps the loop until ctx ends or a step fails on the store.
@@ -88,10 +90,6 @@ func (l *loop) run(ctx context.Context) error {
 
 // next waits for the next event; false once ctx has ended.
 func (l *loop) next(ctx context.Context) (loopEvent, bool) {
-	var siteC <-chan time.Time
-	if l.siteTick != nil {
-		siteC = l.siteTick.C
-	}
 	select {
 	case <-ctx.Done():
 		return loopEvent{}, false
@@ -103,10 +101,8 @@ func (l *loop) next(ctx context.Context) (loopEvent, bool) {
 		return loopEvent{kind: evReady}, true
 	case <-l.quiet.C:
 		return loopEvent{kind: evQuiet}, true
-	case <-l.tick.C:
-		return loopEvent{kind: evTick}, true
-	case <-siteC:
-		return loopEvent{kind: evSite}, true
+	case r := <-l.runs:
+		return loopEvent{kind: evDuty, run: r}, true
 	}
 }
 
@@ -136,10 +132,8 @@ func (l *loop) step(ctx context.Context, ev loopEvent) error {
 		return l.stepSyncLate(ctx)
 	case evQuiet:
 		l.stepQuiet(ctx)
-	case evTick:
-		l.stepTick(ctx)
-	case evSite:
-		l.stepSite(ctx)
+	case evDuty:
+		ev.run.Do()
 	}
 	return nil
 }

@@ -3,8 +3,10 @@ package daemon
 import (
 	"context"
 	"sort"
+	"sync"
 	"time"
 
+	"vesper/internal/pause"
 	"vesper/nostr/relay"
 	"vesper/store"
 )
@@ -20,8 +22,12 @@ func (n *Daemon) syncWorker(ctx context.Context, o Options, out chan<- relay.Rec
 		n.log.Error("sync: preparing the store", "err", err) // the sync runs, only slower
 	}
 	s.first(ctx)
-	tick := time.NewTicker(s.every)
-	defer tick.Stop()
+	// The periodic full sync runs here, between the other syncs, never
+	// beside one: SyncEvery after the start's sync and after each run.
+	full := make(chan pause.Run)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	wg.Go(func() { pause.After(ctx, s.every, pause.On(full, s.full)) })
 	for {
 		select {
 		case <-ctx.Done():
@@ -34,8 +40,8 @@ func (n *Daemon) syncWorker(ctx context.Context, o Options, out chan<- relay.Rec
 			s.runDue(ctx)
 		case ms := <-reveal:
 			s.run(ctx, nil, ms)
-		case <-tick.C:
-			s.full(ctx)
+		case r := <-full:
+			r.Do()
 		}
 	}
 }

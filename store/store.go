@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"vesper/internal/pause"
 	"vesper/nostr"
 
 	// The pure-Go SQLite driver, registered as "sqlite".
@@ -61,11 +62,12 @@ type Store struct {
 
 	synced atomic.Int64 // commits made with synchronous=FULL, for tests
 
-	ck          *sql.DB       // the background checkpointer's connection
-	writes      atomic.Int64  // write commits so far
-	checkpoints atomic.Int64  // checkpoints that copied frames, for tests
-	stop        chan struct{} // closed by Close
-	stopped     chan struct{} // closed when the checkpointer has returned
+	ck           *sql.DB            // the background checkpointer's connection
+	writes       atomic.Int64       // write commits so far
+	checkpoints  atomic.Int64       // checkpoints that copied frames, for tests
+	checkpointed int64              // writes at the last checkpoint; the checkpointer's own
+	stop         context.CancelFunc // ends the checkpointer, for Close
+	stopped      chan struct{}      // closed when the checkpointer has returned
 }
 
 // Open opens the store at path, creating the file and its directories when
@@ -122,38 +124,32 @@ func open(ctx context.Context, path string, steps []migration) (*Store, error) {
 		return nil, fmt.Errorf("store: %s: %w", path, err)
 	}
 	ck.SetMaxOpenConns(1)
-	s := &Store{path: abs, w: w, r: r, ck: ck, stop: make(chan struct{}), stopped: make(chan struct{})}
-	go s.checkpointer()
+	ctx, stop := context.WithCancel(context.Background())
+	s := &Store{path: abs, w: w, r: r, ck: ck, stop: stop, stopped: make(chan struct{})}
+	go func() {
+		defer close(s.stopped)
+		pause.After(ctx, checkpointEvery, s.checkpoint)
+	}()
 	return s, nil
 }
 
-// checkpointer runs a PASSIVE checkpoint (it never blocks the writer or
-// the readers) every checkpointEvery when something was written since the
-// last one.
-func (s *Store) checkpointer() {
-	defer close(s.stopped)
-	t := time.NewTicker(checkpointEvery)
-	defer t.Stop()
-	done := int64(0)
-	for {
-		select {
-		case <-s.stop:
-			return
-		case <-t.C:
-		}
-		n := s.writes.Load()
-		if n == done {
-			continue
-		}
-		var busy, logFrames, copied int
-		err := s.ck.QueryRow("PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &logFrames, &copied)
-		if err != nil {
-			continue // the next tick tries again; the writer's own checkpoint is the backstop
-		}
-		done = n
-		if copied > 0 {
-			s.checkpoints.Add(1)
-		}
+// checkpoint runs a PASSIVE checkpoint (it never blocks the writer or the
+// readers) when something was written since the last one; the
+// checkpointer runs it every checkpointEvery until Close.
+func (s *Store) checkpoint(context.Context) {
+	n := s.writes.Load()
+	if n == s.checkpointed {
+		return
+	}
+	var busy, logFrames, copied int
+	// Not cancelled by Close: the checkpoint in progress ends first.
+	err := s.ck.QueryRow("PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &logFrames, &copied)
+	if err != nil {
+		return // the next run tries again; the writer's own checkpoint is the backstop
+	}
+	s.checkpointed = n
+	if copied > 0 {
+		s.checkpoints.Add(1)
 	}
 }
 
@@ -254,7 +250,7 @@ func (s *Store) Path() string { return s.path }
 // process has the file open, SQLite checkpoints the WAL into the file.
 func (s *Store) Close() error {
 	if s.stop != nil {
-		close(s.stop)
+		s.stop()
 		<-s.stopped
 		s.ck.Close()
 	}

@@ -73,3 +73,83 @@ func TestEvery(t *testing.T) {
 	cancel()
 	Every(ctx, time.Millisecond, func(context.Context) { t.Fatal("ran with its context already ended") })
 }
+
+// TestAfter: no run at once, unlike Every; runs once the interval has
+// passed, none once the context has ended.
+func TestAfter(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan int)
+	go func() {
+		n := 0
+		After(ctx, time.Hour, func(context.Context) { n++ })
+		done <- n
+	}()
+	cancel()
+	select {
+	case n := <-done:
+		if n != 0 {
+			t.Fatalf("%d runs before the first interval had passed", n)
+		}
+	case <-time.After(testkit.Scale(10 * time.Second)):
+		t.Fatal("After did not return when its context ended")
+	}
+
+	// A timer never fires early: the first run is d after the start and
+	// each next one d after the last ended, on the monotonic clock.
+	const d = 20 * time.Millisecond
+	ctx, cancel = context.WithCancel(t.Context())
+	runs, last := 0, time.Now()
+	After(ctx, d, func(context.Context) {
+		if gap := time.Since(last); gap < d {
+			t.Errorf("run %d came %v after the last mark, want at least %v", runs+1, gap, d)
+		}
+		if runs++; runs == 2 {
+			cancel()
+		}
+		last = time.Now()
+	})
+	if runs != 2 {
+		t.Fatalf("%d runs, want 2", runs)
+	}
+}
+
+// TestOn: work handed to an owner runs only when the owner does it, on
+// the owner's goroutine; the next run is not handed over before the last
+// has ended (an owner busy with something else delays it, never queues
+// two); and once the context ends Every returns, taken run or not.
+func TestOn(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	runs := make(chan Run)
+	ran := 0 // the owner's state: only the owner's goroutine touches it
+	ended := make(chan struct{})
+	go func() {
+		Every(ctx, time.Millisecond, On(runs, func(context.Context) { ran++ }))
+		close(ended)
+	}()
+	for i := 1; i <= 3; i++ {
+		r := <-runs
+		if ran != i-1 {
+			t.Fatalf("run %d: the work ran %d times before the owner did it", i, ran)
+		}
+		if i == 1 {
+			// A wait expected to run out: at 1 ms intervals, an On that
+			// did not wait for Do would hand the next run long before.
+			select {
+			case <-runs:
+				t.Fatal("a second run was handed over before the first had ended")
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+		r.Do()
+		if ran != i {
+			t.Fatalf("run %d: Do ran the work %d times in all", i, ran)
+		}
+	}
+	<-runs // taken and never done: cancel must still end Every
+	cancel()
+	select {
+	case <-ended:
+	case <-time.After(testkit.Scale(10 * time.Second)):
+		t.Fatal("Every did not return when its context ended with a run the owner never did")
+	}
+}
