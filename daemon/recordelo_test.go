@@ -44,12 +44,15 @@ func TestGameRecordRatingsAsPGN(t *testing.T) {
 		}
 	}
 	// The worker's first pass comes at start, every minute after: a first
-	// run syncs the match, and the second one's first pass records it.
+	// run syncs the match and the players' bot profiles (without which the
+	// house records nothing), and the second one's first pass records it.
 	d := running(t, cfg)
-	waitFor(t, "the final match in the store", 30*time.Second, func() bool {
+	waitFor(t, "the final match and its players' profiles in the store", 30*time.Second, func() bool {
 		due, err := st.FinalWithoutDuty(ctx, nostr.GameChess, recordDuty(""), 10)
 		_, recorded, _ := st.OutboxGet(ctx, recordDuty(mate.ID))
-		return err == nil && len(due) == 1 || recorded
+		_, a, _ := st.Profile(ctx, alice.PublicKey())
+		_, b, _ := st.Profile(ctx, bob.PublicKey())
+		return (err == nil && len(due) == 1 || recorded) && a && b
 	})
 	if err := d.Close(); err != nil {
 		t.Fatal(err)
