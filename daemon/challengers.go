@@ -53,12 +53,12 @@ func (l *loop) askChallengers(ctx context.Context, ids []string) {
 	}
 }
 
-// challengeIDs are the ids of the challenges among events.
-func challengeIDs(events []relay.Received) []string {
+// challengeIDs are the ids of the challenges among items.
+func challengeIDs(items []item) []string {
 	var ids []string
-	for _, r := range events {
-		if r.Event != nil && r.Event.Kind == nostr.KindChallenge {
-			ids = append(ids, r.Event.ID)
+	for _, it := range items {
+		if it.role == roleChallenge {
+			ids = append(ids, it.Event.ID)
 		}
 	}
 	return ids

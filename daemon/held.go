@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"vesper/match"
-	"vesper/nostr"
 	"vesper/store"
 )
 
@@ -25,14 +24,14 @@ const heldPage = 1000
 
 // answeredHeld returns the held challenges that the accepts and moves of
 // in, from keys other than their authors, answer: they come in with them.
-func (n *Daemon) answeredHeld(ctx context.Context, q *batchQuota, in []store.Incoming, now int64) ([]store.Incoming, error) {
+func (n *Daemon) answeredHeld(ctx context.Context, q *batchQuota, in []item, now int64) ([]item, error) {
 	answers := map[string][]string{}
 	var ids []string
 	for _, it := range in {
-		if k := it.Event.Kind; k != nostr.KindAccept && k != nostr.KindMove {
+		if it.role != roleAnswer {
 			continue
 		}
-		for _, m := range matchesOf(it) {
+		for _, m := range it.Matches {
 			if q.known[m] || q.admitted[m] {
 				continue
 			}
@@ -49,11 +48,13 @@ func (n *Daemon) answeredHeld(ctx context.Context, q *batchQuota, in []store.Inc
 	if err != nil {
 		return nil, err
 	}
-	var out []store.Incoming
+	var out []item
 	for _, h := range held {
 		for _, pk := range answers[h.Event.ID] {
 			if pk != h.Event.PubKey {
-				out = append(out, store.Incoming{Event: h.Event, Relay: h.Relay, SeenAt: now})
+				if it, ok := n.classifyHeld(h, now); ok {
+					out = append(out, it)
+				}
 				break
 			}
 		}
@@ -61,9 +62,22 @@ func (n *Daemon) answeredHeld(ctx context.Context, q *batchQuota, in []store.Inc
 	return out, nil
 }
 
+// classifyHeld is a held challenge as it comes in again, through the
+// ingest edge like any event (it was classified when first held, but the
+// store's held table keeps only the event): false when it no longer
+// passes, which a store this daemon wrote does not hold.
+func (n *Daemon) classifyHeld(h store.Held, now int64) (item, bool) {
+	it, why := classify(h.Event, h.Relay, now)
+	if why != "" {
+		n.met.rejected(why)
+		return it, false
+	}
+	return it, true
+}
+
 // holdAfter forgets the held challenges that came in and holds the
 // batch's challenges over their relay's budget.
-func (n *Daemon) holdAfter(ctx context.Context, q *batchQuota, released []store.Incoming, now int64) error {
+func (n *Daemon) holdAfter(ctx context.Context, q *batchQuota, released []item, now int64) error {
 	ids := make([]string, len(released))
 	for i, it := range released {
 		ids[i] = it.Event.ID
@@ -74,13 +88,9 @@ func (n *Daemon) holdAfter(ctx context.Context, q *batchQuota, released []store.
 	if len(q.held) == 0 {
 		return nil
 	}
-	evs, relays := make([]*nostr.Event, len(q.held)), make([]string, len(q.held))
-	for i, it := range q.held {
-		evs[i], relays[i] = it.Event, it.Relay
-	}
 	// Counted as the store holds them for the first time: one held
 	// already (sent again, or offered again) counts nothing.
-	added, evicted, err := n.st.HoldChallenges(ctx, evs, relays, now, n.lim.HeldChallenges)
+	added, evicted, err := n.st.HoldChallenges(ctx, incoming(q.held), now, n.lim.HeldChallenges)
 	n.met.held(added, evicted)
 	return err
 }
@@ -116,7 +126,7 @@ func (n *Daemon) retryHeld(ctx context.Context, now int64) ([]string, error) {
 // retryPage admits one page of held challenges as their relays delivered
 // them, and releases those stored or expired.
 func (n *Daemon) retryPage(ctx context.Context, held []store.Held, now int64) ([]string, error) {
-	var items []store.Incoming
+	var items []item
 	var gone, ids []string
 	for _, h := range held {
 		ids = append(ids, h.Event.ID)
@@ -124,7 +134,9 @@ func (n *Daemon) retryPage(ctx context.Context, held []store.Held, now int64) ([
 			gone = append(gone, h.Event.ID)
 			continue
 		}
-		items = append(items, store.Incoming{Event: h.Event, Relay: h.Relay, SeenAt: now})
+		if it, ok := n.classifyHeld(h, now); ok {
+			items = append(items, it)
+		}
 	}
 	fresh, err := n.putItems(ctx, items, now, true)
 	if err != nil {

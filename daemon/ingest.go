@@ -7,19 +7,24 @@ import (
 	"vesper/match"
 	"vesper/nostr"
 	"vesper/nostr/relay"
-	"vesper/store"
 )
 
-// ingest stores a batch of checked events (each once, remembering every
-// relay that had it), keeps kind 0 profiles, re-folds each touched match,
-// and returns the pubkeys of players it has not seen before.
+// ingest screens a batch (kind 0 profiles and relay lists kept, the
+// rest classified) and ingests its items.
 func (n *Daemon) ingest(ctx context.Context, batch []relay.Received) ([]string, error) {
 	now := n.clock()
+	return n.ingestItems(ctx, n.screen(ctx, batch, now), now)
+}
+
+// ingestItems stores classified items (each once, remembering every relay
+// that had it), re-folds each touched match, and returns the pubkeys of
+// players it has not seen before.
+func (n *Daemon) ingestItems(ctx context.Context, items []item, now int64) ([]string, error) {
 	players, err := n.retryHeld(ctx, now)
 	if err != nil {
 		return nil, err
 	}
-	fresh, err := n.putItems(ctx, n.screen(ctx, batch, now), now, false)
+	fresh, err := n.putItems(ctx, items, now, false)
 	if err != nil || len(fresh) == 0 {
 		return players, err
 	}
@@ -28,29 +33,10 @@ func (n *Daemon) ingest(ctx context.Context, batch []relay.Received) ([]string, 
 }
 
 // put stores a batch of checked events (each once, remembering every relay
-// that had it) and kind 0 profiles, and returns the events that were new;
+// that had it) and kind 0 profiles, and returns the items that were new;
 // the quotas drop what is over them (counted in metrics).
-func (n *Daemon) put(ctx context.Context, batch []relay.Received, now int64) ([]*nostr.Event, error) {
-	fresh, err := n.putItems(ctx, n.screen(ctx, batch, now), now, false)
-	return eventsOf(fresh), err
-}
-
-func eventsOf(items []store.Incoming) []*nostr.Event {
-	out := make([]*nostr.Event, len(items))
-	for i, it := range items {
-		out[i] = it.Event
-	}
-	return out
-}
-
-// matchesOf is the matches an item belongs to: as screen classified it
-// (Matches, issue 39 item 4: derived once at the ingest edge), or, for an
-// item made elsewhere (a held challenge), from its event.
-func matchesOf(it store.Incoming) []string {
-	if it.Matches != nil {
-		return it.Matches
-	}
-	return store.MatchesOf(it.Event)
+func (n *Daemon) put(ctx context.Context, batch []relay.Received, now int64) ([]item, error) {
+	return n.putItems(ctx, n.screen(ctx, batch, now), now, false)
 }
 
 // putItems stores the items the quotas admit and returns those that
@@ -58,7 +44,7 @@ func matchesOf(it store.Incoming) []string {
 // known yet (its challenge and accept came in the same batch) are
 // admitted again once the rest is stored, when the fold can tell. retried
 // says the items are held challenges offered again (held.go).
-func (n *Daemon) putItems(ctx context.Context, items []store.Incoming, now int64, retried bool) ([]store.Incoming, error) {
+func (n *Daemon) putItems(ctx context.Context, items []item, now int64, retried bool) ([]item, error) {
 	fresh, deferred, err := n.admitStore(ctx, items, now, false, retried)
 	if err != nil || len(deferred) == 0 {
 		return fresh, err
@@ -68,12 +54,10 @@ func (n *Daemon) putItems(ctx context.Context, items []store.Incoming, now int64
 }
 
 // screen keeps kind 0 profiles and relay lists, and returns the rest of a
-// batch that may be stored with a match. An event every match ignores for
-// what it is (over 65536 bytes, or not exactly one g tag) becomes its stub
-// (match.Stub: under at most match.StubMatches of the matches it names);
-// an event that names no match is dropped (counted in metrics).
-func (n *Daemon) screen(ctx context.Context, batch []relay.Received, now int64) []store.Incoming {
-	var in []store.Incoming
+// batch that may be stored with a match, each event classified once
+// (classify); what it does not keep is counted in metrics.
+func (n *Daemon) screen(ctx context.Context, batch []relay.Received, now int64) []item {
+	var in []item
 	for _, r := range batch {
 		switch r.Event.Kind {
 		case nostr.KindProfile:
@@ -86,27 +70,12 @@ func (n *Daemon) screen(ctx context.Context, batch []relay.Received, now int64) 
 			continue
 		}
 		n.met.received()
-		if r.Event.Kind != nostr.KindChallenge && !nostr.IsStoredWithMatch(r.Event.Kind) {
-			n.met.rejected("kind")
+		it, why := classify(r.Event, r.Relay, now)
+		if why != "" {
+			n.met.rejected(why)
 			continue
 		}
-		if r.Event.Kind == nostr.KindReveal && !revealStorable(r.Event) {
-			n.met.rejected("reveal")
-			continue
-		}
-		// The event's matches are derived here once and travel with it
-		// (store.Incoming.Matches) through the quotas, the store and the
-		// fold. A stub names the same matches (up to match.StubMatches).
-		item := store.Incoming{Event: r.Event, Relay: r.Relay, SeenAt: now}
-		if stub := match.Stub(r.Event); stub != nil {
-			item.Event = stub
-		}
-		if item.Matches = store.MatchesOf(item.Event); len(item.Matches) == 0 {
-			n.met.rejected("no_match")
-			continue
-		}
-		// The store writes the event's canonical JSON itself (no Raw).
-		in = append(in, item)
+		in = append(in, it)
 	}
 	return in
 }
@@ -128,7 +97,7 @@ func (n *Daemon) putProfile(ctx context.Context, ev *nostr.Event) {
 // rest is stored (none when last). A challenge over its relay's budget is held, and a
 // held challenge that an admitted accept or move from another key
 // answers comes in with it (held.go).
-func (n *Daemon) admitStore(ctx context.Context, items []store.Incoming, now int64, last, retried bool) (fresh, deferred []store.Incoming, err error) {
+func (n *Daemon) admitStore(ctx context.Context, items []item, now int64, last, retried bool) (fresh, deferred []item, err error) {
 	if len(items) == 0 {
 		return nil, nil, nil
 	}
@@ -137,7 +106,7 @@ func (n *Daemon) admitStore(ctx context.Context, items []store.Incoming, now int
 		return nil, nil, err
 	}
 	q.last, q.retried = last, retried
-	var in []store.Incoming
+	var in []item
 	for _, it := range items {
 		ok, err := q.admit(ctx, it)
 		if err != nil {
@@ -161,19 +130,19 @@ func (n *Daemon) admitStore(ctx context.Context, items []store.Incoming, now int
 }
 
 // store writes in and returns the items that were new.
-func (n *Daemon) store(ctx context.Context, in []store.Incoming) ([]store.Incoming, error) {
+func (n *Daemon) store(ctx context.Context, in []item) ([]item, error) {
 	if len(in) == 0 {
 		return nil, nil
 	}
-	stored, err := n.st.PutEvents(ctx, in)
+	stored, err := n.st.PutEvents(ctx, incoming(in))
 	if err != nil {
 		return nil, err
 	}
-	var fresh []store.Incoming
+	var fresh []item
 	for i, isNew := range stored {
 		if isNew {
 			n.met.stored()
-			if match.IsStub(in[i].Event) {
+			if in[i].stub {
 				n.met.stubbed()
 			}
 			fresh = append(fresh, in[i])
@@ -188,7 +157,7 @@ func (n *Daemon) store(ctx context.Context, in []store.Incoming) ([]store.Incomi
 // move), or are placed in it when the fold ignores them wherever they fall
 // (Insert: backdated junk costs what it takes to place it); anything else
 // re-folds the match from the store, which is exact in every case.
-func (n *Daemon) fold(ctx context.Context, fresh []store.Incoming, now int64) ([]string, error) {
+func (n *Daemon) fold(ctx context.Context, fresh []item, now int64) ([]string, error) {
 	n.foldMu.RLock()
 	defer n.foldMu.RUnlock()
 	sort.Slice(fresh, func(i, j int) bool { return match.Less(fresh[i].Event, fresh[j].Event) })
@@ -231,10 +200,10 @@ func (n *Daemon) fold(ctx context.Context, fresh []store.Incoming, now int64) ([
 // the store has a summary of: a match the daemon does not keep may still
 // be a valid one, final or expired, which only the store holds, and a
 // late event re-folds it.
-func (n *Daemon) storedAbsent(ctx context.Context, fresh []store.Incoming) (map[string]bool, error) {
+func (n *Daemon) storedAbsent(ctx context.Context, fresh []item) (map[string]bool, error) {
 	var absent []string
 	for _, it := range fresh {
-		for _, m := range matchesOf(it) {
+		for _, m := range it.Matches {
 			if m != it.Event.ID && n.state(m) == nil {
 				absent = append(absent, m)
 			}
@@ -246,20 +215,20 @@ func (n *Daemon) storedAbsent(ctx context.Context, fresh []store.Incoming) (map[
 // extend places fresh, in fold order, in copies of the states of their
 // matches, and returns those states and the matches to re-fold from the
 // store instead (stored: the absent matches the store has).
-func (n *Daemon) extend(fresh []store.Incoming, stored map[string]bool, now int64) (map[string]*match.State, map[string]bool) {
+func (n *Daemon) extend(fresh []item, stored map[string]bool, now int64) (map[string]*match.State, map[string]bool) {
 	next := map[string]*match.State{}
 	refold := map[string]bool{}
 	for _, it := range fresh {
 		ev := it.Event
-		if ev.Kind == nostr.KindReveal {
+		if it.role == roleReveal {
 			// The fold never reads a reveal: only the match's page and
 			// match.json change, which the site re-folds from the store.
-			for _, m := range matchesOf(it) {
+			for _, m := range it.Matches {
 				n.siteChanged(m)
 			}
 			continue
 		}
-		for _, m := range matchesOf(it) {
+		for _, m := range it.Matches {
 			if refold[m] {
 				continue
 			}
@@ -285,13 +254,4 @@ func (n *Daemon) extend(fresh []store.Incoming, stored map[string]bool, now int6
 		}
 	}
 	return next, refold
-}
-
-// revealStorable says whether a reveal is worth keeping: one g tag (the
-// reveal package ignores any other as a whole, as section 1 does a move's)
-// and within section 1's size limit. A match event over the limit is kept
-// as a stub because the fold must list it; an ignored reveal is listed by
-// nobody, so its body is not worth a byte of the store.
-func revealStorable(ev *nostr.Event) bool {
-	return nostr.SingleG(ev) == nil && !nostr.TooLarge(ev)
 }

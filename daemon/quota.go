@@ -72,11 +72,11 @@ type batchQuota struct {
 
 	commits map[string]*commits // match -> its committing events, for reveals
 
-	held     []store.Incoming // new challenges over their relay's budget
-	deferred []store.Incoming // events over the per-match quota, for after the fold
+	held     []item // new challenges over their relay's budget
+	deferred []item // events over the per-match quota, for after the fold
 }
 
-func (n *Daemon) newBatchQuota(ctx context.Context, now int64, items []store.Incoming) (*batchQuota, error) {
+func (n *Daemon) newBatchQuota(ctx context.Context, now int64, items []item) (*batchQuota, error) {
 	q := &batchQuota{n: n, now: now, open: map[string]int{}, admitted: map[string]bool{},
 		answers: map[string][]string{}, players: map[string]matchPlayers{}}
 	var ids []string
@@ -85,8 +85,8 @@ func (n *Daemon) newBatchQuota(ctx context.Context, now int64, items []store.Inc
 			continue
 		}
 		ids = append(ids, it.Event.ID)
-		if k := it.Event.Kind; k == nostr.KindAccept || k == nostr.KindMove {
-			for _, m := range matchesOf(it) {
+		if it.role == roleAnswer {
+			for _, m := range it.Matches {
 				q.answers[m] = append(q.answers[m], it.Event.PubKey)
 			}
 		}
@@ -100,7 +100,7 @@ func (n *Daemon) newBatchQuota(ctx context.Context, now int64, items []store.Inc
 // daemon's own events (relay "") and copies of stored events are always
 // admitted: they add nothing. A challenge over its relay's budget is kept
 // in q.held, an event over the per-match quota in q.deferred.
-func (q *batchQuota) admit(ctx context.Context, it store.Incoming) (bool, error) {
+func (q *batchQuota) admit(ctx context.Context, it item) (bool, error) {
 	ev := it.Event
 	// A second copy in one batch (the backfill and the sync both sent it,
 	// or two relays did) is a copy like a stored one: counting it again
@@ -110,10 +110,10 @@ func (q *batchQuota) admit(ctx context.Context, it store.Incoming) (bool, error)
 	}
 	var ok bool
 	var err error
-	switch ev.Kind {
-	case nostr.KindChallenge:
+	switch it.role {
+	case roleChallenge:
 		ok, err = q.admitChallenge(ctx, it)
-	case nostr.KindReveal:
+	case roleReveal:
 		if ok, err = q.admitReveal(ctx, it); ok && err == nil {
 			ok, err = q.admitMatchEvent(ctx, it)
 		}
@@ -129,7 +129,7 @@ func (q *batchQuota) admit(ctx context.Context, it store.Incoming) (bool, error)
 // admitChallenge applies the per-author and per-relay challenge quotas. A
 // challenge someone else answered (an accept or a move from another key,
 // in this batch or stored) is a game, never dropped (issue 30 item 4).
-func (q *batchQuota) admitChallenge(ctx context.Context, it store.Incoming) (bool, error) {
+func (q *batchQuota) admitChallenge(ctx context.Context, it item) (bool, error) {
 	ev, lim := it.Event, q.n.lim
 	counted := lim.OpenPerAuthor > 0 && int64(ev.CreatedAt) >= q.now-match.ChallengeExpiry
 	if counted {
@@ -175,8 +175,8 @@ func (q *batchQuota) dropped(quota string) {
 // counted as dropped when the store holds it for the first time
 // (holdAfter), so that one a relay sends again, or an hour offers again,
 // counts once; one too large to hold is dropped now.
-func (q *batchQuota) hold(it store.Incoming) {
-	if len(nostr.MarshalEvent(it.Event)) > maxHeldBytes {
+func (q *batchQuota) hold(it item) {
+	if len(it.Raw) > maxHeldBytes { // the bytes the store would hold
 		q.dropped("relay_challenges")
 		return
 	}
@@ -209,12 +209,12 @@ func (q *batchQuota) openOf(ctx context.Context, author string) (int, error) {
 // game the rules allow. Who the players are is the fold's to say, so an
 // event over the quota whose match the daemon does not know yet (its
 // challenge and accept are in the same batch) waits for the fold.
-func (q *batchQuota) admitMatchEvent(ctx context.Context, it store.Incoming) (bool, error) {
+func (q *batchQuota) admitMatchEvent(ctx context.Context, it item) (bool, error) {
 	ev, lim := it.Event, q.n.lim.EventsPerAuthor
 	if lim <= 0 || ev.PubKey == q.n.self {
 		return true, nil
 	}
-	matches := matchesOf(it)
+	matches := it.Matches
 	for _, m := range matches {
 		c, err := q.n.pairs.get(ctx, q.n.st, m, ev.PubKey)
 		if err != nil {

@@ -5,7 +5,6 @@ import (
 
 	"vesper/nostr"
 	"vesper/reveal"
-	"vesper/store"
 )
 
 // commits are one match's committing events (section 8.2: its moves and
@@ -35,9 +34,9 @@ func (c *commits) committed(id string) (string, bool) {
 // as it does any event the store lacks. Honest reveals come after the
 // game (the seat reveals once the result is final), so they find their
 // events stored.
-func (q *batchQuota) admitReveal(ctx context.Context, it store.Incoming) (bool, error) {
+func (q *batchQuota) admitReveal(ctx context.Context, it item) (bool, error) {
 	ev := it.Event
-	matches := matchesOf(it)
+	matches := it.Matches
 	if len(matches) != 1 { // screen keeps only reveals with one g tag
 		q.n.met.rejected("reveal")
 		return false, nil

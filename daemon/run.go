@@ -10,7 +10,6 @@ import (
 
 	"vesper/internal/pause"
 	"vesper/nostr/relay"
-	"vesper/store"
 )
 
 // runDaemon is the daemon: it starts the workers (start), then steps the
@@ -184,14 +183,15 @@ func (l *loop) firstSyncWait() time.Duration {
 	return l.o.FirstSyncWait
 }
 
-// revealed sends to reveal the matches that events name and whose
-// challenge the store lacks (each match once per run of the daemon): a
-// relay has just shown they exist, so every relay is asked for them.
-func (n *Daemon) revealed(ctx context.Context, events []relay.Received, asked map[string]bool, reveal chan<- []string) {
+// revealed sends to reveal the matches that a batch's items name and
+// whose challenge the store lacks (each match once per run of the
+// daemon): a relay has just shown they exist, so every relay is asked for
+// them.
+func (n *Daemon) revealed(ctx context.Context, items []item, asked map[string]bool, reveal chan<- []string) {
 	var cand []string
-	for _, r := range events {
-		for _, m := range store.MatchesOf(r.Event) {
-			if m != r.Event.ID && !asked[m] && n.state(m) == nil {
+	for _, it := range items {
+		for _, m := range it.Matches {
+			if m != it.Event.ID && !asked[m] && n.state(m) == nil {
 				asked[m] = true
 				cand = append(cand, m)
 			}

@@ -336,7 +336,8 @@ func benchDaemonIngest(b *testing.B, fx benchfx.Fixture) {
 					b.Fatalf("event %s fails its check", evs[j].ID)
 				}
 			}
-			if err := n.stash(ctx, batch, unfolded); err != nil {
+			now := n.clock()
+			if err := n.stash(ctx, n.screen(ctx, batch, now), now, unfolded); err != nil {
 				b.Fatal(err)
 			}
 		}

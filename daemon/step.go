@@ -142,14 +142,18 @@ func (l *loop) step(ctx context.Context, ev loopEvent) error {
 // is open), then the relay marks and sync markers behind them.
 func (l *loop) stepReceived(ctx context.Context, batch []relay.Received) error {
 	events, marks, syncEnds := sortReceived(batch)
+	// The batch's events are classified here, once (classify): every
+	// step below reads the items' facts.
+	now := l.n.clock()
+	items := l.n.screen(ctx, events, now)
 	var fresh []string
 	var err error
 	if l.folded {
-		fresh, err = l.n.ingest(ctx, events)
+		fresh, err = l.n.ingestItems(ctx, items, now)
 	} else {
 		// Until every relay has sent its backlog, store only: a match
 		// would otherwise be re-folded once per batch that touches it.
-		err = l.n.stash(ctx, events, l.unfolded)
+		err = l.n.stash(ctx, items, now, l.unfolded)
 	}
 	if err == nil {
 		err = l.saveMarks(ctx, marks)
@@ -163,8 +167,8 @@ func (l *loop) stepReceived(ctx context.Context, batch []relay.Received) error {
 	l.client.WatchAuthors(fresh...)
 	l.n.refollow(l.client)
 	if l.folded {
-		l.n.revealed(ctx, events, l.asked, l.reveal)
-		l.askChallengers(ctx, challengeIDs(events))
+		l.n.revealed(ctx, items, l.asked, l.reveal)
+		l.askChallengers(ctx, challengeIDs(items))
 	}
 	// Duties wait for a quiet second after events arrive: during a
 	// backfill the daemon would otherwise decide on half a match (accept
@@ -310,16 +314,15 @@ func (l *loop) poke() {
 	}
 }
 
-// stash stores a batch without folding it, adding the matches it touched
-// to unfolded (for foldBackfill).
-func (n *Daemon) stash(ctx context.Context, batch []relay.Received, unfolded map[string]bool) error {
-	now := n.clock()
-	fresh, err := n.putItems(ctx, n.screen(ctx, batch, now), now, false)
+// stash stores classified items without folding them, adding the
+// matches they touched to unfolded (for foldBackfill).
+func (n *Daemon) stash(ctx context.Context, items []item, now int64, unfolded map[string]bool) error {
+	fresh, err := n.putItems(ctx, items, now, false)
 	if err != nil {
 		return err
 	}
 	for _, it := range fresh {
-		for _, m := range matchesOf(it) {
+		for _, m := range it.Matches {
 			unfolded[m] = true
 		}
 	}

@@ -8,7 +8,6 @@ import (
 
 	"vesper/internal/pause"
 	"vesper/nostr/relay"
-	"vesper/store"
 )
 
 // syncWorker runs the relay syncs one at a time: every relay at start,
@@ -210,8 +209,8 @@ func (s *syncSink) flush(ctx context.Context) {
 		s.err = err
 	}
 	s.stored += len(fresh)
-	for _, ev := range fresh {
-		for _, m := range store.MatchesOf(ev) {
+	for _, it := range fresh {
+		for _, m := range it.Matches {
 			s.touched[m] = true
 		}
 	}

@@ -28,9 +28,40 @@ type Incoming struct {
 	Relay  string // "" records no relay (an event the daemon made itself)
 	SeenAt int64
 	// Matches, when not nil, are the matches the event belongs to, in
-	// place of MatchesOf(Event): for a stub (match.Stub), which names none
-	// itself and is recorded under the matches of the event it stands for.
+	// place of MatchesOf(Event). Classify sets them.
 	Matches []string
+
+	// checked is the Event Classify checked (Raw and Matches set from
+	// it): PutEvents and HoldChallenges check nothing of it again. An
+	// Incoming whose Event was replaced since is checked again.
+	checked *nostr.Event
+}
+
+// Classify checks an event for the store where it comes in (the daemon's
+// ingest edge, issue 39 item 4: the one place its fields are checked and
+// its matches derived), and returns it with Raw and Matches set: every
+// later step reads those, and PutEvents and HoldChallenges take it as it
+// is. The error says why the store would refuse it: a malformed id,
+// pubkey, signature or match id, a negative seen_at, or Raw that does not
+// hold the event.
+func Classify(in Incoming) (Incoming, error) {
+	r, err := checkIncoming(in)
+	if err != nil {
+		return in, err
+	}
+	in.Raw, in.Matches, in.checked = r.raw, r.matches, r.ev
+	return in, nil
+}
+
+// Classified says whether in is as Classify returned it.
+func (in Incoming) Classified() bool { return in.checked != nil && in.checked == in.Event }
+
+// row is in as PutEvents writes it, checked unless Classify has.
+func (in Incoming) row() (incomingRow, error) {
+	if in.Classified() {
+		return incomingRow{ev: in.Event, raw: in.Raw, relay: in.Relay, seenAt: in.SeenAt, matches: in.Matches}, nil
+	}
+	return checkIncoming(in)
 }
 
 // PutEvent stores a verified event once; later calls with the same id only
@@ -50,7 +81,7 @@ func (s *Store) PutEvent(ctx context.Context, ev *nostr.Event, raw []byte, relay
 func (s *Store) PutEvents(ctx context.Context, batch []Incoming) ([]bool, error) {
 	rows := make([]incomingRow, len(batch))
 	for i, in := range batch {
-		r, err := checkIncoming(in)
+		r, err := in.row()
 		if err != nil {
 			if len(batch) == 1 {
 				return nil, err

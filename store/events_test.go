@@ -390,3 +390,40 @@ func TestReadsEventPastCreatedAtBound(t *testing.T) {
 		t.Fatalf("MatchEvents: %v, %d events", err, len(stored))
 	}
 }
+
+// Issue 39 item 4: Classify is the one check of an event on the ingest
+// path. It refuses what PutEvents would, and sets Raw and Matches; a
+// classified Incoming is stored as it is, checked and derived nothing
+// again (here its event, made unsigned after the check, is written all
+// the same: the check was Classify's), while one whose Event was replaced
+// since is checked again.
+func TestClassifyChecksOnce(t *testing.T) {
+	s := openTemp(t)
+	ctx := t.Context()
+	k := nostr.GenerateKey()
+	m := strings.Repeat("a", 64)
+	bad := signed(t, k, nostr.NewMove(m, 1, "e2e4", 990))
+	bad.Sig = "nope"
+	if _, err := Classify(Incoming{Event: bad}); err == nil || !strings.Contains(err.Error(), "unsigned") {
+		t.Fatalf("Classify of an unsigned event: %v", err)
+	}
+	ev := signed(t, k, nostr.NewMove(m, 1, "e2e4", 990))
+	in, err := Classify(Incoming{Event: ev, Relay: "ws://r", SeenAt: 990})
+	if err != nil || !in.Classified() || !slices.Equal(in.Matches, []string{m}) || !bytes.Equal(in.Raw, nostr.MarshalEvent(ev)) {
+		t.Fatalf("Classify: %v, classified %v, matches %v", err, in.Classified(), in.Matches)
+	}
+	replaced := in
+	replaced.Event = bad
+	if _, err := s.PutEvents(ctx, []Incoming{replaced}); err == nil {
+		t.Fatal("an Incoming whose event was replaced after Classify was not checked again")
+	}
+	ev.Sig = "nope" // after the check: PutEvents does not look again
+	if news, err := s.PutEvents(ctx, []Incoming{in}); err != nil || !news[0] {
+		t.Fatalf("a classified event was checked again: %v", err)
+	}
+	ch := signed(t, k, nostr.NewChallenge(nostr.GameChess, "", 990))
+	ch.Sig = "nope"
+	if added, _, err := s.HoldChallenges(ctx, []Incoming{{Event: ch}}, 1000, 0); err == nil || !strings.Contains(err.Error(), "unsigned") || added != 0 {
+		t.Fatalf("HoldChallenges held an unsigned challenge it was given unclassified (%d, %v)", added, err)
+	}
+}

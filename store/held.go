@@ -38,14 +38,21 @@ type Held struct {
 // hold of an id keeps the first), and then the newest max of all held (max
 // < 1: no bound), by held_at: the older ones were offered at least one
 // later hour's budget already. It returns how many it held for the first
-// time and how many it evicted.
-func (s *Store) HoldChallenges(ctx context.Context, evs []*nostr.Event, relays []string, now int64, max int) (added, evicted int, err error) {
+// time and how many it evicted. Each challenge is held with its Relay;
+// its SeenAt is not kept (now is its held_at).
+func (s *Store) HoldChallenges(ctx context.Context, in []Incoming, now int64, max int) (added, evicted int, err error) {
+	rows := make([]incomingRow, len(in))
+	for i, it := range in {
+		if rows[i], err = it.row(); err != nil {
+			return 0, 0, err
+		}
+	}
 	err = s.write(ctx, func(tx *sql.Tx) error {
 		if err := ensureHeld(ctx, tx); err != nil {
 			return err
 		}
-		for i, ev := range evs {
-			n, err := holdOne(ctx, tx, ev, relays[i], now)
+		for _, r := range rows {
+			n, err := holdOne(ctx, tx, r, now)
 			if err != nil {
 				return err
 			}
@@ -68,18 +75,17 @@ func (s *Store) HoldChallenges(ctx context.Context, evs []*nostr.Event, relays [
 	return added, evicted, nil
 }
 
-// holdOne holds ev unless it is held already, and returns 1 if it was not.
-func holdOne(ctx context.Context, tx *sql.Tx, ev *nostr.Event, relay string, now int64) (int, error) {
+// holdOne holds r's challenge unless it is held already, and returns 1 if
+// it was not.
+func holdOne(ctx context.Context, tx *sql.Tx, r incomingRow, now int64) (int, error) {
+	ev := r.ev
 	if ev.Kind != nostr.KindChallenge {
 		return 0, fmt.Errorf("event %s is not a challenge", ev.ID)
-	}
-	if err := checkIDs(ev); err != nil {
-		return 0, err
 	}
 	res, err := tx.ExecContext(ctx,
 		`INSERT INTO held_challenges (id, pubkey, relay, created_at, held_at, raw) VALUES (?, ?, ?, ?, ?, ?)
 		 ON CONFLICT (id) DO NOTHING`,
-		ev.ID, ev.PubKey, relay, int64(ev.CreatedAt), now, nostr.MarshalEvent(ev))
+		ev.ID, ev.PubKey, r.relay, int64(ev.CreatedAt), now, r.raw)
 	if err != nil {
 		return 0, err
 	}

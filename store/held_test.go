@@ -23,11 +23,11 @@ func TestHeldChallenges(t *testing.T) {
 		evs = append(evs, signed(t, nostr.GenerateKey(), nostr.NewChallenge(nostr.GameChess, "", 100+i)))
 	}
 	hold := func(evs []*nostr.Event, at int64, max int) (added, evicted int) {
-		relays := make([]string, len(evs))
-		for i := range relays {
-			relays[i] = "ws://r"
+		in := make([]Incoming, len(evs))
+		for i, ev := range evs {
+			in[i] = Incoming{Event: ev, Relay: "ws://r"}
 		}
-		added, evicted, err := s.HoldChallenges(ctx, evs, relays, at, max)
+		added, evicted, err := s.HoldChallenges(ctx, in, at, max)
 		if err != nil {
 			t.Fatal(err)
 		}
