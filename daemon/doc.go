@@ -36,6 +36,17 @@
 // pause.After and pause.On, which hand each run to the loop (as evDuty),
 // so they run between two batches, never beside one.
 //
+// # The ingest path
+//
+// stepReceived classifies each event of a batch once (screen, classify:
+// store.Classify's check of its fields, its matches, its role, whether it
+// is a stub) into an item, the one home of those facts; the quotas
+// (quota.go, revealadmit.go), the held challenges (held.go), the store,
+// the fold (ingest.go), the stash, the reveals (revealed) and the
+// challengers' profiles (challengers.go) read the item and derive nothing
+// again. A held challenge offered again comes in through classify too.
+// TestStepsReadTheItemsFacts holds it.
+//
 // The backfill gate: no duty runs before the first backfill (runDuties
 // asks it), that is before stepReady and the start's first sync (or
 // stepSyncLate) have both come; openGate then folds, once each, the

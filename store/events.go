@@ -152,9 +152,9 @@ func checkIncoming(in Incoming) (incomingRow, error) {
 	}
 	matches := in.Matches
 	if matches == nil {
-		matches = MatchesOf(ev)
+		matches = MatchesOf(ev) // 64-hex, each once, by construction
 	}
-	for _, m := range matches {
+	for _, m := range in.Matches {
 		if !nostr.IsLowerHex(m, 64) {
 			return incomingRow{}, fmt.Errorf("store: event %s: malformed match id %q", ev.ID, m)
 		}
