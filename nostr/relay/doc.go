@@ -7,9 +7,12 @@
 //
 // # Where things are
 //
-// This package is the subscription client: client.go (Client, its
-// sessions and backfill), cursors.go (cursors and resumable backfills),
-// follow.go (relays followed at run time), clientpublish.go and publish.go
+// This package is the subscription client: client.go (Client, its relay
+// set and Run), config.go (Config and its defaults), session.go (one
+// relay's connection and live subscriptions), backfill.go (a session's
+// backfill), profiles.go (watched authors' profiles), cursors.go (cursors
+// and resumable backfills), follow.go (relays followed at run time),
+// clientpublish.go and publish.go
 // (publishing), fetch.go and watch.go (one-shot reads), inspect.go
 // (`vesper relays`), errors.go (what a session or publication ends with).
 // Next to it:
