@@ -10,9 +10,9 @@ import (
 	"vesper/nostr/relay/internal/wire"
 )
 
-// Client follows the game kinds and watched profiles on every configured
-// relay, and on the relays Follow adds, each relay on its own goroutine and
-// connection.
+// Client reads the game kinds and watched authors' profiles from every
+// configured relay, and from the relays Follow adds, each relay on its own
+// goroutine and connection.
 type Client struct {
 	cfg        Config
 	configured []string // Config.Relays, normalised
@@ -22,8 +22,8 @@ type Client struct {
 	live liveConns
 
 	mu       sync.Mutex
-	relays   []string        // configured, then followed, in order
-	extra    map[string]bool // relays added by Follow
+	relays   []string        // read: configured, then followed, in order
+	followed map[string]bool // relays added by Follow
 	authors  map[string]struct{}
 	notify   map[string]chan struct{} // per relay: the author set grew
 	settled  map[string]bool          // per relay: first backfill done or given up
@@ -59,7 +59,7 @@ func New(cfg Config) *Client {
 	c := &Client{
 		cfg:        cfg,
 		configured: wire.NormalizeURLs(cfg.Relays),
-		extra:      make(map[string]bool),
+		followed:   make(map[string]bool),
 		authors:    make(map[string]struct{}),
 		notify:     make(map[string]chan struct{}),
 		settled:    make(map[string]bool),
@@ -78,7 +78,7 @@ func New(cfg Config) *Client {
 	return c
 }
 
-// addRelayLocked sets up what a followed relay needs.
+// addRelayLocked sets up what a relay to read needs.
 func (c *Client) addRelayLocked(u string, configured bool) {
 	c.notify[u] = make(chan struct{}, 1)
 	c.states[u] = &relayState{URL: u, Configured: configured}
@@ -114,7 +114,7 @@ func (c *Client) settle(url string) bool {
 	return true
 }
 
-// Relays lists the normalised relay URLs followed now, Config.Relays first
+// Relays lists the normalised relay URLs read now, Config.Relays first
 // (the Relay of every Received and the key of every cursor).
 func (c *Client) Relays() []string {
 	c.mu.Lock()
@@ -125,8 +125,8 @@ func (c *Client) Relays() []string {
 // Connected is the number of relays connected now.
 func (c *Client) Connected() int { return int(c.connected.Load()) }
 
-// Run follows every relay until ctx is done, sending each checked event to
-// out; relays added by Follow meanwhile are followed too. It returns nil
+// Run reads every relay until ctx is done, sending each checked event to
+// out; relays added by Follow meanwhile are read too. It returns nil
 // then, once every relay's goroutine has returned, or an error at once if
 // there is no relay or Run is already running. A relay that fails is
 // retried with jittered exponential backoff on its own goroutine; the
@@ -182,7 +182,7 @@ func (c *Client) startLocked(url string) {
 				return
 			}
 		}
-		c.follow(rctx, url, rs.out)
+		c.read(rctx, url, rs.out)
 	})
 }
 

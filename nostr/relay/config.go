@@ -15,7 +15,7 @@ type Received = wire.Received
 // Config configures a Client. Zero durations and limits take the defaults
 // in brackets.
 type Config struct {
-	// Relays are the relays the client always follows and publishes to;
+	// Relays are the relays the client always reads and publishes to;
 	// Follow adds more at run time, to read from.
 	Relays  []string
 	Cursors Cursors // nil: in memory, so every start backfills everything
@@ -69,14 +69,14 @@ type Config struct {
 	BackfillPages int
 	// ProfileBatch is the authors of one profile query [100].
 	ProfileBatch int
-	// RelayLists also follows the watched authors' relay lists (kind
-	// 10002, NIP-65) wherever it follows their profiles, so that a consumer
+	// RelayLists also watches the authors' relay lists (kind
+	// 10002, NIP-65) wherever it watches their profiles, so that a consumer
 	// can Follow their write relays (follow.OutboxRelays).
 	RelayLists bool
 
-	// MaxRelays caps the relays followed at once, Relays and the relays
+	// MaxRelays caps the relays read at once, Relays and the relays
 	// added by Follow together [DefaultMaxRelays]. Relays are always
-	// followed; Follow adds none past the cap.
+	// read; Follow adds none past the cap.
 	MaxRelays int
 	// AllowPrivate lets relays added by Follow (named by someone else:
 	// players' relay lists) be private, loopback or link-local addresses.

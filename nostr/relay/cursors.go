@@ -114,7 +114,7 @@ func (c *Client) saveCursor(ctx context.Context, url string, old, t int64, out c
 		return old
 	}
 	if c.cfg.MarkCursors {
-		// out is in order, so the mark follows every event sent before it.
+		// out is in order, so the mark comes after every event sent before it.
 		select {
 		case out <- Received{Relay: url, Cursor: max(t, old), Backfill: bf}:
 			return max(t, old)

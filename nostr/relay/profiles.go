@@ -13,7 +13,7 @@ import (
 )
 
 // WatchAuthors adds pubkeys (64 lowercase hex; others are ignored) whose
-// kind-0 profiles the client follows. New authors' profiles are fetched at
+// kind-0 profiles the client watches. New authors' profiles are fetched at
 // once on every connected relay.
 func (c *Client) WatchAuthors(pubkeys ...string) {
 	c.mu.Lock()
@@ -65,7 +65,7 @@ func (c *Client) fetchProfiles(ctx context.Context, cn *wire.Conn, p *wire.Pager
 	return nil
 }
 
-// profileKinds are the replaceable kinds followed for watched authors.
+// profileKinds are the replaceable kinds read for watched authors.
 func (c *Client) profileKinds() []int {
 	if c.cfg.RelayLists {
 		return []int{nostr.KindProfile, nostr.KindRelayList}
@@ -77,7 +77,7 @@ func (c *Client) profileKinds() []int {
 // within the relay's limits (NIP-11 max_message_length, max_filters,
 // max_subscriptions): one REQ listing every watched author breaks them
 // past a few thousand authors, and the relay then drops the connection
-// for good. Authors beyond what the limits allow are not followed live;
+// for good. Authors beyond what the limits allow are not subscribed to live;
 // their profiles are still fetched on every connect.
 type profileSubs struct {
 	cn      *wire.Conn
@@ -104,13 +104,13 @@ func (ps *profileSubs) open(authors []string) error {
 	ps.subs = nil
 	reqs, rest := limits.ProfileREQs(ps.kinds, authors, ps.lim, ps.max)
 	if len(rest) > 0 {
-		ps.cn.Log.Warn("relay: too many watched authors to follow live; their profiles are fetched on connect",
+		ps.cn.Log.Warn("relay: too many watched authors to subscribe to live; their profiles are fetched on connect",
 			"relay", ps.cn.URL, "authors", len(authors), "not_live", len(rest))
 	}
 	return ps.subscribe(reqs)
 }
 
-// add follows fresh authors too: in new subscriptions while the relay's
+// add subscribes to fresh authors too: in new subscriptions while the relay's
 // limit allows, else by repacking all of them.
 func (ps *profileSubs) add(fresh, all []string) error {
 	reqs, rest := limits.ProfileREQs(ps.kinds, fresh, ps.lim, ps.max-len(ps.subs))

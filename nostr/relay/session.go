@@ -14,8 +14,8 @@ import (
 	"vesper/nostr/relay/limits"
 )
 
-// follow keeps one relay connected until ctx is done.
-func (c *Client) follow(ctx context.Context, url string, out chan<- Received) {
+// read keeps one relay connected, and read, until ctx is done.
+func (c *Client) read(ctx context.Context, url string, out chan<- Received) {
 	log := c.cfg.Logger.With("relay", url)
 	// However the relay behaves (no answer, no EOSE, endless pages), it
 	// holds Ready back for BackfillBudget at most.
@@ -158,7 +158,7 @@ type clientSession struct {
 func (c *Client) guardOf(url string) *netguard.Policy {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !c.extra[url] {
+	if !c.followed[url] {
 		return nil
 	}
 	return &netguard.Policy{AllowPrivate: c.cfg.AllowPrivate}
@@ -335,7 +335,7 @@ type liveGames struct {
 
 // openLive subscribes to new events only ("limit":0); the backfill fetches
 // the stored ones. It waits for each EOSE so that the backfill that
-// follows overlaps the live stream instead of leaving a gap.
+// comes after overlaps the live stream instead of leaving a gap.
 func (c *Client) openLive(ctx context.Context, cn *wire.Conn, filters []gn.Filter, lim limits.REQ, deliver func(*gn.Event)) (*liveGames, error) {
 	for i := range filters {
 		filters[i].LimitZero = true

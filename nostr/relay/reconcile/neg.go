@@ -202,7 +202,7 @@ func (n negConn) Write(_ context.Context, _ ws.MessageType, msg []byte) error {
 // negSubID names our reconciliation on a connection: one at a time.
 const negSubID = "vesper-neg"
 
-// negSession is one NEG-OPEN and the exchange that follows on wsc. A
+// negSession is one NEG-OPEN and the exchange after it on wsc. A
 // relay that never converges is cut off after maxRounds messages or by
 // ctx; a malformed NEG-MSG ends the session with an error instead of
 // reaching the negentropy decoder, whose allocations trust the counts in

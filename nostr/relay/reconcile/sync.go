@@ -30,7 +30,7 @@ import (
 // missing events are fetched by id. A relay's set that looks cut at a cap,
 // or that the relay refuses as too many, is reconciled again in halves of
 // its created_at window (split.go). Every other relay gets the fallback,
-// whose cost follows the open matches and the downtime rather than
+// whose cost grows with the open matches and the downtime rather than
 // history: every event of each match Options.Open lists or that a relay
 // has just revealed (by "#g", paged), the challenges since
 // Options.ChallengesSince, the match kinds since Options.MatchesSince
@@ -224,7 +224,7 @@ const chunkSize = 100
 // maxMissingIDs bounds the ids Stats.MissingIDs names.
 const maxMissingIDs = 20
 
-// maxRevealRounds bounds how many times the fallback follows matches named
+// maxRevealRounds bounds how many times the fallback tracks matches named
 // by the events it has just fetched: a relay that answers each query with
 // events naming new matches cannot keep it busy for ever.
 const maxRevealRounds = 3
@@ -840,7 +840,7 @@ func (rs *relaySession) runFallback(ctx context.Context, matches []string) error
 		if err != nil {
 			return err
 		}
-		// A new challenge is a match to follow like the open ones.
+		// A new challenge is a match to track like the open ones.
 		for _, ev := range sent {
 			matches = append(matches, ev.ID)
 		}
@@ -874,7 +874,7 @@ func (rs *relaySession) runFallback(ctx context.Context, matches []string) error
 			}
 		}
 		// Events naming matches not asked about yet (an event with two g
-		// tags) are followed, a bounded number of rounds.
+		// tags) are tracked, a bounded number of rounds.
 		matches = matches[:0]
 		for _, ev := range next {
 			for _, m := range matchRefs(ev) {
