@@ -8,9 +8,14 @@
 // Files, by concern:
 //
 //   - sync.go: Sync, per relay: NIP-77 where the relay offers it, the
-//     fallback (open matches, recent challenges, what they reveal) where
-//     it does not; every event goes through the client's gate and out as
-//     a relay.Received.
+//     fallback where it does not; one relay's session, through whose
+//     gate every event goes out as a relay.Received. options.go: Options
+//     and Stats.
+//   - nip77.go: a relay's reconciliation, filter by filter and window by
+//     window, the events it lacks fetched by id and those never sent
+//     counted.
+//   - fallback.go: the REQ fallback: open matches, recent challenges,
+//     and what they reveal, a bounded number of rounds.
 //   - neg.go: one NIP-77 session (NEG-OPEN, NEG-MSG rounds, NEG-CLOSE)
 //     against a relay that may lie: bounded rounds, frames and waits, a
 //     malformed message refused before negentropy decodes it, NIP-42 on
