@@ -1,8 +1,6 @@
 package search
 
-import (
-	"vesper/engine/board"
-)
+import "vesper/engine/board"
 
 func (s *Searcher) negamax(ply, depth, alpha, beta int, pvNode bool) int {
 	s.pvLen[ply] = 0

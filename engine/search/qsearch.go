@@ -1,8 +1,6 @@
 package search
 
-import (
-	"vesper/engine/board"
-)
+import "vesper/engine/board"
 
 func (s *Searcher) qsearch(ply, alpha, beta int) int {
 	s.pvLen[ply] = 0
