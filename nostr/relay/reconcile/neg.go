@@ -328,16 +328,6 @@ func (r *negRun) nextMessage() (string, error) {
 	}
 }
 
-// arrString is element i of a relay message as a string ("" if it is
-// missing or not one).
-func arrString(arr []json.RawMessage, i int) string {
-	var s string
-	if i < len(arr) {
-		json.Unmarshal(arr[i], &s)
-	}
-	return s
-}
-
 // step answers one NEG-MSG; done when negentropy has nothing more to ask.
 func (r *negRun) step(msg string) (done bool, err error) {
 	r.res.rounds++

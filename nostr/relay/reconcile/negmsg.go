@@ -2,6 +2,7 @@ package reconcile
 
 import (
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -106,4 +107,14 @@ func (r *negReader) skipRange() error {
 		return fmt.Errorf("unknown mode %d", mode)
 	}
 	return nil
+}
+
+// arrString is element i of a relay message as a string ("" if it is
+// missing or not one).
+func arrString(arr []json.RawMessage, i int) string {
+	var s string
+	if i < len(arr) {
+		json.Unmarshal(arr[i], &s)
+	}
+	return s
 }
