@@ -23,9 +23,9 @@
 // relay's connection and live subscriptions), backfill.go (a session's
 // backfill), profiles.go (watched authors' profiles), cursors.go (cursors
 // and resumable backfills), follow.go (relays followed at run time),
-// clientpublish.go and publish.go
-// (publishing), fetch.go and watch.go (one-shot reads), inspect.go
-// (`vesper relays`), errors.go (what a session or publication ends with).
+// clientpublish.go and publish.go (publishing), fetch.go and watch.go
+// (one-shot reads), inspect.go (`vesper relays`), errors.go (what a
+// session or publication ends with).
 // Next to it:
 //
 //   - nostr/relay/reconcile: Sync, NIP-77 reconciliation (and its
