@@ -2,10 +2,8 @@ package play
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"time"
@@ -21,75 +19,6 @@ const (
 	RequestMove  = "move"
 	RequestOffer = "offer"
 )
-
-// errNotFinalYet keeps the worker reading: the stream folded the game
-// final, a fresh read of the relays does not (yet). Nothing is reported,
-// counted or revealed until it does.
-var errNotFinalYet = errors.New("play: the stream says final, a fresh read of the match does not yet")
-
-// confirmFinal reads the match afresh: the game is final for the runner
-// only when that read says so, since that read is what every verifier
-// folds. The status it returns is the one reported and counted.
-func (w *worker) confirmFinal(ctx context.Context) (*seat.Status, error) {
-	s := w.r.cfg.Seat
-	snap, err := s.Read(ctx, w.id)
-	if err != nil {
-		return nil, err
-	}
-	if !snap.State.Final {
-		return nil, errNotFinalYet
-	}
-	return snap.Status(w.r.me, w.r.now()), nil
-}
-
-// final reports, counts and reveals a game a fresh read found final, in
-// that order of evidence: the read first, then the reveal (which reads
-// again and refuses while the game is live), then the lines.
-func (w *worker) final(ctx context.Context) error {
-	stt, err := w.confirmFinal(ctx)
-	if err != nil {
-		return err
-	}
-	// The agent's committed reasoning is published now that the result is
-	// final (section 8.2); what fails stays in the seat's journal for a
-	// later reveal.
-	if _, err := w.r.cfg.Seat.RevealDue(ctx, w.id); err != nil && ctx.Err() != nil {
-		return ctx.Err()
-	}
-	outcome := OutcomeDraw
-	if stt.Result != nil && *stt.Result != match.Draw {
-		outcome = OutcomeLoss
-		if *stt.Result == stt.MyRole {
-			outcome = OutcomeWin
-		}
-	}
-	reason := ""
-	if stt.Reason != nil {
-		reason = string(*stt.Reason)
-	}
-	res := ""
-	if stt.Result != nil {
-		res = *stt.Result
-	}
-	_ = w.openJournal()
-	capped := w.cappedAt(len(stt.Moves))
-	if stt.PGN != "" {
-		pgn := stt.PGN
-		if capped != "" {
-			pgn = withTermination(pgn)
-		}
-		if err := os.WriteFile(filepath.Join(w.r.games, w.id+".pgn"), []byte(pgn), 0o644); err != nil {
-			return err
-		}
-	}
-	if err := w.log(Entry{Type: EntryFinal, Result: res, Reason: reason, Outcome: outcome, Note: capped}); err != nil {
-		return err
-	}
-	w.r.out(Line{Type: "final", Match: w.id, Result: outcome, Reason: reason, Note: capped})
-	w.r.release(w.id, true)
-	w.r.finished(w.id, outcome)
-	return nil
-}
 
 func (w *worker) getMover(game string) Mover {
 	if w.mover == nil {
@@ -248,71 +177,6 @@ func (w *worker) lastReasoning(entries []Entry) string {
 		last = cs[len(cs)-1].Text
 	}
 	return last
-}
-
-// moveTry is one ply's attempts at a move the seat takes.
-type moveTry struct {
-	mover    Mover
-	start    time.Time
-	attempts []Attempt
-	refusal  *Refusal // why the last attempt did not count, for the next request
-	engineMS int64
-	usage    *nostr.Usage // the sum of every attempt's reported usage
-}
-
-// refused records an attempt that did not count and why.
-func (t *moveTry) refused(at Attempt, why *Refusal) {
-	t.attempts = append(t.attempts, at)
-	t.refusal = why
-}
-
-// addUsage adds one attempt's reported usage (section 8.3): each field is
-// the sum of the attempts that reported it, and absent when none did. A
-// malformed report adds nothing.
-func (t *moveTry) addUsage(raw json.RawMessage) {
-	if len(raw) == 0 {
-		return
-	}
-	u, err := nostr.ParseUsage(string(raw))
-	if err != nil || u.Empty() {
-		return
-	}
-	if t.usage == nil {
-		t.usage = &nostr.Usage{}
-	}
-	t.usage.InputTokens = addField(t.usage.InputTokens, u.InputTokens)
-	t.usage.OutputTokens = addField(t.usage.OutputTokens, u.OutputTokens)
-	t.usage.ReasoningTokens = addField(t.usage.ReasoningTokens, u.ReasoningTokens)
-	t.usage.CostUSD = addField(t.usage.CostUSD, u.CostUSD)
-	t.usage.LatencyMS = addField(t.usage.LatencyMS, u.LatencyMS)
-}
-
-func addField(sum, v *float64) *float64 {
-	switch {
-	case v == nil:
-		return sum
-	case sum == nil:
-		x := *v
-		return &x
-	}
-	x := *sum + *v
-	return &x
-}
-
-// usageJSON is the summed usage for the record, nil when none.
-func (t *moveTry) usageJSON() json.RawMessage {
-	if t.usage == nil {
-		return nil
-	}
-	return json.RawMessage(t.usage.JSON())
-}
-
-// agentFixable says whether a refusal of the seat is the agent's to fix
-// by answering again: a move the rules do not allow, or a promotion that
-// names no piece. The others (the game ended meanwhile, not this key's
-// turn, not accepted, late) no answer can change: the decision ends.
-func agentFixable(rule string) bool {
-	return rule == match.IgnIllegal || rule == seat.RulePromotion
 }
 
 // tryChoice acts on the mover's answer: agrees to the pending offer, or

@@ -59,4 +59,11 @@
 // Pure parts, tested with fixed inputs: the agent protocol (ParseAnswer),
 // the series score (Score, Wilson) and the matchmaking policy
 // (Policy.Accepts).
+//
+// Files: runner.go (the Runner: its event loop, which match goes to which
+// worker), config.go, matchmake.go (challenges posted and answered),
+// worker.go (one match's worker), decide.go (one decision: asking the
+// Mover, retries, the fallback), final.go (confirming a result), agent.go
+// and answer.go (the agent protocol), journal.go, series.go and
+// seriesfile.go.
 package play

@@ -100,3 +100,36 @@ func (m *MemCursors) SetBackfill(_ context.Context, relay string, since, top int
 	m.bf[relay] = Backfill{Since: since, Top: top, Until: slices.Clone(until)}
 	return nil
 }
+
+// saveCursor moves the cursor to t, but only when the consumer has taken
+// everything from out: an event still in a buffered out would be lost for
+// good by a crash if the cursor had already moved past it (with
+// MarkCursors, the consumer moves it). It returns the cursor as it now
+// stands.
+//
+// bf, if not nil, is saved with the cursor (an empty one clears the
+// progress of a finished backfill).
+func (c *Client) saveCursor(ctx context.Context, url string, old, t int64, out chan<- Received, bf *Backfill) int64 {
+	if t <= old && bf == nil {
+		return old
+	}
+	if c.cfg.MarkCursors {
+		// out is in order, so the mark comes after every event sent before it.
+		select {
+		case out <- Received{Relay: url, Cursor: max(t, old), Backfill: bf}:
+			return max(t, old)
+		case <-ctx.Done():
+			return old
+		}
+	}
+	if len(out) > 0 {
+		return old
+	}
+	if err := SaveMark(ctx, c.cfg.Cursors, Received{Relay: url, Cursor: max(t, old), Backfill: bf}); err != nil {
+		if ctx.Err() == nil {
+			c.cfg.Logger.Error("relay: saving cursor", "relay", url, "err", err)
+		}
+		return old
+	}
+	return max(t, old)
+}

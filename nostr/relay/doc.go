@@ -1,17 +1,31 @@
-// Package relay talks to Nostr relays for vesper: a Client that follows the
-// game kinds (PROTOCOL.md section 1) and watched profiles on every
+// Package relay talks to Nostr relays for vesper: a Client that reads the
+// game kinds (PROTOCOL.md section 1) and watched authors' profiles from every
 // configured relay, one-shot Fetch (MatchFilters for a whole match) for the CLI, and Publish
 // with per-relay acknowledgements: Client.Publish on the client's own
 // connections (the daemon's outbox: one websocket per relay, never one per
 // item), the package's Publish on one-shot connections (the CLI).
 //
+// # Words
+//
+// The client reads a relay: it keeps a connection to it, with live
+// subscriptions and a backfill (Client.read, one goroutine a relay). It
+// reads Config.Relays, and the relays it follows: to follow a relay is to
+// add it at run time from players' NIP-65 relay lists (Follow,
+// SetFollowed, package follow); a followed relay is read like a
+// configured one. It watches authors: their profiles (and relay lists)
+// are read from every relay (WatchAuthors). The fallback of
+// reconcile.Sync tracks matches (open ones, and those reveals name).
+//
 // # Where things are
 //
-// This package is the subscription client: client.go (Client, its
-// sessions and backfill), cursors.go (cursors and resumable backfills),
-// follow.go (relays followed at run time), clientpublish.go and publish.go
-// (publishing), fetch.go and watch.go (one-shot reads), inspect.go
-// (`vesper relays`), errors.go (what a session or publication ends with).
+// This package is the subscription client: client.go (Client, its relay
+// set and Run), config.go (Config and its defaults), session.go (one
+// relay's connection and live subscriptions), backfill.go (a session's
+// backfill), profiles.go (watched authors' profiles), cursors.go (cursors
+// and resumable backfills), follow.go (relays followed at run time),
+// clientpublish.go and publish.go (publishing), fetch.go and watch.go
+// (one-shot reads), inspect.go (`vesper relays`), errors.go (what a
+// session or publication ends with).
 // Next to it:
 //
 //   - nostr/relay/reconcile: Sync, NIP-77 reconciliation (and its
@@ -33,15 +47,15 @@
 //     nothing new, or one shorter than the limit asked for when the relay
 //     announced its max_limit, unless that page is of a cap-like size
 //     (wire.CapLike), which a store capped below its announced max_limit
-//     returns while more follow. Fetch, the client's backfill, the sync's
+//     returns while more remain. Fetch, the client's backfill, the sync's
 //     REQs and the seat's history all read through it.
 //   - NIP-77: reconcile.Sync checks each relay's NIP-77 view against its
 //     REQ view before trusting it (reconcile/calibrate.go), splits sets
 //     that look cut (reconcile/split.go), asks again by id for what a
 //     relay listed and did not send, and names what it still lacks.
 //   - A live subscription (Watch) delivers only the newest stored events
-//     a relay lets through: the seat's stream (seat/events.go) reads each
-//     followed match's history by paged Fetch, a few matches a filter,
+//     a relay lets through: the seat's stream (seat/events.go) reads the
+//     history of each of its matches by paged Fetch, a few matches a filter,
 //     before it folds.
 //
 // # Why not go-nostr's SimplePool (or its Relay)
@@ -69,7 +83,7 @@
 //     up meanwhile, a backfill page, have their signatures checked in one
 //     batch by nostr/batch.)
 //
-// # How a relay is followed
+// # How a relay is read
 //
 // Each relay has its own goroutine and connection, so a dead or slow relay
 // stalls no other. On every connect the client reads the relay's NIP-11
@@ -166,7 +180,7 @@
 //
 // A player's events are on the write relays of its relay list (kind
 // 10002), which may not be among Config.Relays. With Config.RelayLists the
-// client follows the watched authors' relay lists along with their
+// client watches the authors' relay lists along with their
 // profiles; follow.OutboxRelays (a pure function) picks from those lists
 // the first few write relays of each player, deduplicated and ordered so
 // that a cap keeps the relays that find the most players, leaving out

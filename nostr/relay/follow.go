@@ -31,10 +31,10 @@ type relayState struct {
 	LastError string    `json:"last_error,omitempty"`
 }
 
-// Follow adds relays to those the client follows, in order, and returns
-// the ones it added: relays already followed are left as they are, and
-// none is added once Config.MaxRelays relays are followed (those left
-// out are logged in one line per call). While Run runs, an added relay is followed at once;
+// Follow adds relays to those the client reads, in order, and returns
+// the ones it added: relays already read are left as they are, and
+// none is added once Config.MaxRelays relays are read (those left
+// out are logged in one line per call). While Run runs, an added relay is read at once;
 // before, it starts with Run. It does not hold Ready back.
 func (c *Client) Follow(urls ...string) []string {
 	c.mu.Lock()
@@ -53,7 +53,7 @@ func (c *Client) followLocked(urls []string) []string {
 			continue
 		}
 		c.relays = append(c.relays, u)
-		c.extra[u] = true
+		c.followed[u] = true
 		c.addRelayLocked(u, false)
 		if c.run != nil {
 			c.startLocked(u)
@@ -71,10 +71,10 @@ func (c *Client) followLocked(urls []string) []string {
 
 func (c *Client) unfollowLocked(urls []string) {
 	for _, u := range urls {
-		if !c.extra[u] {
+		if !c.followed[u] {
 			continue
 		}
-		delete(c.extra, u)
+		delete(c.followed, u)
 		c.relays = slices.DeleteFunc(c.relays, func(v string) bool { return v == u })
 		delete(c.notify, u)
 		delete(c.states, u)
@@ -98,7 +98,7 @@ func (c *Client) SetFollowed(urls []string) []string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var drop []string
-	for u := range c.extra {
+	for u := range c.followed {
 		if !slices.Contains(want, u) {
 			drop = append(drop, u)
 		}
@@ -107,14 +107,14 @@ func (c *Client) SetFollowed(urls []string) []string {
 	c.followLocked(want)
 	var now []string
 	for _, u := range c.relays {
-		if c.extra[u] {
+		if c.followed[u] {
 			now = append(now, u)
 		}
 	}
 	return now
 }
 
-// relayStates describes every relay followed now, in the order of Relays.
+// relayStates describes every relay read now, in the order of Relays.
 func (c *Client) relayStates() []relayState {
 	c.mu.Lock()
 	defer c.mu.Unlock()

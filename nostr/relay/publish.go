@@ -126,7 +126,7 @@ func publishOne(ctx context.Context, rawURL string, ev *nostr.Event, opts Publis
 	}
 	defer cn.Close(wire.ErrClosed)
 	if info.AuthRequired() {
-		cn.AuthFirst(ctx, opts.Key, opts.Timeout) // a failure shows in the OK that follows
+		cn.AuthFirst(ctx, opts.Key, opts.Timeout) // a failure shows in the OK that comes next
 	}
 	return sendEvent(ctx, cn, ev, opts.Key, opts.Logger, res)
 }

@@ -46,7 +46,7 @@ type WatchOptions struct {
 // done.
 //
 // Unlike Client, Watch keeps no cursor and pages nothing: it is for a few
-// small filters (one match) followed for minutes, as `vesper wait` does.
+// small filters (one match) read for minutes, as `vesper wait` does.
 func Watch(ctx context.Context, relays []string, filters []gn.Filter, opts WatchOptions, deliver func(Received)) {
 	if opts.Timeout <= 0 {
 		opts.Timeout = 10 * time.Second

@@ -9,6 +9,9 @@
 // A function is a declaration with a body (functions and methods, not the
 // literals inside them), measured from "func" to its closing brace.
 //
+// It also prints the non-test files over 400 lines, longest first (issue
+// 39: files grew long while functions got short); a file is its lines.
+//
 // Usage, from the repository root:
 //
 //	go run ./scripts/funclen [-n 10] [dir]
@@ -25,6 +28,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -32,6 +36,15 @@ import (
 type fn struct {
 	pos   string // file:line
 	name  string // "Recv.Name" for methods
+	lines int
+}
+
+// longFile is the line count past which a file is listed as long.
+const longFile = 400
+
+// file is one measured non-test file.
+type file struct {
+	path  string
 	lines int
 }
 
@@ -50,17 +63,19 @@ func main() {
 	if flag.NArg() > 0 {
 		root = flag.Arg(0)
 	}
-	code, tests, err := walk(root)
+	code, tests, files, err := walk(root)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "funclen:", err)
 		os.Exit(1)
 	}
 	report(os.Stdout, code, tests, *top)
+	reportFiles(os.Stdout, files)
 }
 
 // walk measures every .go file under root, skipping hidden directories,
-// testdata and node_modules as the go tool does.
-func walk(root string) (code, tests stats, err error) {
+// testdata and node_modules as the go tool does, and returns the line
+// counts of the non-test files that are not generated.
+func walk(root string) (code, tests stats, files []file, err error) {
 	fset := token.NewFileSet()
 	var codeFns, testFns []fn
 	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
@@ -82,7 +97,7 @@ func walk(root string) (code, tests stats, err error) {
 		if err != nil {
 			return err
 		}
-		fns, err := measure(fset, path, src)
+		fns, generated, err := measureFile(fset, path, src)
 		if err != nil {
 			return err
 		}
@@ -90,20 +105,38 @@ func walk(root string) (code, tests stats, err error) {
 			testFns = append(testFns, fns...)
 		} else {
 			codeFns = append(codeFns, fns...)
+			if !generated {
+				files = append(files, file{filepath.ToSlash(path), lineCount(src)})
+			}
 		}
 		return nil
 	})
-	return summarize(codeFns), summarize(testFns), err
+	return summarize(codeFns), summarize(testFns), files, err
+}
+
+// lineCount is the lines of src, a last line without a newline included.
+func lineCount(src []byte) int {
+	n := strings.Count(string(src), "\n")
+	if len(src) > 0 && src[len(src)-1] != '\n' {
+		n++
+	}
+	return n
 }
 
 // measure returns the functions of one source file, none if it is generated.
 func measure(fset *token.FileSet, path string, src []byte) ([]fn, error) {
+	fns, _, err := measureFile(fset, path, src)
+	return fns, err
+}
+
+// measureFile is measure, and whether the file is generated.
+func measureFile(fset *token.FileSet, path string, src []byte) ([]fn, bool, error) {
 	f, err := parser.ParseFile(fset, path, src, parser.ParseComments|parser.SkipObjectResolution)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, false, fmt.Errorf("%s: %w", path, err)
 	}
 	if ast.IsGenerated(f) {
-		return nil, nil
+		return nil, true, nil
 	}
 	var fns []fn
 	for _, d := range f.Decls {
@@ -119,7 +152,7 @@ func measure(fset *token.FileSet, path string, src []byte) ([]fn, error) {
 			lines: end.Line - start.Line + 1,
 		})
 	}
-	return fns, nil
+	return fns, false, nil
 }
 
 func funcName(fd *ast.FuncDecl) string {
@@ -188,5 +221,28 @@ func report(w io.Writer, code, tests stats, top int) {
 	fmt.Fprintf(w, "longest non-test functions:\n")
 	for _, f := range code.funcs[:min(top, len(code.funcs))] {
 		fmt.Fprintf(w, "%5d  %s  %s\n", f.lines, f.pos, f.name)
+	}
+}
+
+// reportFiles prints how many non-test files there are, how many run over
+// longFile lines, the longest, and each long one, longest first.
+func reportFiles(w io.Writer, files []file) {
+	slices.SortFunc(files, func(a, b file) int {
+		if a.lines != b.lines {
+			return b.lines - a.lines
+		}
+		return strings.Compare(a.path, b.path)
+	})
+	long := 0
+	for long < len(files) && files[long].lines > longFile {
+		long++
+	}
+	largest := "none"
+	if len(files) > 0 {
+		largest = files[0].path + " (" + strconv.Itoa(files[0].lines) + ")"
+	}
+	fmt.Fprintf(w, "non-test files %d, %d over %d lines, largest %s\n", len(files), long, longFile, largest)
+	for _, f := range files[:long] {
+		fmt.Fprintf(w, "%5d  %s\n", f.lines, f.path)
 	}
 }

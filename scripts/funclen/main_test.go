@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"go/token"
 	"strings"
 	"testing"
@@ -66,5 +67,21 @@ func TestOverThresholds(t *testing.T) {
 	s := summarize(fns)
 	if s.over60 != 2 || s.over80 != 1 || s.median != 61 || s.p90 != 81 {
 		t.Errorf("over 60 %d, over 80 %d, median %d, p90 %d; want 2, 1, 61, 81", s.over60, s.over80, s.median, s.p90)
+	}
+}
+
+// A file of exactly longFile lines is not long; one line more is, and the
+// long files come longest first with the largest named.
+func TestLongFiles(t *testing.T) {
+	if n := lineCount([]byte("a\nb")); n != 2 {
+		t.Errorf("lineCount without a last newline = %d, want 2", n)
+	}
+	files := []file{{"a.go", longFile}, {"b.go", longFile + 1}, {"c.go", longFile + 50}}
+	var b strings.Builder
+	reportFiles(&b, files)
+	want := fmt.Sprintf("non-test files 3, 2 over %d lines, largest c.go (%d)\n%5d  c.go\n%5d  b.go\n",
+		longFile, longFile+50, longFile+50, longFile+1)
+	if b.String() != want {
+		t.Errorf("reportFiles:\n%s\nwant:\n%s", b.String(), want)
 	}
 }

@@ -179,6 +179,6 @@ var mutants = []mutant{
 	// Bookkeeping outside the rules, found unguarded by issue 39.
 	{Clause: "reconcile: a relay's refused id goes back to the Sync's total", File: "nostr/relay/reconcile/budget.go",
 		Old: "b.total.Add(1)\n", New: "\n", Pkg: "./nostr/relay/reconcile"},
-	{Clause: "reconcile: compared counts items stamped at since", File: "nostr/relay/reconcile/split.go",
+	{Clause: "reconcile: compared counts items stamped at since", File: "nostr/relay/reconcile/span.go",
 		Old: "if it.CreatedAt >= since {", New: "if it.CreatedAt > since {", Pkg: "./nostr/relay/reconcile"},
 }

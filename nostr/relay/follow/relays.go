@@ -18,7 +18,7 @@ type OutboxOptions struct {
 	// PerPlayer is how many write relays of each player's list are used,
 	// the first ones in the list's order [DefaultPerPlayer].
 	PerPlayer int
-	// Exclude are relays followed anyway (relay.Config.Relays): they still count
+	// Exclude are relays read anyway (relay.Config.Relays): they still count
 	// among a player's PerPlayer, since they find its events, but are not
 	// returned.
 	Exclude []string

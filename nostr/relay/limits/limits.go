@@ -256,7 +256,7 @@ func PackREQs(filters []gn.Filter, l REQ) [][]gn.Filter {
 
 // ProfileREQs are the live profile subscriptions for authors, packed
 // within l and at most maxREQs of them; the authors left over are
-// returned (they are fetched, not followed live).
+// returned (they are fetched, not subscribed to live).
 func ProfileREQs(kinds []int, authors []string, l REQ, maxREQs int) (reqs [][]gn.Filter, rest []string) {
 	per := l.AuthorsPerFilter()
 	var fs []gn.Filter

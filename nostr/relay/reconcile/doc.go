@@ -8,13 +8,19 @@
 // Files, by concern:
 //
 //   - sync.go: Sync, per relay: NIP-77 where the relay offers it, the
-//     fallback (open matches, recent challenges, what they reveal) where
-//     it does not; every event goes through the client's gate and out as
-//     a relay.Received.
+//     fallback where it does not; one relay's session, through whose
+//     gate every event goes out as a relay.Received. options.go: Options
+//     and Stats.
+//   - nip77.go: a relay's reconciliation, filter by filter and window by
+//     window, the events it lacks fetched by id and those never sent
+//     counted.
+//   - fallback.go: the REQ fallback: open matches, recent challenges,
+//     and what they reveal, a bounded number of rounds.
 //   - neg.go: one NIP-77 session (NEG-OPEN, NEG-MSG rounds, NEG-CLOSE)
 //     against a relay that may lie: bounded rounds, frames and waits, a
 //     malformed message refused before negentropy decodes it, NIP-42 on
-//     "auth-required:".
+//     "auth-required:". negmsg.go: that check of a NEG-MSG; negids.go:
+//     the ids a session learns the relay has and lacks.
 //   - calibrate.go: the NIP-77 check. Before reconciling, each relay's
 //     NIP-77 view of its newest events is compared with its REQ view of
 //     the same window; a relay whose view leaves out what its REQs read
@@ -25,7 +31,8 @@
 //     trusted: its created_at window is halved until each part is whole,
 //     and a one-second window still cut is paged instead. Splitting has a
 //     budget in sessions and in time, and a relay that says "too many"
-//     for a window of an hour or less is paged instead.
+//     for a window of an hour or less is paged instead. span.go: a
+//     created_at window and its halves.
 //
 // An id a relay listed and did not send is asked for again by id alone;
 // one still not sent is named in Stats.MissingIDs (`vesper sync` exits 8).

@@ -2,13 +2,10 @@ package reconcile
 
 import (
 	"context"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -202,7 +199,7 @@ func (n negConn) Write(_ context.Context, _ ws.MessageType, msg []byte) error {
 // negSubID names our reconciliation on a connection: one at a time.
 const negSubID = "vesper-neg"
 
-// negSession is one NEG-OPEN and the exchange that follows on wsc. A
+// negSession is one NEG-OPEN and the exchange after it on wsc. A
 // relay that never converges is cut off after maxRounds messages or by
 // ctx; a malformed NEG-MSG ends the session with an error instead of
 // reaching the negentropy decoder, whose allocations trust the counts in
@@ -331,16 +328,6 @@ func (r *negRun) nextMessage() (string, error) {
 	}
 }
 
-// arrString is element i of a relay message as a string ("" if it is
-// missing or not one).
-func arrString(arr []json.RawMessage, i int) string {
-	var s string
-	if i < len(arr) {
-		json.Unmarshal(arr[i], &s)
-	}
-	return s
-}
-
 // step answers one NEG-MSG; done when negentropy has nothing more to ask.
 func (r *negRun) step(msg string) (done bool, err error) {
 	r.res.rounds++
@@ -382,86 +369,6 @@ func (r *negRun) finish() {
 	r.res.need, r.res.haves = r.ids.result()
 }
 
-// negIDs takes the ids negentropy reports as it reconciles: those the
-// relay has and the local set lacks (need, each once) and those only the
-// local set has (counted). Reconcile sends on its channels as it goes, so
-// they are drained while it runs; negentropy closes both when it is done.
-type negIDs struct {
-	budget *relayBudget // each id kept in need takes one of its ids
-	mu     sync.Mutex
-	need   []string
-	seen   map[string]bool
-	had    map[string]bool
-	wg     sync.WaitGroup
-	stop   chan struct{}
-}
-
-func collectIDs(neg *negentropy.Negentropy, b *relayBudget) *negIDs {
-	c := &negIDs{budget: b, seen: map[string]bool{}, had: map[string]bool{}, stop: make(chan struct{})}
-	c.wg.Go(func() { c.drain(neg.HaveNots, true) })
-	c.wg.Go(func() { c.drain(neg.Haves, false) })
-	return c
-}
-
-func (c *negIDs) drain(ch <-chan string, need bool) {
-	for {
-		select {
-		case id, ok := <-ch:
-			if !ok {
-				return
-			}
-			c.add(strings.ToLower(id), need)
-		case <-c.stop:
-			return
-		}
-	}
-}
-
-func (c *negIDs) add(id string, need bool) {
-	if !nostr.IsLowerHex(id, 64) {
-		return
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	switch {
-	case need && !c.seen[id]:
-		if !c.budget.takeID() {
-			return // over budget: dropped, and the session ends
-		}
-		c.seen[id] = true
-		c.need = append(c.need, id)
-	case !need:
-		c.had[id] = true
-	}
-}
-
-// end stops the drains of a session that did not finish (negentropy
-// then never closes its channels) and waits for them.
-func (c *negIDs) end(finished bool) {
-	if !finished {
-		close(c.stop)
-	}
-	c.wg.Wait()
-}
-
-func (c *negIDs) result() (need []string, haves int) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.need, len(c.had)
-}
-
-// reconcile is neg.Reconcile with a panic turned into an error: the
-// decoder slices by lengths the relay chose, and checkNegMessage is a
-// guard, not a proof.
-func reconcile(neg *negentropy.Negentropy, msg string) (out string, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("malformed NEG-MSG (%v)", r)
-		}
-	}()
-	return neg.Reconcile(msg)
-}
-
 // readFrame reads one relay message within wait and splits its label.
 func readFrame(ctx context.Context, wsc negConn, wait time.Duration, n *atomic.Int64) (string, []json.RawMessage, error) {
 	rctx, cancel := context.WithTimeout(ctx, wait)
@@ -481,92 +388,4 @@ func readFrame(ctx context.Context, wsc negConn, wait time.Duration, n *atomic.I
 	var label string
 	json.Unmarshal(arr[0], &label)
 	return label, arr, nil
-}
-
-// checkNegMessage walks a negentropy v1 message (NIP-77: a version byte,
-// then ranges of upper bound, mode and payload) and refuses one whose
-// lengths and counts do not fit in it, before the decoder allocates by
-// them.
-func checkNegMessage(msg string) error {
-	b, err := hex.DecodeString(msg)
-	if err != nil {
-		return fmt.Errorf("not hex: %w", err)
-	}
-	if len(b) == 0 {
-		return errors.New("empty")
-	}
-	if b[0] != 0x61 {
-		return fmt.Errorf("protocol version %#x, want 0x61", b[0])
-	}
-	r := &negReader{b: b, pos: 1}
-	for r.pos < len(b) {
-		if err := r.skipRange(); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// negReader walks the bytes of a negentropy message.
-type negReader struct {
-	b   []byte
-	pos int
-}
-
-func (r *negReader) varint() (int, error) {
-	v := 0
-	for i := 0; ; i++ {
-		if r.pos >= len(r.b) {
-			return 0, errors.New("truncated varint")
-		}
-		if i == 8 {
-			return 0, errors.New("varint too long")
-		}
-		c := r.b[r.pos]
-		r.pos++
-		v = v<<7 | int(c&0x7f)
-		if c&0x80 == 0 {
-			return v, nil
-		}
-	}
-}
-
-// skipRange reads one range: its upper bound (a timestamp delta and an id
-// prefix), its mode and its payload, each checked to fit in what is left.
-func (r *negReader) skipRange() error {
-	if _, err := r.varint(); err != nil { // timestamp delta
-		return err
-	}
-	n, err := r.varint() // id prefix length
-	if err != nil {
-		return err
-	}
-	if n > 32 || r.pos+n > len(r.b) {
-		return fmt.Errorf("bound prefix of %d bytes", n)
-	}
-	r.pos += n
-	mode, err := r.varint()
-	if err != nil {
-		return err
-	}
-	switch mode {
-	case 0: // skip
-	case 1: // fingerprint
-		if r.pos+negentropy.FingerprintSize > len(r.b) {
-			return errors.New("truncated fingerprint")
-		}
-		r.pos += negentropy.FingerprintSize
-	case 2: // id list
-		count, err := r.varint()
-		if err != nil {
-			return err
-		}
-		if count > (len(r.b)-r.pos)/32 {
-			return fmt.Errorf("id list of %d ids in %d bytes", count, len(r.b)-r.pos)
-		}
-		r.pos += count * 32
-	default:
-		return fmt.Errorf("unknown mode %d", mode)
-	}
-	return nil
 }

@@ -7,6 +7,12 @@
 // everything a filter matches, however few events the relay returns per
 // query.
 //
+// Files: conn.go (Conn, Dial, writes), read.go (the reader goroutine and
+// its queue bound), dispatch.go (the dispatcher and the gate), envelope.go
+// (one message's label and fields), sub.go (subscriptions, EOSE, CLOSED),
+// auth.go (NIP-42), text.go (bounding what a relay says), page.go,
+// reason.go.
+//
 // It is internal: the subscription client (nostr/relay) and
 // reconciliation (nostr/relay/reconcile) share it, and nothing else
 // should hold a raw connection.
