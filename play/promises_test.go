@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"vesper/internal/testkit"
+	"vesper/internal/testkit/playtest"
 	"vesper/match"
 	"vesper/nostr"
 	"vesper/play"
@@ -23,22 +24,7 @@ import (
 // the test ends.
 func start(t *testing.T, url string, key nostr.SecretKey, cfg play.Config) (*seat.Seat, string) {
 	t.Helper()
-	if cfg.Seat == nil {
-		cfg.Seat = &seat.Seat{Relays: []string{url}, Key: key, Timeout: testkit.Scale(10 * time.Second),
-			JournalDir: filepath.Join(t.TempDir(), "reasoning")}
-	}
-	if cfg.Dir == "" {
-		cfg.Dir = t.TempDir()
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	r, err := play.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { _ = r.Run(ctx); close(done) }()
-	t.Cleanup(func() { cancel(); <-done })
-	return cfg.Seat, cfg.Dir
+	return playtest.Run(t, url, key, cfg)
 }
 
 // eventOf is the event id of the match's fold.
