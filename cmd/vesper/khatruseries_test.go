@@ -1,10 +1,7 @@
 package main
 
 import (
-	"bufio"
-	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -90,27 +87,7 @@ func TestPlaySeriesOnStockKhatru(t *testing.T) {
 // every match of the key's history has been folded and judged.
 func eventsSeesAllFinal(t *testing.T, url string, me nostr.SecretKey, ids []string) {
 	t.Helper()
-	cmd := exec.Command(binPath, "events", "--json", "--relays", url, "--key", writeKey(t, me), "--timeout", testkit.ScaleFlag(10*time.Second))
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	lines := make(chan map[string]any, 64)
-	go func() {
-		sc := bufio.NewScanner(out)
-		sc.Buffer(make([]byte, 1<<20), 1<<20)
-		for sc.Scan() {
-			var m map[string]any
-			if json.Unmarshal(sc.Bytes(), &m) == nil {
-				lines <- m
-			}
-		}
-		close(lines)
-	}()
+	lines := jsonLines(t, "events", "--json", "--relays", url, "--key", writeKey(t, me), "--timeout", testkit.ScaleFlag(10*time.Second))
 	series := map[string]bool{}
 	for _, id := range ids {
 		series[id] = true

@@ -413,13 +413,12 @@ func TestPlayKill9MidSeries(t *testing.T) {
 	}
 }
 
-// TestEventsStream: `vesper events --json` prints, on one stream, an
-// invitation to the key, the game once accepted (their turn), and the
-// key's turn once the challenger moves: one JSON object per line.
-func TestEventsStream(t *testing.T) {
-	url := startRelays(t, 1, relayd.Options{})[0].URL()
-	me, other := testkit.Key("events key"), testkit.Key("challenger")
-	cmd := exec.Command(binPath, "events", "--json", "--relays", url, "--key", writeKey(t, me))
+// jsonLines runs vesper with args until the test ends and returns the
+// JSON objects it prints, one a line, in order; the channel closes when
+// its output does.
+func jsonLines(t *testing.T, args ...string) <-chan map[string]any {
+	t.Helper()
+	cmd := exec.Command(binPath, args...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -428,8 +427,9 @@ func TestEventsStream(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	lines := make(chan map[string]any, 16)
+	lines := make(chan map[string]any, 64)
 	go func() {
+		defer close(lines)
 		sc := bufio.NewScanner(out)
 		sc.Buffer(make([]byte, 1<<20), 1<<20)
 		for sc.Scan() {
@@ -438,8 +438,17 @@ func TestEventsStream(t *testing.T) {
 				lines <- m
 			}
 		}
-		close(lines)
 	}()
+	return lines
+}
+
+// TestEventsStream: `vesper events --json` prints, on one stream, an
+// invitation to the key, the game once accepted (their turn), and the
+// key's turn once the challenger moves: one JSON object per line.
+func TestEventsStream(t *testing.T) {
+	url := startRelays(t, 1, relayd.Options{})[0].URL()
+	me, other := testkit.Key("events key"), testkit.Key("challenger")
+	lines := jsonLines(t, "events", "--json", "--relays", url, "--key", writeKey(t, me))
 	next := func(want string) map[string]any {
 		t.Helper()
 		for {
