@@ -102,7 +102,9 @@ func startAgent(t *testing.T, relayURL, name string, extra ...string) *agent {
 	if err := os.WriteFile(keyFile, []byte(a.key.Nsec()+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	args := append([]string{"mcp", "--key", keyFile, "--relays", relayURL, "--timeout", testkit.ScaleFlag(5 * time.Second)}, extra...)
+	// Each relay read ends on the relay's answer: a long timeout costs
+	// nothing and holds on a busy machine (the default is 10 s).
+	args := append([]string{"mcp", "--key", keyFile, "--relays", relayURL, "--timeout", testkit.ScaleFlag(30 * time.Second)}, extra...)
 	cmd := exec.Command(binPath, args...)
 	cmd.Stderr = a.stderr
 	client := mcp.NewClient(&mcp.Implementation{Name: "vesper-test-" + name, Version: "1"}, &mcp.ClientOptions{

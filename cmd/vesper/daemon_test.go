@@ -130,7 +130,7 @@ func (p *daemonProc) stop(t *testing.T) {
 		if err != nil {
 			t.Fatalf("daemon exit after SIGTERM: %v", err)
 		}
-	case <-time.After(testkit.Scale(20 * time.Second)):
+	case <-time.After(testkit.Scale(time.Minute)):
 		t.Fatal("daemon did not stop on SIGTERM")
 	}
 }
@@ -330,7 +330,7 @@ func TestDaemonBadInput(t *testing.T) {
 		t.Fatalf("the oversized move is not listed as ignored: %s", got[good.ID])
 	}
 	// Refusals are counted by reason.
-	waitFor(t, "the rejection counters", 10*time.Second, func() bool {
+	waitFor(t, "the rejection counters", time.Minute, func() bool {
 		resp, err := http.Get("http://" + addr + "/metrics")
 		if err != nil {
 			return false

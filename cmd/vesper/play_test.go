@@ -33,7 +33,9 @@ func startRunner(t *testing.T, dir, relays, key string, extra ...string) *runner
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	args := append([]string{"play", "--json", "--relays", relays, "--key", key, "--dir", dir, "--timeout", testkit.ScaleFlag(5 * time.Second)}, extra...)
+	// Each relay read ends on the relay's answer: a long timeout costs
+	// nothing and holds on a busy machine.
+	args := append([]string{"play", "--json", "--relays", relays, "--key", key, "--dir", dir, "--timeout", testkit.ScaleFlag(30 * time.Second)}, extra...)
 	cmd := exec.Command(binPath, args...)
 	p := &runnerProc{cmd: cmd, out: filepath.Join(dir, "out.jsonl"), done: make(chan error, 1)}
 	f, err := os.OpenFile(p.out, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)

@@ -202,8 +202,10 @@ func TestNoEOSEDripDoesNotHoldReady(t *testing.T) {
 		if !errors.Is(err, wire.ErrNoEOSE) {
 			t.Fatalf("waitEOSE: %v, want wire.ErrNoEOSE", err)
 		}
-		if d := time.Since(t0); d > 8*time.Second {
-			t.Errorf("waitEOSE took %v with a 1 s timeout: the drip restarts it", d)
+		// Measured by the drip, not the wall clock: the drip's own pace
+		// slows with a busy machine as the wait does.
+		if n := h.Sent(); n >= int64(len(drip)) {
+			t.Errorf("waitEOSE took %v with a 1 s timeout, past the whole drip (%d events): the drip restarts it", time.Since(t0), n)
 		}
 	})
 	t.Run("ready", func(t *testing.T) {
@@ -212,7 +214,7 @@ func TestNoEOSEDripDoesNotHoldReady(t *testing.T) {
 		cfg.QueryTimeout = 5 * time.Second // longer than the budget
 		cfg.BackfillBudget = time.Second
 		c, s := run(t, cfg)
-		if d := waitReady(t, c, 5*time.Second); d < 900*time.Millisecond {
+		if d := waitReady(t, c, 30*time.Second); d < 900*time.Millisecond {
 			t.Errorf("Ready after %v, before the budget ran out", d)
 		}
 		if !s.has(relaytest.URL(r), evs...) {
