@@ -98,20 +98,12 @@ func (illegalTalker) Close() error { return nil }
 func TestRandomFallbackTagged(t *testing.T) {
 	url := startRelay(t)
 	me, opp := testkit.Key("fb-runner"), testkit.Key("fb-opponent")
-	now := time.Now().Unix()
-	m := testkit.NewMatch(me, opp, "chess", opp.PublicKey(), now-10)
-	m.Accept(now - 9)
-	publish(t, url, m.Events...)
+	m := acceptedGame(t, url, nostr.GameChess, me, opp)
 	playtest.Run(t, url, me, play.Config{Dir: t.TempDir(), Retries: 2,
 		NewMover: func(string) play.Mover { return illegalTalker{} }})
 	eventually(t, "the fallback move", func() bool { return fold(t, url, m.ID).Plies() == 1 })
 	st := fold(t, url, m.ID)
-	var mv *nostr.Event
-	for _, ev := range st.Events {
-		if ev.ID == st.MoveEvents[0] {
-			mv = ev
-		}
-	}
+	mv := eventOf(st, st.MoveEvents[0])
 	if f, err := nostr.Fallback(mv); f != nostr.FallbackRandom || err != nil {
 		t.Fatalf("fallback %q %v", f, err)
 	}

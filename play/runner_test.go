@@ -135,16 +135,7 @@ func TestRunnerTakesAWaitingInvitation(t *testing.T) {
 func TestRunnerAgentTakesADrawOffer(t *testing.T) {
 	url := startRelay(t)
 	me, opp := testkit.Key("runner"), testkit.Key("opponent")
-	now := time.Now().Unix()
-	m := testkit.NewMatch(me, opp, "gomoku", opp.PublicKey(), now-10)
-	m.Accept(now - 9)
-	m.Move(me, 1, "h8", now-8)
-	st, err := match.Fold(m.ID, m.Events, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m.Result(opp, nostr.Result{Result: match.Draw, Reason: string(match.ReasonAgreement), Plies: 1, FinalHash: st.FinalHash()}, now-7)
-	publish(t, url, m.Events...)
+	m := drawOffered(t, url, me, opp)
 	dir := t.TempDir()
 	agent := filepath.Join(dir, "agent.sh")
 	// It takes the offer only when the request names one.
@@ -178,12 +169,7 @@ func (f fixed) Close() error { return nil }
 func TestRunnerReplaysTheJournaledMove(t *testing.T) {
 	url := startRelay(t)
 	me, opp := testkit.Key("runner"), testkit.Key("opponent")
-	now := time.Now().Unix()
-	m := testkit.NewMatch(me, opp, "gomoku", opp.PublicKey(), now-10)
-	m.Accept(now - 9)
-	m.Move(me, 1, "h8", now-8)
-	m.Move(opp, 2, "a1", now-7)
-	publish(t, url, m.Events...)
+	m := gomokuGame(t, url, me, opp, "h8", "a1")
 	dir := t.TempDir()
 	j, err := play.OpenJournal(filepath.Join(dir, "games"), m.ID)
 	if err != nil {
@@ -277,20 +263,12 @@ func (talker) Close() error { return nil }
 func TestRunnerPublishesTalkAndReveals(t *testing.T) {
 	url := startRelay(t)
 	me, opp := testkit.Key("talk-runner"), testkit.Key("talk-opponent")
-	now := time.Now().Unix()
-	m := testkit.NewMatch(me, opp, "chess", opp.PublicKey(), now-10)
-	m.Accept(now - 9)
-	publish(t, url, m.Events...)
+	m := acceptedGame(t, url, nostr.GameChess, me, opp)
 	playtest.Run(t, url, me, play.Config{Retries: 2, NewMover: func(string) play.Mover { return talker{} }})
 
 	eventually(t, "the runner's move", func() bool { return fold(t, url, m.ID).Plies() == 1 })
 	st := fold(t, url, m.ID)
-	var mv *nostr.Event
-	for _, ev := range st.Events {
-		if ev.ID == st.MoveEvents[0] {
-			mv = ev
-		}
-	}
+	mv := eventOf(st, st.MoveEvents[0])
 	if c, _ := nostr.Comment(mv); c != "the centre" {
 		t.Fatalf("comment %q", c)
 	}
