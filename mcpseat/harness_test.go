@@ -72,31 +72,14 @@ type agent struct {
 	mu       sync.Mutex
 	messages []string // their messages
 	hook     func(*mcp.ProgressNotificationParams)
-	stderr   *lockedBuffer
+	stderr   *testkit.Buffer
 	outputs  map[string]*jsonschema.Resolved // output schemas by tool
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // startAgent starts `vesper mcp --key FILE --relays URL` for a test key.
 func startAgent(t *testing.T, relayURL, name string, extra ...string) *agent {
 	t.Helper()
-	a := &agent{t: t, name: name, key: testkit.Key(name), stderr: &lockedBuffer{}}
+	a := &agent{t: t, name: name, key: testkit.Key(name), stderr: &testkit.Buffer{}}
 	a.pk = a.key.PublicKey()
 	keyFile := filepath.Join(t.TempDir(), name+".key")
 	if err := os.WriteFile(keyFile, []byte(a.key.Nsec()+"\n"), 0o600); err != nil {

@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"os/exec"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -31,7 +30,7 @@ func TestWatchEnds(t *testing.T) {
 	id := e.ok(t, "challenge", "--key", e.aKey, "--game", "gomoku")["match"].(string)
 	e.ok(t, "accept", "--key", e.bKey, id)
 	cmd := exec.Command(binPath, "watch", "--json", "--every", "100ms", "--timeout", testkit.ScaleFlag(10*time.Second), "--relays", e.relay.URL(), id)
-	var out, errb syncBuffer
+	var out, errb testkit.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -58,24 +57,6 @@ func TestWatchEnds(t *testing.T) {
 	case <-time.After(testkit.Scale(time.Minute)):
 		t.Fatalf("watch did not end with the game: %s %s", out.String(), errb.String())
 	}
-}
-
-// syncBuffer is a bytes.Buffer a test may read while a process writes it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // BenchmarkStatusJSON400 is `vesper status --json` as an agent runs it (a

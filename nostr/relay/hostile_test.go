@@ -1,7 +1,6 @@
 package relay
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"log/slog"
@@ -250,29 +249,11 @@ func TestEndlessPagesBudget(t *testing.T) {
 	}
 }
 
-// lockedBuffer is a log sink the test can read while the client writes.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // TestNoticeFloodLogBounded (item 7): 1,000 notices of 32 KB make a few
 // short log lines, not 32 MB of log.
 func TestNoticeFloodLogBounded(t *testing.T) {
 	h := startHostile(t, hostile.Options{Notices: 1000, NoticeSize: 32 << 10})
-	var log lockedBuffer
+	var log testkit.Buffer
 	cfg := fastConfig(h.URL())
 	cfg.Logger = slog.New(slog.NewTextHandler(&log, nil))
 	cfg.MaxMessageSize = 1 << 20
