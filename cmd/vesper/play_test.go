@@ -498,7 +498,7 @@ func TestPlayReadmeAgentAgainstTheDaemonHouse(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(t.TempDir(), "me")
-	a := startRunner(t, dir, url, writeKey(t, me), "--agent", agent, "--agent-timeout", "60s",
+	a := startRunner(t, dir, url, writeKey(t, me), "--agent", agent, "--agent-timeout", testkit.ScaleFlag(time.Minute),
 		"--series-opponent", nostr.Npub(house.PublicKey()), "--series-games", "2", "--series-game", "gomoku", "--series-no-swap")
 	a.wait(t, 10*time.Minute)
 	ids := seriesMatches(t, dir)
