@@ -39,7 +39,10 @@ func TestUCIPlayerHangs(t *testing.T) {
 	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	p, err := StartUCIPlayer(t.Context(), script, nil, testkit.Scale(300*time.Millisecond))
+	// The timeout bounds the handshake too, which must not run out on a
+	// busy machine before the search it is meant for: 3 s, expected to
+	// run out in Best.
+	p, err := StartUCIPlayer(t.Context(), script, nil, testkit.Scale(3*time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}

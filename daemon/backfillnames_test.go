@@ -83,7 +83,7 @@ func publishFinalMatches(t *testing.T, url string) (map[string]nostr.SecretKey, 
 		}
 	}
 	for _, ev := range evs {
-		if ok := relay.Accepted(relay.Publish(context.Background(), []string{url}, ev, 5*time.Second)); len(ok) == 0 {
+		if ok := relay.Accepted(relay.Publish(context.Background(), []string{url}, ev, testkit.Scale(30*time.Second))); len(ok) == 0 {
 			t.Fatalf("the relay refused %s", ev.ID)
 		}
 	}

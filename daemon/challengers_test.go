@@ -23,7 +23,7 @@ func TestChallengerProfilesFetched(t *testing.T) {
 	ctx := context.Background()
 	publish := func(evs ...*nostr.Event) {
 		for _, ev := range evs {
-			if ok := relay.Accepted(relay.Publish(ctx, []string{rl.URL()}, ev, 5*time.Second)); len(ok) == 0 {
+			if ok := relay.Accepted(relay.Publish(ctx, []string{rl.URL()}, ev, testkit.Scale(30*time.Second))); len(ok) == 0 {
 				t.Fatalf("the relay refused %s", ev.ID)
 			}
 		}

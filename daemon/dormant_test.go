@@ -214,7 +214,7 @@ func TestRunLeavesDormantGameAndWakesIt(t *testing.T) {
 		Arbiter: arbiter.DefaultConfig(), Clock: func() int64 { return now },
 		Run: Options{Tick: 50 * time.Millisecond, FirstSyncWait: testkit.Scale(time.Second)}})
 
-	waitFor(t, "the house's claim and ruling", 20*time.Second, func() bool {
+	waitFor(t, "the house's claim and ruling", time.Minute, func() bool {
 		a, errA := st.OutboxHas(ctx, "claim:"+w.house.ID+":1")
 		b, errB := st.OutboxHas(ctx, "ruling:"+w.requested.ID+":1")
 		return errA == nil && errB == nil && a && b
@@ -233,7 +233,7 @@ func TestRunLeavesDormantGameAndWakesIt(t *testing.T) {
 	if ok := relay.Accepted(relay.Publish(ctx, []string{rl.URL()}, claim, testkit.Scale(5*time.Second))); len(ok) == 0 {
 		t.Fatal("the relay refused the claim")
 	}
-	waitFor(t, "the claim making the abandoned game final", 20*time.Second, func() bool {
+	waitFor(t, "the claim making the abandoned game final", time.Minute, func() bool {
 		sum, ok, err := st.Summary(ctx, w.abandoned.ID)
 		return err == nil && ok && sum.Final
 	})

@@ -209,7 +209,7 @@ func TestPublishPendingOnClientConnections(t *testing.T) {
 	if err := down.Restart(); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the client to reconnect", 10*time.Second, func() bool { return alone.Connected() == 1 })
+	waitFor(t, "the client to reconnect", time.Minute, func() bool { return alone.Connected() == 1 })
 	res, err := n.publishPendingVia(ctx, alone, testkit.Scale(5*time.Second))
 	if err != nil || len(res) != 1 || res[0].Error != "" || len(res[0].SentTo) != 1 || res[0].SentTo[0] != wrDown {
 		t.Fatalf("retry: %+v, %v; want sent to %s", res, err, wrDown)

@@ -126,7 +126,7 @@ func TestRunResumesAndUpgrades(t *testing.T) {
 		Clock: clock.Load, Run: Options{Tick: 50 * time.Millisecond, FirstSyncWait: testkit.Scale(time.Second)}})
 	ctx := context.Background()
 
-	waitFor(t, "the stale summary re-folded", 10*time.Second, func() bool {
+	waitFor(t, "the stale summary re-folded", time.Minute, func() bool {
 		sum, ok, err := st.Summary(ctx, w.old.ID)
 		return err == nil && ok && sum.FoldVersion == match.FoldVersion && sum.Final
 	})
@@ -138,11 +138,11 @@ func TestRunResumesAndUpgrades(t *testing.T) {
 			t.Fatalf("the relay refused %s", ev.ID)
 		}
 	}
-	waitFor(t, "the live move ingested", 10*time.Second, func() bool {
+	waitFor(t, "the live move ingested", time.Minute, func() bool {
 		s := d.State(w.live.ID)
 		return s != nil && s.Plies() == 2
 	})
-	waitFor(t, "the late event in the final match's summary", 10*time.Second, func() bool {
+	waitFor(t, "the late event in the final match's summary", time.Minute, func() bool {
 		var sum match.Summary
 		raw, ok, err := st.Summary(ctx, w.final.ID)
 		return err == nil && ok && json.Unmarshal(raw.JSON, &sum) == nil && len(sum.Ignored) == 1

@@ -139,8 +139,9 @@ func TestBestChessMoveTimeLimit(t *testing.T) {
 	if err != nil || len(m) != 4 {
 		t.Fatalf("got %q, %v", m, err)
 	}
-	// Generous: the machine is shared, but a time limit must not run away.
-	if took := time.Since(began); took > testkit.Scale(2*time.Second) {
+	// Not a budget (the machine may be loaded, and the figure belongs to a
+	// benchmark): a search that ignored its limit would run for minutes.
+	if took := time.Since(began); took > testkit.Scale(30*time.Second) {
 		t.Errorf("100 ms took %v", took)
 	}
 }

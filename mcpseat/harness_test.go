@@ -72,37 +72,22 @@ type agent struct {
 	mu       sync.Mutex
 	messages []string // their messages
 	hook     func(*mcp.ProgressNotificationParams)
-	stderr   *lockedBuffer
+	stderr   *testkit.Buffer
 	outputs  map[string]*jsonschema.Resolved // output schemas by tool
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // startAgent starts `vesper mcp --key FILE --relays URL` for a test key.
 func startAgent(t *testing.T, relayURL, name string, extra ...string) *agent {
 	t.Helper()
-	a := &agent{t: t, name: name, key: testkit.Key(name), stderr: &lockedBuffer{}}
+	a := &agent{t: t, name: name, key: testkit.Key(name), stderr: &testkit.Buffer{}}
 	a.pk = a.key.PublicKey()
 	keyFile := filepath.Join(t.TempDir(), name+".key")
 	if err := os.WriteFile(keyFile, []byte(a.key.Nsec()+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	args := append([]string{"mcp", "--key", keyFile, "--relays", relayURL, "--timeout", testkit.ScaleFlag(5 * time.Second)}, extra...)
+	// Each relay read ends on the relay's answer: a long timeout costs
+	// nothing and holds on a busy machine (the default is 10 s).
+	args := append([]string{"mcp", "--key", keyFile, "--relays", relayURL, "--timeout", testkit.ScaleFlag(30 * time.Second)}, extra...)
 	cmd := exec.Command(binPath, args...)
 	cmd.Stderr = a.stderr
 	client := mcp.NewClient(&mcp.Implementation{Name: "vesper-test-" + name, Version: "1"}, &mcp.ClientOptions{

@@ -1,11 +1,9 @@
 package mcpseat
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -13,23 +11,6 @@ import (
 
 	"vesper/internal/testkit"
 )
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // Issue 38 item 5: a client that closes stdin while a call is running
 // still gets its answer before the server ends (the SDK's session ended
@@ -47,7 +28,7 @@ func TestAnswerInFlightAfterStdinCloses(t *testing.T) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done slowly"}}}, none{}, nil
 	})
 	inR, inW := io.Pipe()
-	out := &syncBuffer{}
+	out := &testkit.Buffer{}
 	ctx, cancel := context.WithTimeout(context.Background(), testkit.Scale(time.Minute))
 	defer cancel()
 	ended := make(chan error, 1)

@@ -8,6 +8,7 @@ import (
 	gn "github.com/nbd-wtf/go-nostr"
 
 	"vesper/internal/testkit"
+	"vesper/internal/testkit/playtest"
 	"vesper/match"
 	"vesper/nostr"
 	"vesper/nostr/relay"
@@ -106,20 +107,7 @@ func TestFirstSignerRevealsWithoutWaiting(t *testing.T) {
 	if st := ok[seat.Status](a, "game_state", map[string]any{"match": id}); !st.Final {
 		t.Fatal("not final after both signatures")
 	}
-	got, err := relay.Fetch(context.Background(), []string{r.URL()}, append(relay.MatchFilters(id),
-		gn.Filter{Kinds: []int{nostr.KindReveal}, Tags: gn.TagMap{nostr.MatchTag: {id}}}), testkit.Scale(30*time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var evs []*nostr.Event
-	for _, rc := range got {
-		evs = append(evs, rc.Event)
-	}
-	fs, err := match.Fold(id, evs, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep := reveal.Check(fs, evs)
+	_, rep := playtest.Reveals(t, r.URL(), id)
 	if len(rep.Entries) != 1 || rep.Entries[0].Status != reveal.Verified || rep.Entries[0].Text != "a's only thought" {
 		t.Fatalf("entries %+v, want a's reasoning verified after game_state", rep.Entries)
 	}

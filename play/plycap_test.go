@@ -9,11 +9,11 @@ import (
 	"time"
 
 	"vesper/internal/testkit"
+	"vesper/internal/testkit/playtest"
 	"vesper/match"
 	"vesper/match/chessjs"
 	"vesper/nostr"
 	"vesper/play"
-	"vesper/seat"
 )
 
 // TestAdjudicate: material by Q 9, R 5, B 3, N 3, P 1; a lead of 2 wins,
@@ -38,15 +38,8 @@ func TestAdjudicate(t *testing.T) {
 func capRunner(t *testing.T, url string, key nostr.SecretKey, cap int) string {
 	t.Helper()
 	dir := t.TempDir()
-	ctx, cancel := context.WithCancel(context.Background())
-	r, err := play.New(play.Config{Seat: &seat.Seat{Relays: []string{url}, Key: key, Timeout: testkit.Scale(10 * time.Second)}, Dir: dir, PlyCap: cap,
+	playtest.Run(t, url, key, play.Config{Dir: dir, PlyCap: cap,
 		NewMover: func(string) play.Mover { return &play.Builtin{Limits: play.Limits{Nodes: 200}} }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { _ = r.Run(ctx); close(done) }()
-	t.Cleanup(func() { cancel(); <-done })
 	return dir
 }
 
@@ -105,27 +98,12 @@ func (illegalTalker) Close() error { return nil }
 func TestRandomFallbackTagged(t *testing.T) {
 	url := startRelay(t)
 	me, opp := testkit.Key("fb-runner"), testkit.Key("fb-opponent")
-	now := time.Now().Unix()
-	m := testkit.NewMatch(me, opp, "chess", opp.PublicKey(), now-10)
-	m.Accept(now - 9)
-	publish(t, url, m.Events...)
-	ctx, cancel := context.WithCancel(context.Background())
-	r, err := play.New(play.Config{Seat: &seat.Seat{Relays: []string{url}, Key: me, Timeout: testkit.Scale(10 * time.Second)}, Dir: t.TempDir(), Retries: 2,
+	m := acceptedGame(t, url, nostr.GameChess, me, opp)
+	playtest.Run(t, url, me, play.Config{Dir: t.TempDir(), Retries: 2,
 		NewMover: func(string) play.Mover { return illegalTalker{} }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { _ = r.Run(ctx); close(done) }()
-	t.Cleanup(func() { cancel(); <-done })
 	eventually(t, "the fallback move", func() bool { return fold(t, url, m.ID).Plies() == 1 })
 	st := fold(t, url, m.ID)
-	var mv *nostr.Event
-	for _, ev := range st.Events {
-		if ev.ID == st.MoveEvents[0] {
-			mv = ev
-		}
-	}
+	mv := eventOf(st, st.MoveEvents[0])
 	if f, err := nostr.Fallback(mv); f != nostr.FallbackRandom || err != nil {
 		t.Fatalf("fallback %q %v", f, err)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"vesper/internal/testkit"
+	"vesper/internal/testkit/playtest"
 	"vesper/match"
 	"vesper/nostr"
 	"vesper/play"
@@ -23,22 +24,7 @@ import (
 // the test ends.
 func start(t *testing.T, url string, key nostr.SecretKey, cfg play.Config) (*seat.Seat, string) {
 	t.Helper()
-	if cfg.Seat == nil {
-		cfg.Seat = &seat.Seat{Relays: []string{url}, Key: key, Timeout: testkit.Scale(10 * time.Second),
-			JournalDir: filepath.Join(t.TempDir(), "reasoning")}
-	}
-	if cfg.Dir == "" {
-		cfg.Dir = t.TempDir()
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	r, err := play.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { _ = r.Run(ctx); close(done) }()
-	t.Cleanup(func() { cancel(); <-done })
-	return cfg.Seat, cfg.Dir
+	return playtest.Run(t, url, key, cfg)
 }
 
 // eventOf is the event id of the match's fold.
@@ -74,13 +60,40 @@ func (s *scripted) requests() []play.Request {
 	return append([]play.Request(nil), s.reqs...)
 }
 
-// gomokuGame is an accepted gomoku game where the runner's key (first)
-// is to move at ply 1.
-func gomokuGame(t *testing.T, url string, me, opp nostr.SecretKey) *testkit.Match {
+// gomokuGame publishes an accepted gomoku game where the runner's key
+// plays first, with moves played alternately from ply 1 (none: the
+// runner's key is to move at ply 1).
+func gomokuGame(t *testing.T, url string, me, opp nostr.SecretKey, moves ...string) *testkit.Match {
+	t.Helper()
+	return acceptedGame(t, url, nostr.GameGomoku, me, opp, moves...)
+}
+
+// acceptedGame is gomokuGame in any game.
+func acceptedGame(t *testing.T, url, game string, me, opp nostr.SecretKey, moves ...string) *testkit.Match {
+	t.Helper()
+	now := time.Now().Unix()
+	m := testkit.NewMatch(me, opp, game, opp.PublicKey(), now-10)
+	m.Accept(now - 9)
+	if len(moves) > 0 {
+		m.Play(moves, now-8, 1)
+	}
+	publish(t, url, m.Events...)
+	return m
+}
+
+// drawOffered publishes a gomoku game to me from opp, accepted, where me
+// played ply 1 and opp then offered a draw on its own turn.
+func drawOffered(t *testing.T, url string, me, opp nostr.SecretKey) *testkit.Match {
 	t.Helper()
 	now := time.Now().Unix()
 	m := testkit.NewMatch(me, opp, "gomoku", opp.PublicKey(), now-10)
 	m.Accept(now - 9)
+	m.Move(me, 1, "h8", now-8)
+	st, err := match.Fold(m.ID, m.Events, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Result(opp, nostr.Result{Result: match.Draw, Reason: string(match.ReasonAgreement), Plies: 1, FinalHash: st.FinalHash()}, now-7)
 	publish(t, url, m.Events...)
 	return m
 }
@@ -293,12 +306,8 @@ func TestPromiseJournalBeforeSend(t *testing.T) {
 func TestPromiseResendTheExactEvent(t *testing.T) {
 	url := startRelay(t)
 	me, opp := testkit.Key("resending runner"), testkit.Key("resend opponent")
+	m := gomokuGame(t, url, me, opp, "h8", "a1")
 	now := time.Now().Unix()
-	m := testkit.NewMatch(me, opp, "gomoku", opp.PublicKey(), now-10)
-	m.Accept(now - 9)
-	m.Move(me, 1, "h8", now-8)
-	m.Move(opp, 2, "a1", now-7)
-	publish(t, url, m.Events...)
 	// The crashed runner had signed ply 3 with its talk and journaled it.
 	att := 1
 	signed := testkit.Sign(me, nostr.WithTalk(nostr.NewMove(m.ID, 3, "c3", now-6),
@@ -323,18 +332,9 @@ func TestPromiseResendTheExactEvent(t *testing.T) {
 func TestPromiseOfferQuestionIsNoMoveRequest(t *testing.T) {
 	url := startRelay(t)
 	me, opp := testkit.Key("asked runner"), testkit.Key("offering opponent")
-	now := time.Now().Unix()
-	m := testkit.NewMatch(me, opp, "gomoku", opp.PublicKey(), now-10)
-	m.Accept(now - 9)
-	m.Move(me, 1, "h8", now-8)
-	st, err := match.Fold(m.ID, m.Events, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	// The opponent offers on its own turn: the runner is asked about the
 	// offer only.
-	m.Result(opp, nostr.Result{Result: match.Draw, Reason: string(match.ReasonAgreement), Plies: 1, FinalHash: st.FinalHash()}, now-7)
-	publish(t, url, m.Events...)
+	drawOffered(t, url, me, opp)
 	mover := &scripted{answers: []play.Choice{{Answer: play.Answer{Move: "a1"}}}}
 	start(t, url, me, play.Config{NewMover: func(string) play.Mover { return mover }})
 	eventually(t, "the offer question", func() bool { return len(mover.requests()) > 0 })

@@ -10,71 +10,27 @@ import (
 	gn "github.com/nbd-wtf/go-nostr"
 
 	"vesper/internal/testkit"
+	"vesper/internal/testkit/playtest"
 	"vesper/match"
 	"vesper/nostr"
 	"vesper/nostr/relay"
 	"vesper/play"
-	"vesper/relayd"
 	"vesper/reveal"
-	"vesper/seat"
 )
 
-func startRelay(t *testing.T) string {
-	t.Helper()
-	r, err := relayd.Start(context.Background(), relayd.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { r.Close() })
-	return r.URL()
-}
+// The shared setup of the runner's tests (internal/testkit/playtest).
+var (
+	startRelay = playtest.Relay
+	publish    = playtest.Publish
+	fold       = playtest.Fold
+	eventually = playtest.Eventually
+)
 
-func publish(t *testing.T, url string, evs ...*nostr.Event) {
-	t.Helper()
-	for _, ev := range evs {
-		if len(relay.Accepted(relay.Publish(context.Background(), []string{url}, ev, testkit.Scale(10*time.Second)))) == 0 {
-			t.Fatalf("relay refused %s", ev.ID)
-		}
-	}
-}
-
-func fold(t *testing.T, url, id string) *match.State {
-	t.Helper()
-	got, err := relay.Fetch(context.Background(), []string{url}, relay.MatchFilters(id), testkit.Scale(10*time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var evs []*nostr.Event
-	for _, r := range got {
-		evs = append(evs, r.Event)
-	}
-	st, err := match.Fold(id, evs, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return st
-}
-
-// eventually polls cond (reading the relay) until it holds; the deadline
-// is generous, never a budget.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	testkit.WaitFor(t, what, 2*time.Minute, cond)
-}
-
-// runner starts a runner for key.
+// runner runs a runner for key with the built-in engine until the test ends.
 func runner(t *testing.T, url string, key nostr.SecretKey) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	s := &seat.Seat{Relays: []string{url}, Key: key, Timeout: testkit.Scale(10 * time.Second)}
-	r, err := play.New(play.Config{Seat: s, Dir: t.TempDir(), Policy: play.Policy{MaxGames: 5},
+	playtest.Run(t, url, key, play.Config{Policy: play.Policy{MaxGames: 5},
 		NewMover: func(string) play.Mover { return &play.Builtin{Limits: play.Limits{Nodes: 500}} }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { _ = r.Run(ctx); close(done) }()
-	t.Cleanup(func() { cancel(); <-done })
 }
 
 // TestRunnerClaimsTimeoutWhenTheClockRunsOut: the opponent's clock runs
@@ -134,9 +90,8 @@ func TestRunnerSignsAndAsksForArbitration(t *testing.T) {
 func TestRunnerTakesAWaitingInvitation(t *testing.T) {
 	url := startRelay(t)
 	me, a, b := testkit.Key("runner"), testkit.Key("first challenger"), testkit.Key("second challenger")
-	ctx, cancel := context.WithCancel(context.Background())
 	lines := make(chan play.Line, 100)
-	r, err := play.New(play.Config{Seat: &seat.Seat{Relays: []string{url}, Key: me, Timeout: testkit.Scale(10 * time.Second)}, Dir: t.TempDir(),
+	playtest.Run(t, url, me, play.Config{Dir: t.TempDir(),
 		Policy:   play.Policy{MaxGames: 1, Invitations: true},
 		NewMover: func(string) play.Mover { return &play.Builtin{Limits: play.Limits{Nodes: 500}} },
 		Out: func(l play.Line) {
@@ -145,12 +100,6 @@ func TestRunnerTakesAWaitingInvitation(t *testing.T) {
 			default: // the test reads only the first lines
 			}
 		}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { _ = r.Run(ctx); close(done) }()
-	t.Cleanup(func() { cancel(); <-done })
 
 	now := time.Now().Unix()
 	first := testkit.Sign(a, nostr.NewChallenge("gomoku", me.PublicKey(), now))
@@ -186,16 +135,7 @@ func TestRunnerTakesAWaitingInvitation(t *testing.T) {
 func TestRunnerAgentTakesADrawOffer(t *testing.T) {
 	url := startRelay(t)
 	me, opp := testkit.Key("runner"), testkit.Key("opponent")
-	now := time.Now().Unix()
-	m := testkit.NewMatch(me, opp, "gomoku", opp.PublicKey(), now-10)
-	m.Accept(now - 9)
-	m.Move(me, 1, "h8", now-8)
-	st, err := match.Fold(m.ID, m.Events, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m.Result(opp, nostr.Result{Result: match.Draw, Reason: string(match.ReasonAgreement), Plies: 1, FinalHash: st.FinalHash()}, now-7)
-	publish(t, url, m.Events...)
+	m := drawOffered(t, url, me, opp)
 	dir := t.TempDir()
 	agent := filepath.Join(dir, "agent.sh")
 	// It takes the offer only when the request names one.
@@ -203,17 +143,10 @@ func TestRunnerAgentTakesADrawOffer(t *testing.T) {
 	if err := os.WriteFile(agent, []byte(body), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	r, err := play.New(play.Config{Seat: &seat.Seat{Relays: []string{url}, Key: me, Timeout: testkit.Scale(10 * time.Second)}, Dir: dir,
+	playtest.Run(t, url, me, play.Config{Dir: dir,
 		NewMover: func(string) play.Mover {
 			return &play.Agent{Cmd: play.Command{Argv: []string{agent}, Timeout: testkit.Scale(time.Minute)}}
 		}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { _ = r.Run(ctx); close(done) }()
-	t.Cleanup(func() { cancel(); <-done })
 	eventually(t, "the agreed draw", func() bool { return fold(t, url, m.ID).Final })
 	if st := fold(t, url, m.ID); st.Result != match.Draw || st.FinalBy != match.FinalBySignatures {
 		t.Fatalf("result %s by %s, want a draw by signatures", st.Result, st.FinalBy)
@@ -236,12 +169,7 @@ func (f fixed) Close() error { return nil }
 func TestRunnerReplaysTheJournaledMove(t *testing.T) {
 	url := startRelay(t)
 	me, opp := testkit.Key("runner"), testkit.Key("opponent")
-	now := time.Now().Unix()
-	m := testkit.NewMatch(me, opp, "gomoku", opp.PublicKey(), now-10)
-	m.Accept(now - 9)
-	m.Move(me, 1, "h8", now-8)
-	m.Move(opp, 2, "a1", now-7)
-	publish(t, url, m.Events...)
+	m := gomokuGame(t, url, me, opp, "h8", "a1")
 	dir := t.TempDir()
 	j, err := play.OpenJournal(filepath.Join(dir, "games"), m.ID)
 	if err != nil {
@@ -251,15 +179,8 @@ func TestRunnerReplaysTheJournaledMove(t *testing.T) {
 	if err := j.Append(play.Entry{Type: play.EntryIntent, Ply: 3, Move: "c3"}); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	r, err := play.New(play.Config{Seat: &seat.Seat{Relays: []string{url}, Key: me, Timeout: testkit.Scale(10 * time.Second)}, Dir: dir,
+	playtest.Run(t, url, me, play.Config{Dir: dir,
 		NewMover: func(string) play.Mover { return fixed("o15") }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { _ = r.Run(ctx); close(done) }()
-	t.Cleanup(func() { cancel(); <-done })
 	eventually(t, "ply 3", func() bool { return fold(t, url, m.ID).Plies() >= 3 })
 	if st := fold(t, url, m.ID); st.Moves[2] != "c3" {
 		t.Fatalf("ply 3 is %s, want the journaled c3", st.Moves[2])
@@ -284,16 +205,10 @@ func TestRunnerChallengesAListOnce(t *testing.T) {
 	url := startRelay(t)
 	me, a, b := testkit.Key("runner"), testkit.Key("first invitee"), testkit.Key("second invitee")
 	dir := t.TempDir()
-	run := func(list ...string) context.CancelFunc {
-		ctx, cancel := context.WithCancel(context.Background())
-		r, err := play.New(play.Config{Seat: &seat.Seat{Relays: []string{url}, Key: me, Timeout: testkit.Scale(10 * time.Second)}, Dir: dir,
+	run := func(list ...string) func() {
+		_, _, stop := playtest.Start(t, url, me, play.Config{Dir: dir,
 			Challenge: list, OpenGame: "gomoku", NewMover: func(string) play.Mover { return fixed("h8") }})
-		if err != nil {
-			t.Fatal(err)
-		}
-		done := make(chan struct{})
-		go func() { _ = r.Run(ctx); close(done) }()
-		return func() { cancel(); <-done }
+		return stop
 	}
 	stop := run(a.PublicKey())
 	eventually(t, "the first invitation", func() bool { return invitations(t, url, me.PublicKey(), a.PublicKey()) == 1 })
@@ -316,16 +231,9 @@ func TestRunnerTakesAnOpenChallenge(t *testing.T) {
 	chess := testkit.Sign(b, nostr.NewChallenge("chess", "", now))
 	gomoku := testkit.Sign(a, nostr.NewChallenge("gomoku", "", now))
 	publish(t, url, chess, gomoku)
-	ctx, cancel := context.WithCancel(context.Background())
-	r, err := play.New(play.Config{Seat: &seat.Seat{Relays: []string{url}, Key: me, Timeout: testkit.Scale(10 * time.Second)}, Dir: t.TempDir(),
+	playtest.Run(t, url, me, play.Config{Dir: t.TempDir(),
 		Policy:   play.Policy{Open: true, Games: []string{"gomoku"}, MaxGames: 2},
 		NewMover: func(string) play.Mover { return &play.Builtin{Limits: play.Limits{Nodes: 500}} }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { _ = r.Run(ctx); close(done) }()
-	t.Cleanup(func() { cancel(); <-done })
 	eventually(t, "the open challenge accepted and the first reply", func() bool { return fold(t, url, gomoku.ID).Accepted })
 	st := fold(t, url, gomoku.ID)
 	publish(t, url, testkit.Sign(a, nostr.NewMove(gomoku.ID, 1, "h8", st.Stamp(time.Now().Unix()))))
@@ -355,28 +263,12 @@ func (talker) Close() error { return nil }
 func TestRunnerPublishesTalkAndReveals(t *testing.T) {
 	url := startRelay(t)
 	me, opp := testkit.Key("talk-runner"), testkit.Key("talk-opponent")
-	now := time.Now().Unix()
-	m := testkit.NewMatch(me, opp, "chess", opp.PublicKey(), now-10)
-	m.Accept(now - 9)
-	publish(t, url, m.Events...)
-	ctx, cancel := context.WithCancel(context.Background())
-	s := &seat.Seat{Relays: []string{url}, Key: me, Timeout: testkit.Scale(10 * time.Second), JournalDir: filepath.Join(t.TempDir(), "journal")}
-	r, err := play.New(play.Config{Seat: s, Dir: t.TempDir(), Retries: 2, NewMover: func(string) play.Mover { return talker{} }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { _ = r.Run(ctx); close(done) }()
-	t.Cleanup(func() { cancel(); <-done })
+	m := acceptedGame(t, url, nostr.GameChess, me, opp)
+	playtest.Run(t, url, me, play.Config{Retries: 2, NewMover: func(string) play.Mover { return talker{} }})
 
 	eventually(t, "the runner's move", func() bool { return fold(t, url, m.ID).Plies() == 1 })
 	st := fold(t, url, m.ID)
-	var mv *nostr.Event
-	for _, ev := range st.Events {
-		if ev.ID == st.MoveEvents[0] {
-			mv = ev
-		}
-	}
+	mv := eventOf(st, st.MoveEvents[0])
 	if c, _ := nostr.Comment(mv); c != "the centre" {
 		t.Fatalf("comment %q", c)
 	}
@@ -401,20 +293,7 @@ func TestRunnerPublishesTalkAndReveals(t *testing.T) {
 	publish(t, url, m.Events[len(m.Events)-2:]...)
 	var rep reveal.Report
 	eventually(t, "the reveal", func() bool {
-		got, err := relay.Fetch(context.Background(), []string{url}, append(relay.MatchFilters(m.ID),
-			gn.Filter{Kinds: []int{nostr.KindReveal}, Tags: gn.TagMap{nostr.MatchTag: {m.ID}}}), testkit.Scale(10*time.Second))
-		if err != nil {
-			return false
-		}
-		var evs []*nostr.Event
-		for _, rc := range got {
-			evs = append(evs, rc.Event)
-		}
-		fs, err := match.Fold(m.ID, evs, nil)
-		if err != nil {
-			return false
-		}
-		rep = reveal.Check(fs, evs)
+		_, rep = playtest.Reveals(t, url, m.ID)
 		return len(rep.Entries) == 1 && rep.Entries[0].Status != reveal.Unrevealed
 	})
 	if e := rep.Entries[0]; e.Status != reveal.Verified || e.Text != "e4 takes the centre" {

@@ -52,7 +52,9 @@ func TestSeatHintsGuarded(t *testing.T) {
 	if _, err := b.Read(ctx, ne); err != nil {
 		t.Fatalf("read: %v", err)
 	}
-	if _, err := b.Wait(ctx, ne, WaitOptions{Timeout: testkit.Scale(500 * time.Millisecond)}); err != nil {
+	// Nothing wakes a stranger: the wait runs out, after the relay's answer
+	// (without one it would fail); 3 s leaves room for it on a busy machine.
+	if _, err := b.Wait(ctx, ne, WaitOptions{Timeout: testkit.Scale(3 * time.Second)}); err != nil {
 		t.Fatalf("wait: %v", err)
 	}
 	if _, err := b.Accept(ctx, ne); err != nil {

@@ -192,10 +192,16 @@ func TestSwapIsAtomic(t *testing.T) {
 	var reads atomic.Int64
 	var wg sync.WaitGroup
 	errs := make(chan string, 10)
+	// Each reader says when it has read once (or given up), and the builds
+	// start after that: the reads overlap them however late a loaded host
+	// schedules the readers.
+	ready := make(chan struct{}, 2)
 	for i := range 2 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			started := sync.OnceFunc(func() { ready <- struct{}{} })
+			defer started()
 			for n := 0; !stop.Load(); n++ {
 				p := pages[(n+i)%len(pages)]
 				data, err := os.ReadFile(filepath.Join(out, p))
@@ -208,9 +214,12 @@ func TestSwapIsAtomic(t *testing.T) {
 					return
 				}
 				reads.Add(1)
+				started()
 			}
 		}()
 	}
+	<-ready
+	<-ready
 	deadline := time.Now().Add(testkit.Scale(5 * time.Second))
 	for i := 0; i < 15 && time.Now().Before(deadline); i++ {
 		f.in.Now += 61 // the index changes with every build

@@ -354,10 +354,11 @@ func TestAgentReadsPastBadRelays(t *testing.T) {
 	e := newAgentEnv(t)
 	id := e.ok(t, "challenge", "--key", e.aKey)["match"].(string)
 	relays := testkit.DeadRelay(t) + "," + testkit.BlackHole(t) + "," + e.relay.URL()
-	// The timeout is the live relay's budget too: 2 s (scaled), since
-	// 300 ms failed on a loaded machine; the bound is a few times it, far
-	// under what the black hole would hold a read with no timeout.
-	const timeout = 2 * time.Second
+	// The timeout is the live relay's budget too: 5 s (scaled), since
+	// 300 ms failed on a loaded machine and a subprocess's reads at load 30
+	// want seconds; the bound is a few times it, far under what the black
+	// hole would hold a read with no timeout.
+	const timeout = 5 * time.Second
 	start := time.Now()
 	r := vesper(t, nil, nil, "status", "--json", "--timeout", testkit.ScaleFlag(timeout), "--relays", relays, id)
 	var st map[string]any

@@ -130,7 +130,7 @@ func (p *daemonProc) stop(t *testing.T) {
 		if err != nil {
 			t.Fatalf("daemon exit after SIGTERM: %v", err)
 		}
-	case <-time.After(testkit.Scale(20 * time.Second)):
+	case <-time.After(testkit.Scale(time.Minute)):
 		t.Fatal("daemon did not stop on SIGTERM")
 	}
 }
@@ -173,10 +173,16 @@ var waitFor = testkit.WaitFor
 
 // scholarsMate builds a finished, final chess match stamped around now.
 func scholarsMate(t *testing.T, a, b nostr.SecretKey) *testkit.Match {
-	now := time.Now().Unix() - 100
-	m := testkit.NewMatch(a, b, "chess", "", now)
-	m.Accept(now + 1)
-	last := m.Play(demoGame, now+2, 1)
+	t.Helper()
+	return scholarsMateAt(t, a, b, time.Now().Unix()-100)
+}
+
+// scholarsMateAt is scholarsMate challenged at a chosen time.
+func scholarsMateAt(t *testing.T, a, b nostr.SecretKey, at int64) *testkit.Match {
+	t.Helper()
+	m := testkit.NewMatch(a, b, "chess", "", at)
+	m.Accept(at + 1)
+	last := m.Play(demoGame, at+2, 1)
 	st, err := match.Fold(m.ID, m.Events, nil)
 	if err != nil || !st.Over {
 		t.Fatalf("scholar's mate did not end: %v", err)
@@ -330,7 +336,7 @@ func TestDaemonBadInput(t *testing.T) {
 		t.Fatalf("the oversized move is not listed as ignored: %s", got[good.ID])
 	}
 	// Refusals are counted by reason.
-	waitFor(t, "the rejection counters", 10*time.Second, func() bool {
+	waitFor(t, "the rejection counters", time.Minute, func() bool {
 		resp, err := http.Get("http://" + addr + "/metrics")
 		if err != nil {
 			return false

@@ -1,41 +1,23 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"testing"
 	"time"
 
 	"vesper/internal/testkit"
+	"vesper/internal/testkit/playtest"
 	"vesper/match"
 	"vesper/nostr"
-	"vesper/nostr/relay"
 	"vesper/relayd"
 )
 
-func fetchFold(t *testing.T, url, id string) *match.State {
-	t.Helper()
-	got, err := relay.Fetch(context.Background(), []string{url}, relay.MatchFilters(id), testkit.Scale(10*time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var evs []*nostr.Event
-	for _, r := range got {
-		evs = append(evs, r.Event)
-	}
-	st, err := match.Fold(id, evs, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return st
-}
+// fetchFold reads a match from a relay and folds it.
+var fetchFold = playtest.Fold
 
 func post(t *testing.T, url string, k nostr.SecretKey, ev *nostr.Event) {
 	t.Helper()
-	testkit.Sign(k, ev)
-	if ok := relay.Accepted(relay.Publish(context.Background(), []string{url}, ev, testkit.Scale(10*time.Second))); len(ok) == 0 {
-		t.Fatalf("relay refused %s", ev.ID)
-	}
+	playtest.Publish(t, url, testkit.Sign(k, ev))
 }
 
 // weakGomoku plays the first empty point of the a-file upward: a scripted

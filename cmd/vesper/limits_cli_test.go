@@ -203,7 +203,7 @@ func TestDaemonJunkThroughHonestRelay(t *testing.T) {
 			t.Errorf("event %s: stored %v, %d bytes; want a stub", ev.ID[:8], ok, len(se.Raw))
 		}
 	}
-	waitFor(t, "the quota and stub counters", 10*time.Second, func() bool {
+	waitFor(t, "the quota and stub counters", time.Minute, func() bool {
 		resp, err := http.Get("http://" + addr + "/metrics")
 		if err != nil {
 			return false

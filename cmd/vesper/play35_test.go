@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,12 +12,10 @@ import (
 	"testing"
 	"time"
 
-	gn "github.com/nbd-wtf/go-nostr"
-
 	"vesper/internal/testkit"
+	"vesper/internal/testkit/playtest"
 	"vesper/match"
 	"vesper/nostr"
-	"vesper/nostr/relay"
 	"vesper/play"
 	"vesper/relayd"
 	"vesper/reveal"
@@ -118,20 +115,7 @@ func checkRunnerWord(t *testing.T, url, pk string, ls []play.Line, ids []string)
 // reveals folds a match with its reveal events and checks them.
 func reveals(t *testing.T, url, id string) (*match.State, reveal.Report) {
 	t.Helper()
-	got, err := relay.Fetch(context.Background(), []string{url}, append(relay.MatchFilters(id),
-		gn.Filter{Kinds: []int{nostr.KindReveal}, Tags: gn.TagMap{nostr.MatchTag: {id}}}), testkit.Scale(10*time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var evs []*nostr.Event
-	for _, r := range got {
-		evs = append(evs, r.Event)
-	}
-	st, err := match.Fold(id, evs, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return st, reveal.Check(st, evs)
+	return playtest.Reveals(t, url, id)
 }
 
 // noEarlyReveal: every reasoning pk committed is revealed, verified and
@@ -158,8 +142,12 @@ func TestPlayOfferingAgainstAccepting(t *testing.T) {
 	const games = "4"
 	a := startRunner(t, filepath.Join(base, "a"), url, writeKey(t, ka), "--agent", agentPath(t, "offers_draw.sh"),
 		"--series-opponent", kb.PublicKey(), "--series-games", games, "--series-game", "gomoku", "--max-games", games)
-	// The accepting agent thinks a second before a move, as a model
-	// does: an offer posted after the offerer's move comes meanwhile.
+	// The accepting agent thinks before a move, as a model does, and an
+	// offer posted after the offerer's move comes meanwhile: the think
+	// starts once the offerer's lines say its offer is on the relay (not a
+	// fixed pause from the request, which a busy machine outlasts), and
+	// lasts a second for the relay to push it to the accepting runner.
+	t.Setenv("AGENT_OFFERS_FROM", a.out)
 	t.Setenv("AGENT_THINK", "1")
 	b := startRunner(t, filepath.Join(base, "b"), url, writeKey(t, kb), "--agent", agentPath(t, "accepts_offers.sh"),
 		"--series-opponent", ka.PublicKey(), "--series-games", games, "--series-game", "gomoku", "--series-first", "black", "--max-games", games)

@@ -33,7 +33,9 @@ func startRunner(t *testing.T, dir, relays, key string, extra ...string) *runner
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	args := append([]string{"play", "--json", "--relays", relays, "--key", key, "--dir", dir, "--timeout", testkit.ScaleFlag(5 * time.Second)}, extra...)
+	// Each relay read ends on the relay's answer: a long timeout costs
+	// nothing and holds on a busy machine.
+	args := append([]string{"play", "--json", "--relays", relays, "--key", key, "--dir", dir, "--timeout", testkit.ScaleFlag(30 * time.Second)}, extra...)
 	cmd := exec.Command(binPath, args...)
 	p := &runnerProc{cmd: cmd, out: filepath.Join(dir, "out.jsonl"), done: make(chan error, 1)}
 	f, err := os.OpenFile(p.out, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
@@ -413,13 +415,12 @@ func TestPlayKill9MidSeries(t *testing.T) {
 	}
 }
 
-// TestEventsStream: `vesper events --json` prints, on one stream, an
-// invitation to the key, the game once accepted (their turn), and the
-// key's turn once the challenger moves: one JSON object per line.
-func TestEventsStream(t *testing.T) {
-	url := startRelays(t, 1, relayd.Options{})[0].URL()
-	me, other := testkit.Key("events key"), testkit.Key("challenger")
-	cmd := exec.Command(binPath, "events", "--json", "--relays", url, "--key", writeKey(t, me))
+// jsonLines runs vesper with args until the test ends and returns the
+// JSON objects it prints, one a line, in order; the channel closes when
+// its output does.
+func jsonLines(t *testing.T, args ...string) <-chan map[string]any {
+	t.Helper()
+	cmd := exec.Command(binPath, args...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -428,8 +429,9 @@ func TestEventsStream(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	lines := make(chan map[string]any, 16)
+	lines := make(chan map[string]any, 64)
 	go func() {
+		defer close(lines)
 		sc := bufio.NewScanner(out)
 		sc.Buffer(make([]byte, 1<<20), 1<<20)
 		for sc.Scan() {
@@ -438,8 +440,17 @@ func TestEventsStream(t *testing.T) {
 				lines <- m
 			}
 		}
-		close(lines)
 	}()
+	return lines
+}
+
+// TestEventsStream: `vesper events --json` prints, on one stream, an
+// invitation to the key, the game once accepted (their turn), and the
+// key's turn once the challenger moves: one JSON object per line.
+func TestEventsStream(t *testing.T) {
+	url := startRelays(t, 1, relayd.Options{})[0].URL()
+	me, other := testkit.Key("events key"), testkit.Key("challenger")
+	lines := jsonLines(t, "events", "--json", "--relays", url, "--key", writeKey(t, me))
 	next := func(want string) map[string]any {
 		t.Helper()
 		for {
@@ -487,7 +498,7 @@ func TestPlayReadmeAgentAgainstTheDaemonHouse(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(t.TempDir(), "me")
-	a := startRunner(t, dir, url, writeKey(t, me), "--agent", agent, "--agent-timeout", "60s",
+	a := startRunner(t, dir, url, writeKey(t, me), "--agent", agent, "--agent-timeout", testkit.ScaleFlag(time.Minute),
 		"--series-opponent", nostr.Npub(house.PublicKey()), "--series-games", "2", "--series-game", "gomoku", "--series-no-swap")
 	a.wait(t, 10*time.Minute)
 	ids := seriesMatches(t, dir)

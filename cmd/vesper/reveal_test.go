@@ -14,7 +14,7 @@ import (
 	gn "github.com/nbd-wtf/go-nostr"
 
 	"vesper/internal/testkit"
-	"vesper/match"
+	"vesper/internal/testkit/playtest"
 	"vesper/nostr"
 	"vesper/nostr/relay"
 	"vesper/reveal"
@@ -133,22 +133,8 @@ func killAfterPublish(t *testing.T, args ...string) {
 // independent verifier would, and checks them.
 func checkReveals(t *testing.T, url, id string) reveal.Report {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), testkit.Scale(30*time.Second))
-	defer cancel()
-	filters := append(relay.MatchFilters(id), gn.Filter{Kinds: []int{nostr.KindReveal}, Tags: gn.TagMap{nostr.MatchTag: {id}}})
-	got, err := relay.Fetch(ctx, []string{url}, filters, testkit.Scale(30*time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var evs []*nostr.Event
-	for _, r := range got {
-		evs = append(evs, r.Event)
-	}
-	st, err := match.Fold(id, evs, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return reveal.Check(st, evs)
+	_, rep := playtest.Reveals(t, url, id)
+	return rep
 }
 
 // TestProfileAgent (section 8.4): vesper profile publishes the agent

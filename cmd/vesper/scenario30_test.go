@@ -362,21 +362,6 @@ func (s *scenario) junkGames() []*nostr.Event {
 	return out
 }
 
-// scholarsMateAt is scholarsMate challenged at a chosen time.
-func scholarsMateAt(t *testing.T, a, b nostr.SecretKey, at int64) *testkit.Match {
-	t.Helper()
-	m := testkit.NewMatch(a, b, "chess", "", at)
-	m.Accept(at + 1)
-	last := m.Play(demoGame, at+2, 1)
-	st, err := match.Fold(m.ID, m.Events, nil)
-	if err != nil || !st.Over {
-		t.Fatalf("scholar's mate did not end: %v", err)
-	}
-	m.Result(a, st.Computed(), last+1)
-	m.Result(b, st.Computed(), last+2)
-	return m
-}
-
 // rulingBaits are abandoned games with an arbitration request two days
 // old: each a fallback ruling due from the house (item 8).
 func (s *scenario) rulingBaits() []*nostr.Event {

@@ -354,7 +354,7 @@ func TestDaemonSyncStallDoesNotHoldDuties(t *testing.T) {
 	if d := time.Since(start); d > testkit.Scale(20*time.Second) {
 		t.Fatalf("duties began after %v", d)
 	}
-	if !waitLog(filepath.Join(data, "daemon.log"), "the start's sync is taking long", time.Second) {
+	if !waitLog(filepath.Join(data, "daemon.log"), "the start's sync is taking long", 10*time.Second) {
 		t.Fatal("the wait is not logged")
 	}
 }

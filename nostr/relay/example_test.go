@@ -11,7 +11,7 @@ import (
 )
 
 func Example() {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	r, err := relayd.Start(ctx, relayd.Options{})
 	if err != nil {
@@ -24,10 +24,10 @@ func Example() {
 	key := nostr.GenerateKey()
 	challenge := nostr.NewChallenge(nostr.GameChess, "", time.Now().Unix())
 	key.Sign(challenge)
-	res := relay.Publish(ctx, relays, challenge, 5*time.Second)
+	res := relay.Publish(ctx, relays, challenge, 10*time.Second)
 	fmt.Println("accepted by", len(relay.Accepted(res)), "relay")
 
-	got, err := relay.Fetch(ctx, relays, relay.MatchFilters(challenge.ID), 5*time.Second)
+	got, err := relay.Fetch(ctx, relays, relay.MatchFilters(challenge.ID), 10*time.Second)
 	fmt.Println("fetched", len(got), "event:", got[0].Event.Content, err)
 
 	// A client follows the relays: the challenge arrives from the backfill.

@@ -248,7 +248,7 @@ func TestOutboxRelays(t *testing.T) {
 // thousands of wanted relays writes one line, not one per relay (3.6 MB of
 // log per new relay list, before).
 func TestFollowCapLogsOnce(t *testing.T) {
-	var buf lockedBuffer
+	var buf testkit.Buffer
 	cfg := fastConfig("ws://home.example")
 	cfg.MaxRelays = 3
 	cfg.Logger = slog.New(slog.NewTextHandler(&buf, nil))

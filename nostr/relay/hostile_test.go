@@ -1,7 +1,6 @@
 package relay
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"log/slog"
@@ -202,8 +201,10 @@ func TestNoEOSEDripDoesNotHoldReady(t *testing.T) {
 		if !errors.Is(err, wire.ErrNoEOSE) {
 			t.Fatalf("waitEOSE: %v, want wire.ErrNoEOSE", err)
 		}
-		if d := time.Since(t0); d > 8*time.Second {
-			t.Errorf("waitEOSE took %v with a 1 s timeout: the drip restarts it", d)
+		// Measured by the drip, not the wall clock: the drip's own pace
+		// slows with a busy machine as the wait does.
+		if n := h.Sent(); n >= int64(len(drip)) {
+			t.Errorf("waitEOSE took %v with a 1 s timeout, past the whole drip (%d events): the drip restarts it", time.Since(t0), n)
 		}
 	})
 	t.Run("ready", func(t *testing.T) {
@@ -212,7 +213,7 @@ func TestNoEOSEDripDoesNotHoldReady(t *testing.T) {
 		cfg.QueryTimeout = 5 * time.Second // longer than the budget
 		cfg.BackfillBudget = time.Second
 		c, s := run(t, cfg)
-		if d := waitReady(t, c, 5*time.Second); d < 900*time.Millisecond {
+		if d := waitReady(t, c, 30*time.Second); d < 900*time.Millisecond {
 			t.Errorf("Ready after %v, before the budget ran out", d)
 		}
 		if !s.has(relaytest.URL(r), evs...) {
@@ -248,29 +249,11 @@ func TestEndlessPagesBudget(t *testing.T) {
 	}
 }
 
-// lockedBuffer is a log sink the test can read while the client writes.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // TestNoticeFloodLogBounded (item 7): 1,000 notices of 32 KB make a few
 // short log lines, not 32 MB of log.
 func TestNoticeFloodLogBounded(t *testing.T) {
 	h := startHostile(t, hostile.Options{Notices: 1000, NoticeSize: 32 << 10})
-	var log lockedBuffer
+	var log testkit.Buffer
 	cfg := fastConfig(h.URL())
 	cfg.Logger = slog.New(slog.NewTextHandler(&log, nil))
 	cfg.MaxMessageSize = 1 << 20

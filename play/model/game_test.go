@@ -1,7 +1,6 @@
 package model_test
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,62 +8,28 @@ import (
 	"time"
 
 	"vesper/internal/testkit"
-	"vesper/match"
+	"vesper/internal/testkit/playtest"
 	"vesper/nostr"
-	"vesper/nostr/relay"
 	"vesper/play"
 	"vesper/play/model"
 	"vesper/play/model/standin"
-	"vesper/relayd"
-	"vesper/seat"
 )
 
-func startRelay(t *testing.T) string {
-	t.Helper()
-	r, err := relayd.Start(context.Background(), relayd.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { r.Close() })
-	return r.URL()
-}
+// The shared setup of the runner's tests (internal/testkit/playtest).
+var (
+	startRelay = playtest.Relay
+	fold       = playtest.Fold
+)
 
-func fold(t *testing.T, url, id string) *match.State {
-	t.Helper()
-	got, err := relay.Fetch(context.Background(), []string{url}, relay.MatchFilters(id), testkit.Scale(10*time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var evs []*nostr.Event
-	for _, r := range got {
-		evs = append(evs, r.Event)
-	}
-	st, err := match.Fold(id, evs, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return st
-}
-
-// run starts a runner; it returns its directory.
+// run starts a runner (one game, invitations taken, unless cfg's policy
+// says otherwise); it returns its directory.
 func run(t *testing.T, url string, key nostr.SecretKey, cfg play.Config) string {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	cfg.Seat = &seat.Seat{Relays: []string{url}, Key: key, Timeout: testkit.Scale(10 * time.Second), JournalDir: filepath.Join(t.TempDir(), "journal")}
-	if cfg.Dir == "" {
-		cfg.Dir = t.TempDir()
-	}
 	if cfg.Policy.MaxGames == 0 {
 		cfg.Policy = play.Policy{MaxGames: 1, Invitations: true}
 	}
-	r, err := play.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { _ = r.Run(ctx); close(done) }()
-	t.Cleanup(func() { cancel(); <-done })
-	return cfg.Dir
+	_, dir := playtest.Run(t, url, key, cfg)
+	return dir
 }
 
 // matchOf waits for the one match between the two runners and returns it.

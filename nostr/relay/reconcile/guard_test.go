@@ -3,12 +3,13 @@ package reconcile
 import (
 	"strings"
 	"testing"
-
-	"vesper/nostr/relay/internal/relaytest"
-	"vesper/relayd"
+	"time"
 
 	"vesper/internal/hostile"
+	"vesper/internal/testkit"
+	"vesper/nostr/relay/internal/relaytest"
 	"vesper/nostr/relay/limits"
+	"vesper/relayd"
 )
 
 // TestSyncGuardStrangers (issue 30, item 5): a relay in Strangers (named
@@ -37,6 +38,7 @@ func TestSyncGuardStrangers(t *testing.T) {
 		t.Errorf("configured loopback relay: %s, want reconciled as written", statLine(st))
 	}
 	opts.AllowPrivate = true
+	opts.ProbeTimeout = testkit.Scale(300 * time.Millisecond) // the hostile relay never answers NEG-OPEN: expected to run out
 	syncInto(t, opts)
 	if h.Connections() == 0 {
 		t.Error("with private addresses allowed, the stranger's relay was not dialed")

@@ -64,7 +64,7 @@ func (l *memLocal) options(relays ...string) Options {
 			return out, nil
 		},
 		QueryTimeout: testkit.Scale(5 * time.Second),
-		ProbeTimeout: testkit.Scale(2 * time.Second),
+		ProbeTimeout: testkit.Scale(10 * time.Second), // answered at once by every relay that speaks NIP 77
 		DialTimeout:  testkit.Scale(5 * time.Second),
 		AllowPrivate: true, // every test relay is on loopback (guard_test.go turns it off)
 	}
