@@ -543,7 +543,7 @@ type gameRow struct {
 func (b *builder) playerPage(pk string) *playerPage {
 	p := b.player(pk)
 	prof, known := b.in.Profiles[pk]
-	v := &playerPage{Root: "../", Title: p.Label(), P: p, About: cleanText(prof.About, maxAbout),
+	v := &playerPage{Root: "../", Title: fitTitle("%s", p.Label()), P: p, About: cleanText(prof.About, maxAbout),
 		Website: httpsURL(prof.Website), Listed: b.listed(pk), Quality: b.quality(pk), Blunder: drop(analysis.BlunderDrop),
 		ProvisionalRD: ratings.ProvisionalRD, ActiveDays: activeDays, TrendDays: trendDays}
 	v.ProfileKnown = known
