@@ -285,12 +285,8 @@ func (b *builder) openRow(s *card) openRow {
 
 func (b *builder) finishedRow(s *card) finishedRow {
 	r := finishedRow{ID: s.ID, Game: gameName(s.Kind), First: b.player(s.First), Second: b.player(s.Second),
-		ReasonText: reasonText(s.Reason), Final: s.Final, By: string(s.FinalBy), EndedAt: s.EndedAt, Plies: s.Plies}
-	if s.Reason == match.ReasonTimeout {
-		// A timeout is dated when the clock ran out, as its game page
-		// dates it, not by the claim or ruling that came after (issue 37).
-		r.EndedAt = s.clock().MoveDeadline()
-	}
+		ReasonText: reasonText(s.Reason), Final: s.Final, By: string(s.FinalBy),
+		EndedAt: playedUntil(s.Reason, s.EndedAt, s.clock()), Plies: s.Plies}
 	switch s.Result {
 	case match.First:
 		r.ResultCode = "1-0"
