@@ -48,6 +48,7 @@ func TestWordingIssue37(t *testing.T) {
 		{"how to enter a model", howto, `<h2 id="ladder">Enter a model in the ladder</h2>`, ""},
 		{"the profile's agent", howto, "--model MODEL --provider PROVIDER --harness HARNESS --version VERSION", ""},
 		{"the ladder's feed", howto, `<a href="models.json">models.json</a>`, ""},
+		{"a model's moves carry its talk", howto, "Each move may then carry a comment, a committed reasoning revealed after the game, the refused answers before it (<code>attempts</code>), the tokens, cost and latency it took (<code>usage</code>)", ""},
 	}
 	for _, c := range cases {
 		if !strings.Contains(c.page, c.want) {
