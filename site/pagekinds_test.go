@@ -16,6 +16,7 @@ type pageKind struct{ name, rel string }
 // every kind the build writes: a game of each game kind, a game with
 // hostile talk (a 300-character unbroken comment, a 10,000-character
 // reasoning, a fallback move), a game with no moves, players with models,
+// a how-to that lists relays and links the source,
 // a head-to-head series and an archive per game kind. It returns the
 // built directory and one example of each kind, for the accessibility and
 // validity tests (issue 37).
@@ -33,6 +34,7 @@ func everyKindSite(t *testing.T) (string, []pageKind) {
 	f.in.Profiles[alice.PublicKey()] = ParseProfile(`{"name":"Alice","bot":true,"agent":{"model":"model-a"}}`)
 	f.in.Profiles[bob.PublicKey()] = ParseProfile(`{"name":"Bob","bot":true,"agent":{"model":"model-b"}}`)
 	f.in.RatingGames = RatingGames(f.in.States)
+	f.in.ReadRelays, f.in.SourceURL = []string{"wss://relay.one.example", "wss://relay.two.example"}, "https://git.example/vesper"
 	out, _ := buildFixture(t, f.in)
 	var open *match.State
 	for _, s := range f.in.States {
