@@ -169,6 +169,9 @@ func TestAnalysisRecomputable(t *testing.T) {
 	}
 	acc, acpl := recompute(&f)
 	page := readSite(t, out, "m/"+s.Match+".html")
+	if !strings.Contains(page, "with the evaluations and the formula's constants it holds, anyone can recompute the accuracy and the average centipawn loss without an engine") {
+		t.Error("the page does not say that analysis.json recomputes its figures")
+	}
 	row := func(label string) string {
 		i := strings.Index(page, label+"</th>")
 		if i < 0 {
