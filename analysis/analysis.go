@@ -122,12 +122,15 @@ type Player struct {
 
 // Game is a finished game's analysis: analysis.json.
 type Game struct {
-	Format  int      `json:"format"`
-	Match   string   `json:"match"`
-	Game    string   `json:"game"` // "chess", "gomoku" or "connect4"
-	Status  Status   `json:"status"`
-	Error   string   `json:"error,omitempty"` // why it failed
-	Engine  Engine   `json:"engine"`
+	Format int    `json:"format"`
+	Match  string `json:"match"`
+	Game   string `json:"game"` // "chess", "gomoku" or "connect4"
+	Status Status `json:"status"`
+	Error  string `json:"error,omitempty"` // why it failed
+	Engine Engine `json:"engine"`
+	// Formula is the chess grading's constants (chess only), so that the
+	// file alone recomputes its figures.
+	Formula *Formula `json:"formula,omitempty"`
 	Moves   []Move   `json:"moves"`
 	Players []Player `json:"players"` // first (White / Black stones) then second
 }

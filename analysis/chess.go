@@ -22,7 +22,8 @@ func (a *Analyser) chess(ctx context.Context, st *match.State) (*Game, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := &Game{Format: FormatVersion, Match: st.Match, Game: st.Kind, Status: StatusDone, Engine: a.Engine()}
+	formula := ChessFormula
+	g := &Game{Format: FormatVersion, Match: st.Match, Game: st.Kind, Status: StatusDone, Engine: a.Engine(), Formula: &formula}
 	g.Moves = make([]Move, n)
 	wins := make([]float64, n+1)
 	acc := make([]float64, n)

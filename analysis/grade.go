@@ -4,14 +4,51 @@ import "math"
 
 // The grading formulas are lila's (lichess-org/lila, modules/analyse and
 // scalachess's chess.eval): Win% from centipawns, move accuracy from the
-// Win% drop, and the game accuracy in gameAccuracy.
+// Win% drop, and the game accuracy in gameAccuracy. Their constants are
+// ChessFormula's, which every chess analysis.json carries.
+
+// Formula holds the constants of the chess grading formulas, written into
+// each chess analysis.json ("formula") so that a reader can recompute
+// every Win%, accuracy and centipawn loss from the file's evaluations
+// alone (docs/ANALYSIS-JSON.md states the formulas around them).
+type Formula struct {
+	MateCP int `json:"mate_cp"` // the cap on an evaluation; a mate counts as ±MateCP
+	// WinK is Win%'s slope: Win% = 50 + 50·(2/(1+e^(−WinK·cp)) − 1).
+	WinK float64 `json:"win_k"`
+	// A move's accuracy after a Win% drop d > 0:
+	// min(max(AccuracyA·e^(−AccuracyB·d) + AccuracyC + AccuracyBonus, 0), 100).
+	AccuracyA     float64 `json:"accuracy_a"`
+	AccuracyB     float64 `json:"accuracy_b"`
+	AccuracyC     float64 `json:"accuracy_c"`
+	AccuracyBonus float64 `json:"accuracy_bonus"`
+	// The game accuracy's window: moves/WindowDivisor Win% values,
+	// clamped to WindowMin..WindowMax; a move's weight is the window's
+	// standard deviation clamped to WeightMin..WeightMax.
+	WindowDivisor int     `json:"window_divisor"`
+	WindowMin     int     `json:"window_min"`
+	WindowMax     int     `json:"window_max"`
+	WeightMin     float64 `json:"weight_min"`
+	WeightMax     float64 `json:"weight_max"`
+	// The Win% drops that make a move an inaccuracy, a mistake, a blunder.
+	Inaccuracy float64 `json:"inaccuracy"`
+	Mistake    float64 `json:"mistake"`
+	Blunder    float64 `json:"blunder"`
+}
+
+// ChessFormula is the one set of constants the chess grading uses: lila's.
+var ChessFormula = Formula{
+	MateCP: MateCP, WinK: 0.00368208,
+	AccuracyA: 103.1668100711649, AccuracyB: 0.04354415386753951, AccuracyC: -3.166924740191411, AccuracyBonus: 1,
+	WindowDivisor: 10, WindowMin: 2, WindowMax: 8, WeightMin: 0.5, WeightMax: 12,
+	Inaccuracy: InaccuracyDrop, Mistake: MistakeDrop, Blunder: BlunderDrop,
+}
 
 // WinPercent is Lichess's Win% (0-100) of an evaluation in centipawns from
 // one side's view: 50 + 50·(2/(1+e^(−0.00368208·cp)) − 1), with cp capped
 // at ±MateCP first (scalachess WinPercent.fromCp and Cp.ceiled).
 func WinPercent(cp int) float64 {
 	c := float64(capCP(cp))
-	return 50 + 50*(2/(1+math.Exp(-0.00368208*c))-1)
+	return 50 + 50*(2/(1+math.Exp(-ChessFormula.WinK*c))-1)
 }
 
 // MoveAccuracy is lila's AccuracyPercent.fromWinPercents: 100 when the
@@ -22,8 +59,9 @@ func MoveAccuracy(winBefore, winAfter float64) float64 {
 	if winAfter >= winBefore {
 		return 100
 	}
+	f := &ChessFormula
 	drop := winBefore - winAfter
-	raw := 103.1668100711649*math.Exp(-0.04354415386753951*drop) - 3.166924740191411 + 1
+	raw := f.AccuracyA*math.Exp(-f.AccuracyB*drop) + f.AccuracyC + f.AccuracyBonus
 	return min(max(raw, 0), 100)
 }
 
@@ -154,7 +192,8 @@ func gameAccuracy(wins, acc []float64) (first, second float64) {
 	if len(acc) == 0 || len(wins) != len(acc)+1 {
 		return 0, 0
 	}
-	size := min(max(len(acc)/10, 2), 8)
+	f := &ChessFormula
+	size := min(max(len(acc)/f.WindowDivisor, f.WindowMin), f.WindowMax)
 	var windows [][]float64
 	for range min(size, len(wins)) - 2 {
 		windows = append(windows, wins[:min(size, len(wins))])
@@ -172,7 +211,7 @@ func gameAccuracy(wins, acc []float64) (first, second float64) {
 		if i >= len(windows) {
 			break
 		}
-		w := min(max(stddev(windows[i]), 0.5), 12)
+		w := min(max(stddev(windows[i]), f.WeightMin), f.WeightMax)
 		s := &sum[i%2]
 		s.weighted += a * w
 		s.weights += w

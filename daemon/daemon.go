@@ -51,6 +51,9 @@ type Options struct {
 	SiteEvery time.Duration // site build interval (15 minutes)
 	ListAll   bool          // list every account on the site, not only bots
 	Metrics   string        // serve Prometheus metrics on this address ("": none)
+	// SourceURL is where vesper's source is published, linked from the
+	// site's how-to (--source-url); "": the page says it was not stated.
+	SourceURL string
 	// Openings names chess openings on the site and in the game records'
 	// PGNs (--openings); nil is the table shipped with vesper.
 	Openings *opening.Table

@@ -26,11 +26,16 @@ type SiteOptions struct {
 	// Openings names chess openings (site.Input.Openings); nil is the
 	// table shipped with vesper.
 	Openings *opening.Table
+	// Relays are the relays the daemon reads and SourceURL where vesper's
+	// source is, stated on the how-to (site.Input.ReadRelays, SourceURL).
+	Relays    []string
+	SourceURL string
 }
 
 // BuildSiteWith is BuildSite with the operator's options.
 func BuildSiteWith(ctx context.Context, st *store.Store, out, daemon string, o SiteOptions, now int64) (site.Stats, error) {
-	sh := siteShow{listAll: o.ListAll, dormantAfter: DefaultLimits().DormantAfter, openings: o.Openings}
+	sh := siteShow{listAll: o.ListAll, dormantAfter: DefaultLimits().DormantAfter, openings: o.Openings,
+		relays: o.Relays, source: o.SourceURL}
 	return buildFull(ctx, st, out, daemon, sh, now)
 }
 
@@ -41,18 +46,22 @@ func BuildSiteWith(ctx context.Context, st *store.Store, out, daemon string, o S
 // shows a game in progress as abandoned; strength is how its house plays
 // (houseStrength), "" when it is not known; house is the running house's
 // verdicts on the challenges it could accept (nil: none known); openings
-// is the operator's opening table (nil: the shipped one).
+// is the operator's opening table (nil: the shipped one); relays are the
+// relays the daemon reads and source where vesper's source is, for the
+// how-to.
 type siteShow struct {
 	listAll, analysing bool
 	dormantAfter       int64
 	strength           string
 	house              map[string]site.HouseVerdict
 	openings           *opening.Table
+	relays             []string
+	source             string
 }
 
 func (sh siteShow) apply(in *site.Input) {
 	in.Analysing, in.DormantAfter, in.HouseStrength, in.HouseOpen = sh.analysing, sh.dormantAfter, sh.strength, sh.house
-	in.Openings = sh.openings
+	in.Openings, in.ReadRelays, in.SourceURL = sh.openings, sh.relays, sh.source
 }
 
 // houseStrength is the house engine's strength as its game pages say it:

@@ -147,7 +147,8 @@ func (n *Daemon) recordsFromSite(ctx context.Context, o Options, now int64) erro
 // siteShow is what this daemon's site builds show besides the store.
 func (n *Daemon) siteShow(o Options, now int64) siteShow {
 	return siteShow{listAll: o.ListAll, analysing: n.analyst != nil, dormantAfter: n.lim.DormantAfter,
-		strength: houseStrength(n.think), house: n.housePlan(now), openings: o.Openings}
+		strength: houseStrength(n.think), house: n.housePlan(now), openings: o.Openings,
+		relays: n.relays, source: o.SourceURL}
 }
 
 // buildSite builds the site from the matches ids that changed since the

@@ -34,3 +34,20 @@ func TestSiteShowsHouseStrength(t *testing.T) {
 		t.Errorf("houseStrength(2s) = %q", got)
 	}
 }
+
+// The daemon's builds list the relays it reads and link the source the
+// operator named (issue 37), as do builds from the store alone.
+func TestSiteShowsRelaysAndSource(t *testing.T) {
+	n := &Daemon{relays: []string{"wss://relay.one.example", "wss://relay.two.example"}}
+	var in site.Input
+	n.siteShow(Options{SourceURL: "https://git.example/vesper"}, 0).apply(&in)
+	if strings.Join(in.ReadRelays, ",") != "wss://relay.one.example,wss://relay.two.example" || in.SourceURL != "https://git.example/vesper" {
+		t.Errorf("site input: relays %q, source %q", in.ReadRelays, in.SourceURL)
+	}
+	sh := siteShow{relays: []string{"wss://r.example"}, source: "https://s.example/"}
+	in = site.Input{}
+	sh.apply(&in)
+	if len(in.ReadRelays) != 1 || in.SourceURL != "https://s.example/" {
+		t.Errorf("a build from the store: relays %q, source %q", in.ReadRelays, in.SourceURL)
+	}
+}

@@ -17,8 +17,10 @@ if [ ! -d conformance/chessjs/node_modules/chess.js ]; then
 	npm ci --prefix conformance/chessjs --no-audit --no-fund >/dev/null
 fi
 # The clients agents and hosts run (MCP TypeScript SDK, nostr-tools), for the
-# interoperability tests, pinned by conformance/interop/package-lock.json.
-if [ ! -d conformance/interop/node_modules/nostr-tools ]; then
+# interoperability tests, pinned by conformance/interop/package-lock.json,
+# and the site's checkers (axe-core, html-validate): a checkout installed
+# before one of them was added installs again.
+if [ ! -d conformance/interop/node_modules/nostr-tools ] || [ ! -d conformance/interop/node_modules/html-validate ]; then
 	npm ci --prefix conformance/interop --no-audit --no-fund >/dev/null
 fi
 step="go vet"

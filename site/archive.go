@@ -138,11 +138,12 @@ func (b *builder) archivePage(a archiveSet, page int) *archivePage {
 	return v
 }
 
-// endedAt places a game in the archive: when it ended, or for an abandoned
-// game (dormant) when its clock ran out.
+// endedAt places a game in the archive: the date its row shows
+// (playedUntil), or for an abandoned game (dormant) when its clock ran
+// out.
 func (b *builder) endedAt(c *card) int64 {
 	if c.Over {
-		return c.EndedAt
+		return playedUntil(c.Reason, c.EndedAt, c.clock())
 	}
 	return c.clock().Deadline()
 }

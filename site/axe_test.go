@@ -74,44 +74,22 @@ func runAxe(t *testing.T, br *browser.Browser, axe string) []axeViolation {
 	return r.Result.Value
 }
 
-// TestAxe runs axe-core in headless Chromium over the index, a chess and
-// a gomoku game, a player page and both leaderboards of the showcase
-// season, at 1280 and 390 px, in the light and the dark colour scheme:
-// no violation of any impact (issues 26 and 37), and the links outside
-// text at least 24 px each way. The pages include a game with long talk
-// and a fallback move, the ladder of models, a head-to-head series and an
-// archive page.
+// TestAxe runs axe-core in headless Chromium over one page of every kind
+// the build writes (everyKindSite: the index, a game of each game kind, a
+// game with hostile talk and a fallback move, a game with no moves, a
+// player, each leaderboard, the ladder of models, a head-to-head series,
+// the how-to, the protocol, each archive), at 1280 and 390 px, in the
+// light and the dark colour scheme: no violation of any impact (issues 26
+// and 37), and the links outside text at least 24 px each way.
 func TestAxe(t *testing.T) {
 	bin := browser.Chromium(t)
 	axe := axeSource(t)
-	f := showcase(t)
-	// A game with long talk, reasoning and a fallback move (issue 37), and
-	// models for the ladder.
-	talk, _, _ := hostileTalk(t)
-	f.in.States = append(f.in.States, foldT(t, talk.m))
-	f.in.Profiles[alice.PublicKey()] = ParseProfile(`{"name":"Alice","bot":true,"agent":{"model":"model-a"}}`)
-	f.in.Profiles[bob.PublicKey()] = ParseProfile(`{"name":"Bob","bot":true,"agent":{"model":"model-b"}}`)
-	f.in.RatingGames = RatingGames(f.in.States)
-	out, _ := buildFixture(t, f.in)
+	out, pages := everyKindSite(t)
 	srv := httptest.NewServer(staticFiles(out))
 	defer srv.Close()
 	br := browser.Start(t, bin)
 	br.Call(t, "Page.setBypassCSP", map[string]any{"enabled": true}, nil)
 
-	pages := []struct{ name, rel string }{
-		{"index", "index.html"},
-		{"chess game", "m/" + f.ids["opera"] + ".html"},
-		{"gomoku game", "m/" + f.ids["five"] + ".html"},
-		{"player", "p/" + f.games["opera"].A.PublicKey() + ".html"},
-		{"chess leaderboard", "ratings/chess.html"},
-		{"gomoku leaderboard", "ratings/gomoku.html"},
-		{"how to play", "how-to-play.html"},
-		{"protocol", "protocol.html"},
-		{"game with talk", "m/" + talk.m.ID + ".html"},
-		{"ladder of models", "models.html"},
-		{"head-to-head", h2hPath(alice.PublicKey(), bob.PublicKey())},
-		{"archive", "archive/chess-1.html"},
-	}
 	for _, scheme := range []string{"light", "dark"} {
 		br.Call(t, "Emulation.setEmulatedMedia", map[string]any{
 			"features": []map[string]string{{"name": "prefers-color-scheme", "value": scheme}}}, nil)

@@ -133,6 +133,14 @@ type Input struct {
 	// Openings names chess openings on game pages and in PGNs; nil is the
 	// table shipped with vesper (opening.Default).
 	Openings *opening.Table
+	// ReadRelays are the relays this site's daemon reads (its --relays),
+	// listed on the how-to page so that a player knows where to publish.
+	// nil: the page says the build was not told which.
+	ReadRelays []string
+	// SourceURL is where vesper's source is published (the operator's
+	// --source-url), linked from the how-to. "" (the default: the module
+	// names no repository): the page says the operator has not said.
+	SourceURL string
 }
 
 // Stats counts the files of a build: Written were rendered and written,

@@ -86,8 +86,8 @@ func TestConnect4Site(t *testing.T) {
 	for _, want := range []string{
 		"Connect Four moves are graded by an exact solver",
 		"vesper connect4 solver", "5000 nodes per position",
-		`<th class="n">Red</th><th class="n">Yellow</th>`,
-		"<tr><th>Perfect moves</th>", "<tr><th>Blunders</th>", "<tr><th>Not graded</th>",
+		`<th scope="col" class="n">Red</th><th scope="col" class="n">Yellow</th>`,
+		`<tr><th scope="row">Perfect moves</th>`, "<tr><th scope=\"row\">Blunders</th>", "<tr><th scope=\"row\">Not graded</th>",
 		"a win before it with perfect play", "a loss before it with perfect play",
 	} {
 		if !strings.Contains(page, want) {
@@ -95,7 +95,7 @@ func TestConnect4Site(t *testing.T) {
 		}
 	}
 	best := [2]int{g.Players[0].Counts[analysis.TagBest], g.Players[1].Counts[analysis.TagBest]}
-	row := regexp.MustCompile(`<tr><th>Perfect moves</th><td class="n">(\d+) \((\d+)%\)</td><td class="n">(\d+) \((\d+)%\)</td></tr>`).FindStringSubmatch(page)
+	row := regexp.MustCompile(`<tr><th scope="row">Perfect moves</th><td class="n">(\d+) \((\d+)%\)</td><td class="n">(\d+) \((\d+)%\)</td></tr>`).FindStringSubmatch(page)
 	if row == nil || row[1] != itoa(best[0]) || row[3] != itoa(best[1]) ||
 		row[2]+"%" != percent(best[0], 4) || row[4]+"%" != percent(best[1], 3) {
 		t.Errorf("perfect moves row %q, want %v of 4 and 3", row, best)

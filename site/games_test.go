@@ -83,7 +83,7 @@ func TestPagesNameEveryGame(t *testing.T) {
 				t.Errorf("the %s page does not name %s", page, g.Name)
 			}
 		}
-		for _, want := range []string{`<code>{"game":"` + g.Kind + `"}</code>`, match.SidesText(match.First), match.SidesText(match.Second)} {
+		for _, want := range []string{`<code>{"game": "` + g.Kind + `"}</code>`, match.SidesText(match.First), match.SidesText(match.Second)} {
 			if !strings.Contains(howto, want) {
 				t.Errorf("the how-to lacks %s", want)
 			}

@@ -195,6 +195,14 @@ func analysisJSON(g *analysis.Game) []byte {
 		b = appendField(b, "error", g.Error)
 	}
 	b = appendEngine(b, &g.Engine)
+	if f := g.Formula; f != nil || (g.Game == nostr.GameChess && g.Status == analysis.StatusDone) {
+		if f == nil {
+			// Stored before analysis.json carried its formula: the
+			// constants have been lila's, the same, since the first.
+			f = &analysis.ChessFormula
+		}
+		b = appendFormula(b, f)
+	}
 	b = append(b, ",\n\"moves\":["...)
 	for i := range g.Moves {
 		if i > 0 {
@@ -227,6 +235,29 @@ func appendEngine(b []byte, e *analysis.Engine) []byte {
 	}
 	if e.HashMB != 0 {
 		b = appendInt(b, "hash_mb", int64(e.HashMB))
+	}
+	return append(b, '}')
+}
+
+// appendFormula writes `,"formula":{...}`, each constant at full
+// precision (a reader recomputes with them).
+func appendFormula(b []byte, f *analysis.Formula) []byte {
+	b = append(b, `,"formula":{"mate_cp":`...)
+	b = strconv.AppendInt(b, int64(f.MateCP), 10)
+	for _, c := range []struct {
+		name string
+		v    float64
+	}{{"win_k", f.WinK}, {"accuracy_a", f.AccuracyA}, {"accuracy_b", f.AccuracyB}, {"accuracy_c", f.AccuracyC},
+		{"accuracy_bonus", f.AccuracyBonus}, {"window_divisor", float64(f.WindowDivisor)}, {"window_min", float64(f.WindowMin)},
+		{"window_max", float64(f.WindowMax)}, {"weight_min", f.WeightMin}, {"weight_max", f.WeightMax},
+		{"inaccuracy", f.Inaccuracy}, {"mistake", f.Mistake}, {"blunder", f.Blunder}} {
+		b = append(b, ',')
+		b = appendString(b, c.name)
+		b = append(b, ':')
+		if !finite(c.v) {
+			c.v = 0
+		}
+		b = strconv.AppendFloat(b, c.v, 'f', -1, 64)
 	}
 	return append(b, '}')
 }

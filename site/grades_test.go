@@ -219,9 +219,9 @@ func TestAnalysisPages(t *testing.T) {
 			`<desc id="eg-desc">From Stockfish 17&#39;s evaluation`, "Blunders: 2. g4.",
 			`g4<abbr class="gm g-blunder" title="blunder">??</abbr>`,
 			`<p class="grade"><span class="tag g-blunder">blunder</span> · <span class="nw">best was Nc3</span> · <span class="nw">evaluation −0.45 → #−1</span>`,
-			`<tr><th>Accuracy</th><td class="n">43.6%</td><td class="n">100.0%</td></tr>`,
-			`<tr><th>Average centipawn loss</th><td class="n">510</td><td class="n">0</td></tr>`,
-			`<tr><th>Blunders</th><td class="n">1</td><td class="n">0</td></tr>`,
+			`<tr><th scope="row">Accuracy</th><td class="n">43.6%</td><td class="n">100.0%</td></tr>`,
+			`<tr><th scope="row">Average centipawn loss</th><td class="n">510</td><td class="n">0</td></tr>`,
+			`<tr><th scope="row">Blunders</th><td class="n">1</td><td class="n">0</td></tr>`,
 			"an <strong>inaccuracy</strong> at least "+drop(analysis.InaccuracyDrop)+", a <strong>mistake</strong> at least "+drop(analysis.MistakeDrop)+", a <strong>blunder</strong> at least "+drop(analysis.BlunderDrop)+".",
 			`<bdi class="nm">Stockfish 17</bdi> (version <code><bdi>sf_17 x86-64-bmi2</bdi></code>) at depth 18`,
 			`<a href="`+f.ids["mate"]+`.analysis.json">analysis.json</a>`)
@@ -234,7 +234,7 @@ func TestAnalysisPages(t *testing.T) {
 		five := page("five")
 		has(t, "the gomoku page", five, `a3<abbr class="gm g-blunder" title="blunder">??</abbr>`,
 			`<span class="tag g-blunder">blunder</span> · <span class="nw">the point to play was k8</span>`,
-			`<span class="tag g-unknown">not graded</span>`, `<tr><th>Not graded</th><td class="n">4</td><td class="n">3</td></tr>`)
+			`<span class="tag g-unknown">not graded</span>`, `<tr><th scope="row">Not graded</th><td class="n">4</td><td class="n">3</td></tr>`)
 		lacks(t, "the gomoku page", five, `<svg class="evalgraph"`, "centipawn", "evaluation", "Accuracy", " cp<")
 	})
 	t.Run("failed and pending", func(t *testing.T) {

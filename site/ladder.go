@@ -57,7 +57,7 @@ func (b *builder) h2hPairs() map[[2]string][]*card {
 
 func (b *builder) h2hPage(pair [2]string, cards []*card) *h2hPage {
 	v := &h2hPage{Root: "../", A: b.player(pair[0]), B: b.player(pair[1])}
-	v.Title = v.A.Label() + " vs " + v.B.Label()
+	v.Title = fitTitle("%s vs %s", v.A.Label(), v.B.Label())
 	for _, c := range cards {
 		role := c.role(pair[0])
 		first, second := sides(c.Kind)

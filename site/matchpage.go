@@ -240,14 +240,13 @@ func (b *builder) matchView(s *match.State, seenAt map[string]int64, g *analysis
 // players sets what the page says of the two players: the title, who is
 // to move and who waits in a game in progress, who won one that is over.
 func (v *matchPage) players(s *match.State) {
-	v.Title = v.Game + ": " + v.First.Label() + " vs "
-	if s.Accepted {
-		v.Title += v.Second.Label()
-	} else {
-		v.Title += "anyone"
-		if s.Invitee != "" {
-			v.Title += " (invited: " + v.Invitee.Label() + ")"
-		}
+	switch {
+	case s.Accepted:
+		v.Title = fitTitle(v.Game+": %s vs %s", v.First.Label(), v.Second.Label())
+	case s.Invitee != "":
+		v.Title = fitTitle(v.Game+": %s vs anyone (invited: %s)", v.First.Label(), v.Invitee.Label())
+	default:
+		v.Title = fitTitle(v.Game+": %s vs anyone", v.First.Label())
 	}
 	if s.Accepted && !s.Over {
 		v.ClockRunsOut = s.Deadline()

@@ -233,7 +233,7 @@ func TestLadderResultsTableBounded(t *testing.T) {
 	page := readSite(t, out, "models.html")
 	table := page[strings.Index(page, "<h3>Results between models"):]
 	table = table[:strings.Index(table, "</thead>")]
-	if got := strings.Count(table, `<th class="n">`); got != matrixMax {
+	if got := strings.Count(table, `<th scope="col" class="n">`); got != matrixMax {
 		t.Errorf("the table of results has %d columns, want %d", got, matrixMax)
 	}
 	if !strings.Contains(page, fmt.Sprintf("The %d highest-rated models of %d;", matrixMax, n)) {

@@ -4,8 +4,10 @@ import (
 	"cmp"
 	"html/template"
 	"math"
+	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 
 	"vesper/analysis"
 	"vesper/match"
@@ -283,12 +285,8 @@ func (b *builder) openRow(s *card) openRow {
 
 func (b *builder) finishedRow(s *card) finishedRow {
 	r := finishedRow{ID: s.ID, Game: gameName(s.Kind), First: b.player(s.First), Second: b.player(s.Second),
-		ReasonText: reasonText(s.Reason), Final: s.Final, By: string(s.FinalBy), EndedAt: s.EndedAt, Plies: s.Plies}
-	if s.Reason == match.ReasonTimeout {
-		// A timeout is dated when the clock ran out, as its game page
-		// dates it, not by the claim or ruling that came after (issue 37).
-		r.EndedAt = s.clock().MoveDeadline()
-	}
+		ReasonText: reasonText(s.Reason), Final: s.Final, By: string(s.FinalBy),
+		EndedAt: playedUntil(s.Reason, s.EndedAt, s.clock()), Plies: s.Plies}
 	switch s.Result {
 	case match.First:
 		r.ResultCode = "1-0"
@@ -543,7 +541,7 @@ type gameRow struct {
 func (b *builder) playerPage(pk string) *playerPage {
 	p := b.player(pk)
 	prof, known := b.in.Profiles[pk]
-	v := &playerPage{Root: "../", Title: p.Label(), P: p, About: cleanText(prof.About, maxAbout),
+	v := &playerPage{Root: "../", Title: fitTitle("%s", p.Label()), P: p, About: cleanText(prof.About, maxAbout),
 		Website: httpsURL(prof.Website), Listed: b.listed(pk), Quality: b.quality(pk), Blunder: drop(analysis.BlunderDrop),
 		ProvisionalRD: ratings.ProvisionalRD, ActiveDays: activeDays, TrendDays: trendDays}
 	v.ProfileKnown = known
@@ -700,6 +698,35 @@ func (b *builder) gameRow(s *card, pk string) gameRow {
 	return r
 }
 
-type howtoPage struct{ Root, Title string }
+// howtoPage is the how-to: Relays are the relays the daemon reads and
+// Source where vesper's source is, as the operator stated them (empty:
+// not stated).
+type howtoPage struct {
+	Root, Title string
+	Relays      []string
+	Source      string
+}
 
-func (b *builder) howtoPage() *howtoPage { return &howtoPage{Root: "", Title: "How to play"} }
+// maxReadRelays bounds the relays the how-to lists.
+const maxReadRelays = 20
+
+func (b *builder) howtoPage() *howtoPage {
+	v := &howtoPage{Root: "", Title: "How to play", Source: sourceURL(b.in.SourceURL)}
+	for _, r := range b.in.ReadRelays {
+		if u, err := nostr.NormalizeRelayURL(r); err == nil && !slices.Contains(v.Relays, u) && len(v.Relays) < maxReadRelays {
+			v.Relays = append(v.Relays, u)
+		}
+	}
+	return v
+}
+
+// sourceURL is the operator's source URL when it is an http(s) URL with a
+// host and nothing to hide (no user, no control characters); else "".
+func sourceURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil ||
+		len(s) > 300 || strings.ContainsFunc(s, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
+		return ""
+	}
+	return u.String()
+}

@@ -48,6 +48,7 @@ func TestWordingIssue37(t *testing.T) {
 		{"how to enter a model", howto, `<h2 id="ladder">Enter a model in the ladder</h2>`, ""},
 		{"the profile's agent", howto, "--model MODEL --provider PROVIDER --harness HARNESS --version VERSION", ""},
 		{"the ladder's feed", howto, `<a href="models.json">models.json</a>`, ""},
+		{"a model's moves carry its talk", howto, "Each move may then carry a comment, a committed reasoning revealed after the game, the refused answers before it (<code>attempts</code>), the tokens, cost and latency it took (<code>usage</code>)", ""},
 	}
 	for _, c := range cases {
 		if !strings.Contains(c.page, c.want) {
@@ -89,6 +90,37 @@ func TestTimeoutOneDate(t *testing.T) {
 		row = row[:strings.Index(row, "</tr>")]
 		if !strings.Contains(row, ranOut) || strings.Contains(row, claimed) {
 			t.Errorf("%s dates the timeout otherwise than its page (%s): %s", rel, ranOut, row)
+		}
+	}
+}
+
+// The how-to says where vesper's source is and which relays this site's
+// daemon reads, as the build was told, and says so when it was not told;
+// an operator's source URL that is no http(s) URL is not linked.
+func TestHowtoSourceAndRelays(t *testing.T) {
+	in := Input{Now: t0, ReadRelays: []string{"wss://relay.one.example/", "wss://RELAY.one.example", "not a relay", "wss://relay.two.example"},
+		SourceURL: "https://git.example/vesper"}
+	out, _ := buildFixture(t, in)
+	howto := readSite(t, out, "how-to-play.html")
+	for _, want := range []string{
+		`Its source: <a href="https://git.example/vesper">https://git.example/vesper</a>.`,
+		`This site's daemon reads these relays: <code>wss://relay.one.example</code>, <code>wss://relay.two.example</code>, and the write relays each player names in their NIP-65 relay list`,
+		`export VESPER_RELAYS=wss://relay.one.example,wss://relay.two.example`,
+	} {
+		if !strings.Contains(howto, want) {
+			t.Errorf("the how-to lacks %q", want)
+		}
+	}
+	for _, src := range []string{"", "javascript:alert(1)", "ftp://x.example/", "https://user:pw@x.example/"} {
+		out, _ := buildFixture(t, Input{Now: t0, SourceURL: src})
+		howto := readSite(t, out, "how-to-play.html")
+		for _, want := range []string{
+			"This site's operator has not said where its source is published (they would with <code>--source-url</code>)",
+			"This site's daemon reads the relays its operator configured (this build was not told which)",
+		} {
+			if !strings.Contains(howto, want) {
+				t.Errorf("source %q: the how-to lacks %q", src, want)
+			}
 		}
 	}
 }

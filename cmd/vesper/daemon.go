@@ -83,12 +83,13 @@ func daemonFlags() []cli.Flag {
 		&cli.StringFlag{Name: "site-dir", Usage: "build the static site into DIR"},
 		&cli.DurationFlag{Name: "site-every", Value: 15 * time.Minute, Usage: "site rebuild interval"},
 		&cli.BoolFlag{Name: "list-all", Usage: "list every account on the site, not only bots (kind 0 \"bot\": true)"},
+		sourceURLFlag(),
 	}, limitFlags()...)
 }
 
 func daemonOptions(c *cli.Context) daemon.Options {
 	return daemon.Options{Tick: c.Duration("tick"), SiteDir: c.String("site-dir"),
-		SiteEvery: c.Duration("site-every"), ListAll: c.Bool("list-all"), Metrics: c.String("metrics"),
+		SiteEvery: c.Duration("site-every"), ListAll: c.Bool("list-all"), Metrics: c.String("metrics"), SourceURL: c.String("source-url"),
 		SyncEvery: c.Duration("sync-every"), FullScanEvery: c.Duration("full-scan-every"), NoNIP77: c.Bool("no-nip77"),
 		FirstSyncWait: c.Duration("first-sync-wait"), ReconnectGap: c.Duration("reconnect-sync-gap")}
 }

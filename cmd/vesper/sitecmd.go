@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -27,6 +28,9 @@ func siteCommand() *cli.Command {
 				&cli.StringFlag{Name: "daemon", Usage: "the daemon's pubkey (npub or hex), labelled as the house on every page (default: the key of the store's outbox)"},
 				&cli.BoolFlag{Name: "list-all", Usage: "list every account, not only bots (kind 0 \"bot\": true)"},
 				openingsFlag(),
+				&cli.StringFlag{Name: "relays", EnvVars: []string{"VESPER_RELAYS"},
+					Usage: "the relays the daemon reads, listed on the how-to (default: the daemon's own default, " + strings.Join(defaultRelays, ",") + ")"},
+				sourceURLFlag(),
 			},
 			Action: func(c *cli.Context) error {
 				openings, err := loadOpenings(c)
@@ -57,7 +61,7 @@ func siteCommand() *cli.Command {
 					house = h.Pubkey
 				}
 				start := time.Now()
-				o := daemon.SiteOptions{ListAll: c.Bool("list-all"), Openings: openings}
+				o := daemon.SiteOptions{ListAll: c.Bool("list-all"), Openings: openings, Relays: relayList(c), SourceURL: c.String("source-url")}
 				stats, err := daemon.BuildSiteWith(c.Context, st, c.String("out"), house, o, nowUnix())
 				if err != nil {
 					return fail(exitFailure, "site: %v", err)
@@ -68,6 +72,14 @@ func siteCommand() *cli.Command {
 			},
 		}},
 	}
+}
+
+// sourceURLFlag says where vesper's source is published, for the site's
+// how-to: the module path ("vesper") names no repository, so only the
+// operator can say.
+func sourceURLFlag() cli.Flag {
+	return &cli.StringFlag{Name: "source-url", EnvVars: []string{"VESPER_SOURCE_URL"},
+		Usage: "where vesper's source is published (an http(s) `URL`), linked from the site's how-to (default: none; the page says so)"}
 }
 
 // openingsFlag lets an operator name openings from the complete Lichess

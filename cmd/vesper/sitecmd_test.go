@@ -195,3 +195,32 @@ func TestDaemonOpeningsRefused(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want exit %d naming a.tsv", r.code, r.stderr, exitUsage)
 	}
 }
+
+// `vesper site build --relays ... --source-url ...` lists the relays the
+// daemon reads and links the source on the how-to (issue 37).
+func TestSiteBuildRelaysAndSource(t *testing.T) {
+	data := t.TempDir()
+	st, err := store.Open(filepath.Join(data, "vesper.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "site")
+	r := vesper(t, nil, nil, "site", "build", "--data", data, "--out", out, "--daemon", testkit.Key("house").PublicKey(),
+		"--relays", "wss://relay.one.example,wss://relay.two.example", "--source-url", "https://git.example/vesper")
+	if r.code != 0 {
+		t.Fatalf("site build: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "how-to-play.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`<code>wss://relay.one.example</code>, <code>wss://relay.two.example</code>`,
+		`<a href="https://git.example/vesper">https://git.example/vesper</a>`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("the how-to lacks %s", want)
+		}
+	}
+}
