@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/urfave/cli/v2"
+
 	"vesper/analysis"
 	"vesper/engine/connect4"
 	"vesper/internal/testkit"
@@ -101,5 +103,34 @@ func TestAnalyseSolverNodes(t *testing.T) {
 	if !strings.Contains(help.stdout, fmt.Sprintf("--solver-nodes (default %d)", connect4.DefaultBudget)) ||
 		!strings.Contains(help.stdout, fmt.Sprintf("(default: %d)", connect4.DefaultBudget)) {
 		t.Errorf("analyse --help does not state the default budget %d: %q", connect4.DefaultBudget, help.stdout)
+	}
+}
+
+// TestDaemonSolverNodes: the daemon's --analysis-solver-nodes becomes its
+// analysis's solver budget, the constant when not given.
+func TestDaemonSolverNodes(t *testing.T) {
+	budget := func(args ...string) int64 {
+		t.Helper()
+		cmd := daemonCommand()
+		var got int64 = -1
+		cmd.Action = func(c *cli.Context) error {
+			an, err := daemonAnalysis(c)
+			if err != nil || an == nil {
+				t.Fatalf("daemonAnalysis %v: %v %v", args, an, err)
+			}
+			got = an.Engine.SolverNodes
+			return nil
+		}
+		app := &cli.App{Commands: []*cli.Command{cmd}}
+		if err := app.Run(append([]string{"vesper", "daemon", "--analyse", "builtin"}, args...)); err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	if got := budget(); got != connect4.DefaultBudget {
+		t.Errorf("default: budget %d, want %d", got, connect4.DefaultBudget)
+	}
+	if got := budget("--analysis-solver-nodes", "7"); got != 7 {
+		t.Errorf("--analysis-solver-nodes 7: budget %d", got)
 	}
 }
