@@ -43,5 +43,6 @@
 // (SetRejectWrites, e.g. "rate-limited: slow down"), require NIP-42 AUTH,
 // answer duplicates with OK false "duplicate:" as some relays do, and serve
 // events that never passed its checks (Inject, to test a client's own
-// verification).
+// verification), and pass an event on to live subscriptions without storing
+// it (Broadcast, so that a client's live view and a fresh read disagree).
 package relayd

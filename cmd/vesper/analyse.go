@@ -15,6 +15,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"vesper/analysis"
+	"vesper/engine/connect4"
 	"vesper/match"
 	"vesper/nostr"
 	"vesper/store"
@@ -35,13 +36,15 @@ func analyseCommand() *cli.Command {
 			"same engine build give the same numbers: Stockfish (depth 12 by default) when found\n" +
 			"(--stockfish, else `stockfish` on PATH, else " + analysis.DebianStockfish + "), else\n" +
 			fmt.Sprintf("vesper's own engine (%d nodes per position by default). Gomoku needs no engine:\n", analysis.DefaultBuiltinNodes) +
-			"missed fives and unstoppable fours are blunders, other moves are graded unknown.",
+			"missed fives and unstoppable fours are blunders, other moves are graded unknown.\n" +
+			fmt.Sprintf("Connect Four is graded by an exact solver within --solver-nodes (default %d) per position.", connect4.DefaultBudget),
 		Flags: []cli.Flag{dataFlag(), jsonFlag(),
 			&cli.StringFlag{Name: "engine", Usage: "stockfish or builtin (default: stockfish if found, else builtin)"},
 			&cli.StringFlag{Name: "stockfish", Usage: "path of the Stockfish (any UCI engine) to run"},
 			&cli.IntFlag{Name: "depth", Usage: fmt.Sprintf("search depth per position (default %d for Stockfish; the built-in engine uses a node budget)", analysis.DefaultDepth)},
 			&cli.Int64Flag{Name: "nodes", Usage: "node budget per position, alone or as a cap beside --depth"},
 			&cli.IntFlag{Name: "nice", Usage: "niceness added to the Stockfish process, 0-19 (Linux)"},
+			solverNodesFlag("solver-nodes"),
 			&cli.BoolFlag{Name: "force", Usage: "analyse again matches that already have an analysis"},
 		},
 		Action: runAnalyse,
@@ -89,7 +92,29 @@ type analyseOpts struct {
 }
 
 func analyseOptions(c *cli.Context) (analyseOpts, error) {
-	return engineOptions(c.String("engine"), c.String("stockfish"), c.Int("depth"), c.Int64("nodes"), c.Int("nice"))
+	o, err := engineOptions(c.String("engine"), c.String("stockfish"), c.Int("depth"), c.Int64("nodes"), c.Int("nice"))
+	if err != nil {
+		return o, err
+	}
+	o.SolverNodes, err = solverNodes(c, "solver-nodes")
+	return o, err
+}
+
+// solverNodesFlag sets the Connect Four solver's node budget per position
+// (analysis.Options.SolverNodes), for `vesper analyse` and the daemon.
+func solverNodesFlag(name string) *cli.Int64Flag {
+	return &cli.Int64Flag{Name: name, Value: connect4.DefaultBudget,
+		Usage: "node budget per position of the exact Connect Four solver: a move whose position it does not prove within it is graded unknown"}
+}
+
+// solverNodes reads a solverNodesFlag: at least one node (0 would mean
+// the default to the analysis package, which is not what was asked).
+func solverNodes(c *cli.Context, name string) (int64, error) {
+	n := c.Int64(name)
+	if n < 1 {
+		return 0, fail(exitUsage, "--%s must be at least 1, not %d", name, n)
+	}
+	return n, nil
 }
 
 // engineOptions resolves an engine choice ("stockfish", "builtin", or ""

@@ -43,6 +43,7 @@ func daemonCommand() *cli.Command {
 			&cli.StringFlag{Name: "stockfish", Usage: "path of the Stockfish (any UCI engine) the analysis runs"},
 			&cli.IntFlag{Name: "analysis-depth", Usage: fmt.Sprintf("search depth per position (default %d for Stockfish)", analysis.DefaultDepth)},
 			&cli.Int64Flag{Name: "analysis-nodes", Usage: fmt.Sprintf("node budget per position (default %d for the built-in engine)", analysis.DefaultBuiltinNodes)},
+			solverNodesFlag("analysis-solver-nodes"),
 			&cli.IntFlag{Name: "analysis-nice", Value: 10, Usage: "niceness added to the Stockfish process, 0-19 (Linux)"},
 			&cli.Float64Flag{Name: "analysis-share", Value: 0.5, Usage: "most of one core the analysis takes (it rests between games to stay under it)"},
 			openingsFlag(),
@@ -151,6 +152,9 @@ func daemonAnalysis(c *cli.Context) (*daemon.AnalysisOptions, error) {
 	}
 	o, err := engineOptions(engine, c.String("stockfish"), c.Int("analysis-depth"), c.Int64("analysis-nodes"), c.Int("analysis-nice"))
 	if err != nil {
+		return nil, err
+	}
+	if o.SolverNodes, err = solverNodes(c, "analysis-solver-nodes"); err != nil {
 		return nil, err
 	}
 	if share := c.Float64("analysis-share"); share <= 0 || share > 1 {

@@ -18,9 +18,15 @@
 // reported "no baseline" instead (-skip passes a test pattern to leave out
 // to go test, as in -skip '^TestConformance$').
 //
+// A mutant names the file its code was last seen in. When that file no
+// longer holds Old exactly once (a split moved the code to another file of
+// the package), Old is looked for in every non-test Go file of the file's
+// directory, and used where it occurs exactly once in all of them; the
+// report then names the file it was found in.
+//
 // It exits 1 when a mutant survived, and 2 when a mutant no longer applies
-// (its Old text is not found exactly once: the code moved, update the list),
-// does not compile, or has no baseline.
+// (its Old text is not found exactly once: the code changed, update the
+// list), does not compile, or has no baseline.
 package main
 
 import (
@@ -38,9 +44,10 @@ import (
 	"time"
 )
 
-// mutant is one source change: Old, found exactly once in File, becomes
-// New. Pkg is the package whose tests must fail; Clause names the rule
-// broken.
+// mutant is one source change: Old, found exactly once in File (or, when
+// File no longer holds it, in exactly one non-test file of File's
+// directory), becomes New. Pkg is the package whose tests must fail;
+// Clause names the rule broken.
 type mutant struct {
 	Clause   string
 	File     string
@@ -52,6 +59,7 @@ type mutant struct {
 type outcome struct {
 	verdict string // "killed", "SURVIVED", "stale", "no build", "no baseline"
 	by      string // the first failing test, for a killed mutant
+	file    string // where Old was found, when not in the mutant's File
 }
 
 func main() {
@@ -114,11 +122,15 @@ func report(w io.Writer, n int, m mutant, o outcome, markdown bool) {
 	if o.by != "" {
 		result += " by " + o.by
 	}
+	file := m.File
+	if o.file != "" {
+		file = o.file
+	}
 	if markdown {
-		fmt.Fprintf(w, "| %d | %s | %s | %s | %s |\n", n, m.Clause, m.File, strings.ReplaceAll(change, "|", `\|`), result)
+		fmt.Fprintf(w, "| %d | %s | %s | %s | %s |\n", n, m.Clause, file, strings.ReplaceAll(change, "|", `\|`), result)
 		return
 	}
-	fmt.Fprintf(w, "%3d %-9s %s: %s\n    %s %s\n", n, o.verdict, m.File, m.Clause, change, o.by)
+	fmt.Fprintf(w, "%3d %-9s %s: %s\n    %s %s\n", n, o.verdict, file, m.Clause, change, o.by)
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
@@ -142,15 +154,19 @@ func goTest(pkg string, args []string) ([]byte, error) {
 
 // try applies m through an overlay and runs its package's tests.
 func try(m mutant, tmp string, extra []string) outcome {
-	src, err := os.ReadFile(m.File)
-	if err != nil || bytes.Count(src, []byte(m.Old)) != 1 {
+	file, src := locate(m)
+	if file == "" {
 		return outcome{verdict: "stale"}
 	}
-	abs, err := filepath.Abs(m.File)
+	moved := ""
+	if file != m.File {
+		moved = file
+	}
+	abs, err := filepath.Abs(file)
 	if err != nil {
 		return outcome{verdict: "stale"}
 	}
-	mutated := filepath.Join(tmp, filepath.Base(m.File))
+	mutated := filepath.Join(tmp, filepath.Base(file))
 	overlay := filepath.Join(tmp, "overlay.json")
 	body, _ := json.Marshal(map[string]map[string]string{"Replace": {abs: mutated}})
 	if os.WriteFile(mutated, bytes.Replace(src, []byte(m.Old), []byte(m.New), 1), 0o644) != nil ||
@@ -160,14 +176,47 @@ func try(m mutant, tmp string, extra []string) outcome {
 	out, err := goTest(m.pkg(), append([]string{"-overlay=" + overlay}, extra...))
 	switch {
 	case err == nil:
-		return outcome{verdict: "SURVIVED"}
+		return outcome{verdict: "SURVIVED", file: moved}
 	case bytes.Contains(out, []byte("[build failed]")) || bytes.Contains(out, []byte("[setup failed]")):
-		return outcome{verdict: "no build", by: firstLine(out)}
+		return outcome{verdict: "no build", by: firstLine(out), file: moved}
 	}
 	if f := failLine.FindSubmatch(out); f != nil {
-		return outcome{verdict: "killed", by: string(f[1])}
+		return outcome{verdict: "killed", by: string(f[1]), file: moved}
 	}
-	return outcome{verdict: "killed", by: firstLine(out)}
+	return outcome{verdict: "killed", by: firstLine(out), file: moved}
+}
+
+// locate is the file to mutate and its text: m.File when it holds Old
+// exactly once, else the one non-test Go file of its directory that does,
+// when Old occurs exactly once in all of them together (code moved between
+// the package's files); "" when neither.
+func locate(m mutant) (string, []byte) {
+	old := []byte(m.Old)
+	if src, err := os.ReadFile(m.File); err == nil && bytes.Count(src, old) == 1 {
+		return m.File, src
+	}
+	names, err := filepath.Glob(filepath.Join(filepath.Dir(m.File), "*.go"))
+	if err != nil {
+		return "", nil
+	}
+	found, total := "", 0
+	var text []byte
+	for _, name := range names {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		src, err := os.ReadFile(name)
+		if err != nil {
+			return "", nil
+		}
+		if n := bytes.Count(src, old); n > 0 {
+			found, text, total = name, src, total+n
+		}
+	}
+	if total != 1 {
+		return "", nil
+	}
+	return found, text
 }
 
 func firstLine(out []byte) string {
