@@ -1,13 +1,11 @@
 package daemon
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -209,7 +207,7 @@ func TestRunLeavesDormantGameAndWakesIt(t *testing.T) {
 	w := newDormantWorld(t, st, houseKey, t0)
 	now := t0 + match.MoveClock + 2*86400
 	rl := startRelays(t, 1, relayd.Options{})[0]
-	logs := &lockedLog{}
+	logs := &testkit.Buffer{}
 	d := running(t, Config{Store: st, Relays: []string{rl.URL()}, Log: slog.New(slog.NewTextHandler(logs, nil)), Key: houseKey,
 		Arbiter: arbiter.DefaultConfig(), Clock: func() int64 { return now },
 		Run: Options{Tick: 50 * time.Millisecond, FirstSyncWait: testkit.Scale(time.Second)}})
@@ -219,7 +217,7 @@ func TestRunLeavesDormantGameAndWakesIt(t *testing.T) {
 		b, errB := st.OutboxHas(ctx, "ruling:"+w.requested.ID+":1")
 		return errA == nil && errB == nil && a && b
 	})
-	if started := logs.line("daemon started"); !strings.Contains(started, " matches_folded=2 kept=2 dormant=2 ") {
+	if started := strings.Join(logLines(logs, "daemon started"), "\n"); !strings.Contains(started, " matches_folded=2 kept=2 dormant=2 ") {
 		t.Errorf("the start did not leave the two dormant matches out: %s", started)
 	}
 	if d.State(w.abandoned.ID) != nil || d.State(w.unsigned.ID) != nil {
@@ -242,28 +240,15 @@ func TestRunLeavesDormantGameAndWakesIt(t *testing.T) {
 	}
 }
 
-// lockedLog is a log's output that a test reads while the daemon writes.
-type lockedLog struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *lockedLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-// line returns the first line holding msg, "" when there is none.
-func (l *lockedLog) line(msg string) string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	for _, line := range strings.Split(l.buf.String(), "\n") {
-		if strings.Contains(line, msg) {
-			return line
+// logLines returns the lines of a log that hold sub, in order.
+func logLines(b *testkit.Buffer, sub string) []string {
+	var out []string
+	for _, l := range strings.Split(b.String(), "\n") {
+		if strings.Contains(l, sub) {
+			out = append(out, l)
 		}
 	}
-	return ""
+	return out
 }
 
 // metric reads the value of a gauge or a counter from the daemon's

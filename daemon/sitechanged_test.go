@@ -10,7 +10,6 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -23,30 +22,6 @@ import (
 	"vesper/nostr/relay"
 	"vesper/store"
 )
-
-// siteLog is a log sink the build goroutine and the test share.
-type siteLog struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *siteLog) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *siteLog) lines(sub string) []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var out []string
-	for _, l := range strings.Split(s.b.String(), "\n") {
-		if strings.Contains(l, sub) {
-			out = append(out, l)
-		}
-	}
-	return out
-}
 
 // siteTree reads every file of a published site, the manifest and the card
 // file included: the two builds must agree on those too.
@@ -84,7 +59,7 @@ func TestDaemonSiteFromChanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	logs := &siteLog{}
+	logs := &testkit.Buffer{}
 	n := newNode(st, house, nil, arbiter.Config{}, slog.New(slog.NewTextHandler(logs, nil)))
 	now := time.Now().Unix()
 	n.clock = func() int64 { return now }
@@ -104,12 +79,12 @@ func TestDaemonSiteFromChanges(t *testing.T) {
 	// the site with a full build of the store into a fresh directory.
 	build := func(t *testing.T, wantFull bool) {
 		t.Helper()
-		before := len(logs.lines("site built"))
+		before := len(logLines(logs, "site built"))
 		n.buildSiteLogged(ctx, o)
 		<-siteOf(n).wait()
-		built := logs.lines("site built")
+		built := logLines(logs, "site built")
 		if len(built) != before+1 {
-			t.Fatalf("no new \"site built\" line; log:\n%s", strings.Join(logs.lines(""), "\n"))
+			t.Fatalf("no new \"site built\" line; log:\n%s", strings.Join(logLines(logs, ""), "\n"))
 		}
 		if got := strings.Contains(built[len(built)-1], "full=true"); got != wantFull {
 			t.Errorf("full build %v, want %v: %s", got, wantFull, built[len(built)-1])
@@ -192,7 +167,7 @@ func TestDaemonSiteFromChanges(t *testing.T) {
 		n = newNode(st, house, nil, arbiter.Config{}, slog.New(slog.NewTextHandler(logs, nil)))
 		n.clock = func() int64 { return now }
 		build(t, false)
-		built := logs.lines("site built")
+		built := logLines(logs, "site built")
 		if l := built[len(built)-1]; !strings.Contains(l, "changed=1 ") {
 			t.Errorf("first build after the restart: %s; want changed=1", l)
 		}
@@ -208,7 +183,7 @@ func TestDaemonSiteBuildStops(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	logs := &siteLog{}
+	logs := &testkit.Buffer{}
 	n := newNode(st, nostr.SecretKey{}, nil, arbiter.Config{}, slog.New(slog.NewTextHandler(logs, nil)))
 	m := testkit.NewMatch(testkit.Key("alice"), testkit.Key("bob"), "chess", "", time.Now().Unix()-60)
 	ev := m.Events[0]
@@ -220,8 +195,8 @@ func TestDaemonSiteBuildStops(t *testing.T) {
 	cancel()
 	n.buildSiteLogged(ctx, o)
 	<-siteOf(n).wait()
-	if got := logs.lines("site build stopped"); len(got) != 1 {
-		t.Errorf("log %q: want one \"site build stopped\"", logs.lines(""))
+	if got := logLines(logs, "site build stopped"); len(got) != 1 {
+		t.Errorf("log %q: want one \"site build stopped\"", logLines(logs, ""))
 	}
 	if _, err := os.Lstat(o.SiteDir); err == nil {
 		t.Error("a cancelled build published a site")
