@@ -126,7 +126,8 @@ const markRects = `<g class="mk"><rect class="hl m1" width="1" height="1"/><rect
 // after ply k. Every run of plies a piece stands on a square is one <use>,
 // timed (see replay), so a game of n plies draws about 32+2n pieces rather
 // than 32 per ply; a check is a timed square.
-func chessReplaySVG(boards []chessBoard) template.HTML {
+func chessReplaySVG(boards []chessBoard) (template.HTML, string) {
+	var tm timing
 	var s strings.Builder
 	s.Grow(2048 + 80*len(boards))
 	s.WriteString(`<svg class="board bd" viewBox="0 0 8 8" role="img" aria-label="` + boardLabel + `"><use href="#cb"/>` + markRects)
@@ -135,7 +136,7 @@ func chessReplaySVG(boards []chessBoard) template.HTML {
 	}
 	for k, b := range boards {
 		if b.check >= 0 && b.check < 64 {
-			s.WriteString(`<g` + timed(k, k+1) + `><rect class="ck" ` + xy(b.check) + ` width="1" height="1"/></g>`)
+			s.WriteString(`<g` + tm.class(k, k+1) + `><rect class="ck" ` + xy(b.check) + ` width="1" height="1"/></g>`)
 		}
 	}
 	// A piece's run on a square: from ply from, the piece c.
@@ -145,7 +146,7 @@ func chessReplaySVG(boards []chessBoard) template.HTML {
 		if c < 'a' {
 			side, p = 'w', c+'a'-'A'
 		}
-		s.WriteString(`<use href="#` + string(side) + string(p) + `" ` + xy(sq) + timed(a, end) + `/>`)
+		s.WriteString(`<use href="#` + string(side) + string(p) + `" ` + xy(sq) + tm.class(a, end) + `/>`)
 	}
 	last := len(boards) - 1
 	for k := 1; k <= last; k++ {
@@ -168,7 +169,7 @@ func chessReplaySVG(boards []chessBoard) template.HTML {
 		}
 	}
 	s.WriteString(`</svg>`)
-	return template.HTML(s.String())
+	return template.HTML(s.String()), tm.css()
 }
 
 // gomokuDefs returns the 15x15 grid (points at 1..15 in SVG units, row 15
@@ -230,7 +231,8 @@ func winLine(points []gomoku.Point) (from, to gomoku.Point, ok bool) {
 // first player's black), the last move's ring placed by the shown ply's
 // Marks, and, on the last position only, each stone's move number and the
 // winning line (win, when set).
-func gomokuSVG(points []gomoku.Point, win *[2]gomoku.Point) template.HTML {
+func gomokuSVG(points []gomoku.Point, win *[2]gomoku.Point) (template.HTML, string) {
+	var tm timing
 	var s strings.Builder
 	s.Grow(256 + len(points)*96)
 	s.WriteString(`<svg class="board bd" viewBox="0 0 16 16" role="img" aria-label="` + boardLabel + `"><use href="#gb"/>`)
@@ -241,12 +243,12 @@ func gomokuSVG(points []gomoku.Point, win *[2]gomoku.Point) template.HTML {
 		if i%2 == 1 {
 			stone = "ws"
 		}
-		s.WriteString(`<use href="#` + stone + `" x="` + x + `" y="` + y + `"` + timed(i+1, -1) + `/>`)
+		s.WriteString(`<use href="#` + stone + `" x="` + x + `" y="` + y + `"` + tm.class(i+1, -1) + `/>`)
 	}
 	s.WriteString(`<g class="mk"><circle class="last m1" r=".5"/></g>`)
 	if n > 0 {
 		// Numbering every position would double the board for little use.
-		s.WriteString(`<g` + timed(n, -1) + `>`)
+		s.WriteString(`<g` + tm.class(n, -1) + `>`)
 		for i, p := range points {
 			num := "snk"
 			if i%2 == 1 {
@@ -262,5 +264,5 @@ func gomokuSVG(points []gomoku.Point, win *[2]gomoku.Point) template.HTML {
 		s.WriteString(`</g>`)
 	}
 	s.WriteString(`</svg>`)
-	return template.HTML(s.String())
+	return template.HTML(s.String()), tm.css()
 }

@@ -18,7 +18,7 @@ import (
 // matches; it was 88 KB at 2,000, a board per ply half of it. budgetGame
 // is twice as long as the median game, so its page is larger: 359,399
 // bytes with talk and 217,611 without when every ply had its board, and
-// 273,323 and 132,043 with one board for the replay. The budgets leave
+// 274,678 and 133,398 with one board for the replay. The budgets leave
 // room for a few sentences more, not for a board per ply (about 1.1 KB a
 // chess ply, 88 KB for this game).
 const (

@@ -33,14 +33,17 @@ type step struct {
 // The board is drawn once (issue 37: a board per ply was half a game
 // page's bytes). It holds every piece placement the game ever has, each
 // with the plies it stands for as --a (first ply, 0 if omitted) and --b
-// (first ply it is gone, never if omitted) in its style attribute; the page
-// sets --k to the shown ply, one rule per ply keyed on the targeted step
-// (highlightCSS), and boardCSS shows an element only when a <= k < b. The
-// marks of the last move are placed by the ply's Marks. No script runs.
+// (first ply it is gone, never if omitted), given by its classes (timing);
+// the page sets --k to the shown ply, one rule per ply keyed on the
+// targeted step (highlightCSS), and the page's style sheet shows an
+// element only when a <= k < b. The marks of the last move are placed by
+// the ply's Marks. No script runs.
 type replay struct {
 	Defs  template.HTML
 	Board template.HTML
-	Moves []string // SAN or point, one per counted move
+	// Timing is the CSS of the board's timing classes (timing.css).
+	Timing string
+	Moves  []string // SAN or point, one per counted move
 	Steps []step
 	// Err is set when a stored move could not be replayed. It cannot happen
 	// for states from match.Fold (moves are counted only when legal), but a
@@ -54,18 +57,52 @@ type replay struct {
 	EPDs []string
 }
 
-// timed is the style attribute of a board element shown from ply a until
-// ply b (b < 0: to the end), "" for one shown throughout.
-func timed(a, b int) string {
-	switch {
-	case a <= 0 && b < 0:
-		return ""
-	case b < 0:
-		return ` style="--a:` + strconv.Itoa(a) + `"`
-	case a <= 0:
-		return ` style="--b:` + strconv.Itoa(b) + `"`
+// timing gives a board element the plies it stands for as classes, "tA"
+// (from ply A on; none: from the start) and "uB" (until ply B; none: to the
+// end), and remembers which it used: css gives them their numbers as --a
+// and --b. Classes, not style attributes: the pages carry none (TestLint).
+type timing struct{ from, until []bool }
+
+func (t *timing) class(a, b int) string {
+	var c []string
+	if a > 0 {
+		t.from = setAt(t.from, a)
+		c = append(c, "t"+strconv.Itoa(a))
 	}
-	return ` style="--a:` + strconv.Itoa(a) + `;--b:` + strconv.Itoa(b) + `"`
+	if b >= 0 {
+		t.until = setAt(t.until, b)
+		c = append(c, "u"+strconv.Itoa(b))
+	}
+	if len(c) == 0 {
+		return ""
+	}
+	return ` class="` + strings.Join(c, " ") + `"`
+}
+
+func setAt(s []bool, i int) []bool {
+	for len(s) <= i {
+		s = append(s, false)
+	}
+	s[i] = true
+	return s
+}
+
+// css is the rules of the classes used, numbers only.
+func (t *timing) css() string {
+	var b strings.Builder
+	for i, used := range t.from {
+		if used {
+			k := strconv.Itoa(i)
+			b.WriteString(".t" + k + "{--a:" + k + "}")
+		}
+	}
+	for i, used := range t.until {
+		if used {
+			k := strconv.Itoa(i)
+			b.WriteString(".u" + k + "{--b:" + k + "}")
+		}
+	}
+	return b.String()
 }
 
 // boardLabel names the one board for the whole replay: what it shows
@@ -127,7 +164,7 @@ func replayChess(moves []string, defs template.HTML) replay {
 		r.Moves = append(r.Moves, m.SAN)
 		r.Steps = append(r.Steps, step{Ply: n, Label: moveLabel(n, m.SAN), FEN: fen, Marks: marks(b.from%8, 7-b.from/8, b.to%8, 7-b.to/8)})
 	}
-	r.Board = chessReplaySVG(boards)
+	r.Board, r.Timing = chessReplaySVG(boards)
 	return r
 }
 
@@ -166,7 +203,7 @@ func replayGomoku(moves []string, defs template.HTML) replay {
 		x, y := p.Col+1, gomoku.Size-p.Row
 		r.Steps = append(r.Steps, step{Ply: n, Label: gomokuLabel(n, r.Moves[n-1]), Marks: mark(x, y)})
 	}
-	r.Board = gomokuSVG(points, win)
+	r.Board, r.Timing = gomokuSVG(points, win)
 	return r
 }
 
@@ -276,6 +313,7 @@ func (r *replay) highlightCSS() template.CSS {
 	b.Grow(n * 96)
 	// The default is the last position, as the steps show the last one
 	// when none is targeted.
+	b.WriteString(r.Timing)
 	b.WriteString(".game{--k:" + strconv.Itoa(n) + ";" + r.Steps[n].Marks + "}")
 	for i, st := range r.Steps {
 		k := strconv.Itoa(i)
