@@ -44,7 +44,7 @@ type replay struct {
 	// Timing is the CSS of the board's timing classes (timing.css).
 	Timing string
 	Moves  []string // SAN or point, one per counted move
-	Steps []step
+	Steps  []step
 	// Err is set when a stored move could not be replayed. It cannot happen
 	// for states from match.Fold (moves are counted only when legal), but a
 	// page must still come out if it does: the replay stops there.
