@@ -343,15 +343,14 @@ func (b *builder) eventRows(s *match.State, seenAt map[string]int64, v *matchPag
 	}
 	use, moves := eventUses(s, v.Replay.Moves)
 	who := map[string]template.HTML{}
-	// The players' events name their side, linked to the account, which
-	// the page's top shows in full: the account's name and npub on each
-	// of a long game's rows were a third of the table's bytes (issue 37).
-	// Anyone else's events, and both of a game against oneself, show the
-	// account.
+	// The players' events name their side, which the page's top ties to
+	// the account: the account's link, name and npub on each of a long
+	// game's rows were a third of the table's bytes (issue 37). Anyone
+	// else's events, and both of a game against oneself, show the account.
 	if s.First != s.Second {
-		who[s.First] = b.sideLink(s, s.First, v.FirstSide)
+		who[s.First] = template.HTML(template.HTMLEscapeString(v.FirstSide))
 		if s.Second != "" {
-			who[s.Second] = b.sideLink(s, s.Second, v.SecondSide)
+			who[s.Second] = template.HTML(template.HTMLEscapeString(v.SecondSide))
 		}
 	}
 	for i, ev := range s.FileEvents() {
@@ -383,16 +382,6 @@ func (b *builder) eventRows(s *match.State, seenAt map[string]int64, v *matchPag
 		}
 	}
 	v.EventsHTML, v.IgnoredHTML = eventsTable(v.Events), ignoredTable(v.Ignored)
-}
-
-// sideLink is a player's side, linked to the player's page when the key
-// has one.
-func (b *builder) sideLink(s *match.State, pk, side string) template.HTML {
-	text := template.HTMLEscapeString(side)
-	if p := b.author(s, pk); p.Href != "" {
-		return template.HTML(`<a href="` + template.HTMLEscapeString(matchRoot+p.Href) + `">` + text + `</a>`)
-	}
-	return template.HTML(text)
 }
 
 // newEventRow is the row of the i-th event ev, signed by who, before what
