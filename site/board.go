@@ -118,50 +118,58 @@ func chessLabels() string {
 	return b.String()
 }
 
-// svg draws the position; label is a fixed description built by the caller
-// from numbers and SAN produced by chessjs.
-func (b *chessBoard) svg(label string) template.HTML {
+// markRects are the last move's two squares, placed by the shown ply's
+// Marks (replay): drawn once, moved by CSS.
+const markRects = `<g class="mk"><rect class="hl m1" width="1" height="1"/><rect class="hl m2" width="1" height="1"/></g>`
+
+// chessReplaySVG draws the one board of a replay: boards[k] is the position
+// after ply k. Every run of plies a piece stands on a square is one <use>,
+// timed (see replay), so a game of n plies draws about 32+2n pieces rather
+// than 32 per ply; a check is a timed square.
+func chessReplaySVG(boards []chessBoard) (template.HTML, string) {
+	var tm timing
 	var s strings.Builder
-	s.Grow(1400)
-	s.WriteString(`<svg class="board" viewBox="0 0 8 8" role="img" aria-label="`)
-	template.HTMLEscape(&s, []byte(label))
-	s.WriteString(`"><use href="#cb"/>`)
-	mark := func(sq int, class string) {
-		if sq < 0 || sq > 63 {
-			return
-		}
-		s.WriteString(`<rect class="`)
-		s.WriteString(class)
-		s.WriteString(`" x="`)
-		s.WriteByte(byte('0' + sq%8))
-		s.WriteString(`" y="`)
-		s.WriteByte(byte('0' + 7 - sq/8))
-		s.WriteString(`" width="1" height="1"/>`)
+	s.Grow(2048 + 80*len(boards))
+	s.WriteString(`<svg class="board bd" viewBox="0 0 8 8" role="img" aria-label="` + boardLabel + `"><use href="#cb"/>` + markRects)
+	xy := func(sq int) string {
+		return `x="` + string(rune('0'+sq%8)) + `" y="` + string(rune('0'+7-sq/8)) + `"`
 	}
-	mark(b.from, "hl")
-	mark(b.to, "hl")
-	mark(b.check, "ck")
-	for sq, c := range b.sq {
-		if c == 0 {
-			continue
+	for k, b := range boards {
+		if b.check >= 0 && b.check < 64 {
+			s.WriteString(`<g` + tm.class(k, k+1) + `><rect class="ck" ` + xy(b.check) + ` width="1" height="1"/></g>`)
 		}
-		// Written piece by piece: a board is 32 of these, a page a hundred
-		// boards, and concatenating allocated each one first.
-		side, piece := byte('b'), c
+	}
+	// A piece's run on a square: from ply from, the piece c.
+	var since [64]int
+	piece := func(sq int, c byte, a, end int) {
+		side, p := byte('b'), c
 		if c < 'a' {
-			side, piece = 'w', c+'a'-'A'
+			side, p = 'w', c+'a'-'A'
 		}
-		s.WriteString(`<use href="#`)
-		s.WriteByte(side)
-		s.WriteByte(piece)
-		s.WriteString(`" x="`)
-		s.WriteByte(byte('0' + sq%8))
-		s.WriteString(`" y="`)
-		s.WriteByte(byte('0' + 7 - sq/8))
-		s.WriteString(`"/>`)
+		s.WriteString(`<use href="#` + string(side) + string(p) + `" ` + xy(sq) + tm.class(a, end) + `/>`)
+	}
+	last := len(boards) - 1
+	for k := 1; k <= last; k++ {
+		for sq := range 64 {
+			was, is := boards[k-1].sq[sq], boards[k].sq[sq]
+			if was == is {
+				continue
+			}
+			if was != 0 {
+				piece(sq, was, since[sq], k)
+			}
+			since[sq] = k
+		}
+	}
+	if last >= 0 {
+		for sq, c := range boards[last].sq {
+			if c != 0 {
+				piece(sq, c, since[sq], -1)
+			}
+		}
 	}
 	s.WriteString(`</svg>`)
-	return template.HTML(s.String())
+	return template.HTML(s.String()), tm.css()
 }
 
 // gomokuDefs returns the 15x15 grid (points at 1..15 in SVG units, row 15
@@ -219,36 +227,42 @@ func winLine(points []gomoku.Point) (from, to gomoku.Point, ok bool) {
 	return from, to, false
 }
 
-// gomokuSVG draws the first n stones of points (first player black). numbers
-// writes each stone's move number on it, for the final position; win, when
-// set, strikes through the winning line.
-func gomokuSVG(points []gomoku.Point, n int, numbers bool, win *[2]gomoku.Point, label string) template.HTML {
+// gomokuSVG draws the one board of a replay: stone i from ply i+1 on (the
+// first player's black), the last move's ring placed by the shown ply's
+// Marks, and, on the last position only, each stone's move number and the
+// winning line (win, when set).
+func gomokuSVG(points []gomoku.Point, win *[2]gomoku.Point) (template.HTML, string) {
+	var tm timing
 	var s strings.Builder
-	s.Grow(200 + n*40)
-	s.WriteString(`<svg class="board" viewBox="0 0 16 16" role="img" aria-label="`)
-	template.HTMLEscape(&s, []byte(label))
-	s.WriteString(`"><use href="#gb"/>`)
-	for i := 0; i < n && i < len(points); i++ {
-		p := points[i]
+	s.Grow(256 + len(points)*96)
+	s.WriteString(`<svg class="board bd" viewBox="0 0 16 16" role="img" aria-label="` + boardLabel + `"><use href="#gb"/>`)
+	n := len(points)
+	for i, p := range points {
 		x, y := strconv.Itoa(p.Col+1), strconv.Itoa(gomoku.Size-p.Row)
-		stone, num := "bs", "snk"
+		stone := "bs"
 		if i%2 == 1 {
-			stone, num = "ws", "snw"
+			stone = "ws"
 		}
-		s.WriteString(`<use href="#` + stone + `" x="` + x + `" y="` + y + `"/>`)
-		if numbers {
-			s.WriteString(`<text class="` + num + `" text-anchor="middle" x="` + x + `" y="` + y + `.14">` + strconv.Itoa(i+1) + `</text>`)
+		s.WriteString(`<use href="#` + stone + `" x="` + x + `" y="` + y + `"` + tm.class(i+1, -1) + `/>`)
+	}
+	s.WriteString(`<g class="mk"><circle class="last m1" r=".5"/></g>`)
+	if n > 0 {
+		// Numbering every position would double the board for little use.
+		s.WriteString(`<g` + tm.class(n, -1) + `>`)
+		for i, p := range points {
+			num := "snk"
+			if i%2 == 1 {
+				num = "snw"
+			}
+			s.WriteString(`<text class="` + num + `" x="` + strconv.Itoa(p.Col+1) + `" y="` + strconv.Itoa(gomoku.Size-p.Row) + `.14">` + strconv.Itoa(i+1) + `</text>`)
 		}
-	}
-	if n > 0 && n <= len(points) {
-		p := points[n-1]
-		s.WriteString(`<circle class="last" cx="` + strconv.Itoa(p.Col+1) + `" cy="` + strconv.Itoa(gomoku.Size-p.Row) + `" r=".5"/>`)
-	}
-	if win != nil {
-		a, z := win[0], win[1]
-		s.WriteString(`<path class="win" d="M` + strconv.Itoa(a.Col+1) + " " + strconv.Itoa(gomoku.Size-a.Row) +
-			"L" + strconv.Itoa(z.Col+1) + " " + strconv.Itoa(gomoku.Size-z.Row) + `"/>`)
+		if win != nil {
+			a, z := win[0], win[1]
+			s.WriteString(`<path class="win" d="M` + strconv.Itoa(a.Col+1) + " " + strconv.Itoa(gomoku.Size-a.Row) +
+				"L" + strconv.Itoa(z.Col+1) + " " + strconv.Itoa(gomoku.Size-z.Row) + `"/>`)
+		}
+		s.WriteString(`</g>`)
 	}
 	s.WriteString(`</svg>`)
-	return template.HTML(s.String())
+	return template.HTML(s.String()), tm.css()
 }

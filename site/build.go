@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"vesper/analysis"
 	"vesper/match"
@@ -412,6 +413,36 @@ func (b *builder) viewKey(name string, data any) string {
 	h.Write([]byte(b.renderID + "\x00" + name + "\x00"))
 	hashView(h, reflect.ValueOf(data))
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// parallel calls f(0) to f(n-1) on one goroutine per CPU and returns the
+// first error; after an error the calls not yet started are skipped.
+func parallel(n int, f func(i int) error) error {
+	var (
+		next    atomic.Int64
+		failed  atomic.Bool
+		errOnce sync.Once
+		first   error
+		wg      sync.WaitGroup
+	)
+	for range min(runtime.GOMAXPROCS(0), n) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for !failed.Load() {
+				i := int(next.Add(1)) - 1
+				if i >= n {
+					return
+				}
+				if err := f(i); err != nil {
+					errOnce.Do(func() { first = err })
+					failed.Store(true)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return first
 }
 
 // allMatchFiles renders the match files on one goroutine per CPU (the

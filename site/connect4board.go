@@ -43,32 +43,30 @@ func replayConnect4(moves []string, defs template.HTML) replay {
 		norm, _ := g.Move(mv)
 		r.Moves = append(r.Moves, norm)
 	}
-	r.Steps = append(r.Steps, step{Board: connect4SVG(cells, 0, "Empty board")})
+	r.Steps = append(r.Steps, step{Marks: noMarks})
 	for n := 1; n <= len(cells); n++ {
-		label := gomokuLabel(n, r.Moves[n-1])
-		r.Steps = append(r.Steps, step{Ply: n, Label: label, Board: connect4SVG(cells, n, "Position after "+label)})
+		x, y := cells[n-1][0]+1, connect4.Rows-cells[n-1][1]
+		r.Steps = append(r.Steps, step{Ply: n, Label: gomokuLabel(n, r.Moves[n-1]), Marks: mark(x, y)})
 	}
+	r.Board, r.Timing = connect4SVG(cells)
 	return r
 }
 
-// connect4SVG draws the first n discs of cells, the last one ringed.
-func connect4SVG(cells [][2]int, n int, label string) template.HTML {
+// connect4SVG draws the one board of a replay: disc i from ply i+1 on (see
+// replay), the last disc ringed by the shown ply's Marks.
+func connect4SVG(cells [][2]int) (template.HTML, string) {
+	var tm timing
 	var s strings.Builder
-	s.WriteString(`<svg class="board" viewBox="0 0 8 7.5" role="img" aria-label="`)
-	template.HTMLEscape(&s, []byte(label))
-	s.WriteString(`"><use href="#cb"/>`)
-	for i := 0; i < n && i < len(cells); i++ {
+	s.WriteString(`<svg class="board bd" viewBox="0 0 8 7.5" role="img" aria-label="` + boardLabel + `"><use href="#cb"/>`)
+	for i, c := range cells {
 		disc := "cr"
 		if i%2 == 1 {
 			disc = "cy"
 		}
-		x, y := strconv.Itoa(cells[i][0]+1), strconv.Itoa(connect4.Rows-cells[i][1])
-		s.WriteString(`<use href="#` + disc + `" x="` + x + `" y="` + y + `"/>`)
+		x, y := strconv.Itoa(c[0]+1), strconv.Itoa(connect4.Rows-c[1])
+		s.WriteString(`<use href="#` + disc + `" x="` + x + `" y="` + y + `"` + tm.class(i+1, -1) + `/>`)
 	}
-	if n > 0 && n <= len(cells) {
-		c := cells[n-1]
-		s.WriteString(`<circle cx="` + strconv.Itoa(c[0]+1) + `" cy="` + strconv.Itoa(connect4.Rows-c[1]) + `" r=".46" fill="none" stroke="#111" stroke-width=".06"/>`)
-	}
+	s.WriteString(`<g class="mk"><circle class="m1" r=".46" fill="none" stroke="#111" stroke-width=".06"/></g>`)
 	s.WriteString(`</svg>`)
-	return template.HTML(s.String())
+	return template.HTML(s.String()), tm.css()
 }

@@ -17,7 +17,7 @@ func TestEveryGameHasABoardAndNames(t *testing.T) {
 			continue
 		}
 		r := replayGame(g.Kind, nil, defs)
-		if r.Err != "" || len(r.Steps) != 1 || r.Final() == "" {
+		if r.Err != "" || len(r.Steps) != 1 || r.Board == "" {
 			t.Errorf("%s start: err %q, %d steps", g.Kind, r.Err, len(r.Steps))
 		}
 		if first, second := sides(g.Kind); first == "" || second == "" || first == second || gameName(g.Kind) != g.Name {
@@ -98,9 +98,9 @@ func TestReplayConnect4(t *testing.T) {
 	if r.Err != "" || len(r.Steps) != 8 || strings.Join(r.Moves, "") != "dcdcdcd" || !r.Gomoku {
 		t.Fatalf("replay: err %q, %d steps, moves %q", r.Err, len(r.Steps), r.Moves)
 	}
-	final := string(r.Final())
+	final := string(r.Board)
 	if n, m := strings.Count(final, `href="#cr"`), strings.Count(final, `href="#cy"`); n != 4 || m != 3 {
-		t.Errorf("final board: %d red and %d yellow discs, want 4 and 3", n, m)
+		t.Errorf("board: %d red and %d yellow discs, want 4 and 3", n, m)
 	}
 	if bad := replayGame("connect4", []string{"d", "h"}, newBoardDefs()); bad.Err == "" || len(bad.Steps) != 2 {
 		t.Errorf("a column h replayed: %q, %d steps", bad.Err, len(bad.Steps))

@@ -92,10 +92,11 @@ func (b *builder) talkPages(o *output) error {
 		keys = append(keys, k)
 	}
 	slices.SortFunc(keys, func(x, y [2]string) int { return cmp.Or(cmp.Compare(x[0], y[0]), cmp.Compare(x[1], y[1])) })
-	for _, k := range keys {
-		if err := b.put(o, h2hPath(k[0], k[1]), "h2h", b.h2hPage(k, pairs[k])); err != nil {
-			return err
-		}
-	}
-	return nil
+	// A pair's page reads only what the build shares read-only (players
+	// under b.mu): they render in parallel, a site of 10,000 matches
+	// having thousands of them (issue 37).
+	return parallel(len(keys), func(i int) error {
+		k := keys[i]
+		return b.put(o, h2hPath(k[0], k[1]), "h2h", b.h2hPage(k, pairs[k]))
+	})
 }

@@ -342,6 +342,16 @@ func (b *builder) eventRows(s *match.State, seenAt map[string]int64, v *matchPag
 	}
 	use, moves := eventUses(s, v.Replay.Moves)
 	who := map[string]template.HTML{}
+	// The players' events name their side, which the page's top ties to
+	// the account: the account's link, name and npub on each of a long
+	// game's rows were a third of the table's bytes (issue 37). Anyone
+	// else's events, and both of a game against oneself, show the account.
+	if s.First != s.Second {
+		who[s.First] = template.HTML(template.HTMLEscapeString(v.FirstSide))
+		if s.Second != "" {
+			who[s.Second] = template.HTML(template.HTMLEscapeString(v.SecondSide))
+		}
+	}
 	for i, ev := range s.FileEvents() {
 		w, ok := who[ev.PubKey]
 		if !ok {

@@ -291,13 +291,22 @@ func (o *output) link(rel string) error {
 }
 
 // write creates rel afresh. It never opens an existing file for writing: a
-// leftover name may be a hard link into the published build.
+// leftover name may be a hard link into the published build. The build
+// directory is new, so the name is almost never there: it is removed only
+// when creating it fails for that reason (removing first cost two failed
+// system calls a file, unlink and rmdir, a tenth of a full build's CPU).
 func (o *output) write(rel string, data []byte) error {
 	path := filepath.Join(o.dir, filepath.FromSlash(rel))
-	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("site: %w", err)
+	create := func() (*os.File, error) {
+		return os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	f, err := create()
+	if errors.Is(err, os.ErrExist) {
+		if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("site: %w", err)
+		}
+		f, err = create()
+	}
 	if err != nil {
 		return fmt.Errorf("site: %w", err)
 	}

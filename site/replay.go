@@ -18,15 +18,33 @@ import (
 type step struct {
 	Ply   int
 	Label string // "12... Nf6", "" for the start
-	Board template.HTML
+	// FEN is the chess position in words for a screen reader (the board
+	// is one picture for every position); "" for the other games.
+	FEN string
+	// Marks are the CSS custom properties that place this position's marks
+	// on the board (the last move's squares or stone): numbers only.
+	Marks string
 }
 
 // replay is a game replayed from State.Moves: the moves as people read them
-// (SAN for chess, points for gomoku) and a board for every ply.
+// (SAN for chess, points for gomoku) and one board that shows every
+// position.
+//
+// The board is drawn once (issue 37: a board per ply was half a game
+// page's bytes). It holds every piece placement the game ever has, each
+// with the plies it stands for as --a (first ply, 0 if omitted) and --b
+// (first ply it is gone, never if omitted), given by its classes (timing);
+// the page sets --k to the shown ply, one rule per ply keyed on the
+// targeted step (highlightCSS), and the page's style sheet shows an
+// element only when a <= k < b. The marks of the last move are placed by
+// the ply's Marks. No script runs.
 type replay struct {
 	Defs  template.HTML
-	Moves []string // SAN or point, one per counted move
-	Steps []step
+	Board template.HTML
+	// Timing is the CSS of the board's timing classes (timing.css).
+	Timing string
+	Moves  []string // SAN or point, one per counted move
+	Steps  []step
 	// Err is set when a stored move could not be replayed. It cannot happen
 	// for states from match.Fold (moves are counted only when legal), but a
 	// page must still come out if it does: the replay stops there.
@@ -39,13 +57,58 @@ type replay struct {
 	EPDs []string
 }
 
-// Final is the last position's board.
-func (r *replay) Final() template.HTML {
-	if len(r.Steps) == 0 {
+// timing gives a board element the plies it stands for as classes, "tA"
+// (from ply A on; none: from the start) and "uB" (until ply B; none: to the
+// end), and remembers which it used: css gives them their numbers as --a
+// and --b. Classes, not style attributes: the pages carry none (TestLint).
+type timing struct{ from, until []bool }
+
+func (t *timing) class(a, b int) string {
+	var c []string
+	if a > 0 {
+		t.from = setAt(t.from, a)
+		c = append(c, "t"+strconv.Itoa(a))
+	}
+	if b >= 0 {
+		t.until = setAt(t.until, b)
+		c = append(c, "u"+strconv.Itoa(b))
+	}
+	if len(c) == 0 {
 		return ""
 	}
-	return r.Steps[len(r.Steps)-1].Board
+	return ` class="` + strings.Join(c, " ") + `"`
 }
+
+func setAt(s []bool, i int) []bool {
+	for len(s) <= i {
+		s = append(s, false)
+	}
+	s[i] = true
+	return s
+}
+
+// css is the rules of the classes used, numbers only.
+func (t *timing) css() string {
+	var b strings.Builder
+	for i, used := range t.from {
+		if used {
+			k := strconv.Itoa(i)
+			b.WriteString(".t" + k + "{--a:" + k + "}")
+		}
+	}
+	for i, used := range t.until {
+		if used {
+			k := strconv.Itoa(i)
+			b.WriteString(".u" + k + "{--b:" + k + "}")
+		}
+	}
+	return b.String()
+}
+
+// boardLabel names the one board for the whole replay: what it shows
+// depends on the position targeted, which a fixed label cannot say, so it
+// points to the step's heading (and, for chess, its FEN).
+const boardLabel = "Board: the position named below it"
 
 // moveLabel is "12. e4" or "12... e5" for ply n (1-based).
 func moveLabel(n int, move string) string {
@@ -81,7 +144,8 @@ func replayChess(moves []string, defs template.HTML) replay {
 	r := replay{Defs: defs, Moves: make([]string, 0, len(moves)), Steps: make([]step, 0, len(moves)+1)}
 	g := chessjs.NewGame()
 	start := parseFEN(g.FEN())
-	r.Steps = append(r.Steps, step{Board: start.svg("Start position")})
+	boards := []chessBoard{start}
+	r.Steps = append(r.Steps, step{FEN: g.FEN(), Marks: noMarks})
 	for i, mv := range moves {
 		m, err := g.Move(mv)
 		if err != nil {
@@ -96,12 +160,24 @@ func replayChess(moves []string, defs template.HTML) replay {
 		if strings.HasSuffix(m.SAN, "+") || strings.HasSuffix(m.SAN, "#") {
 			b.check = b.kingSquare(n%2 == 0) // White is to move after an even ply
 		}
-		label := moveLabel(n, m.SAN)
+		boards = append(boards, b)
 		r.Moves = append(r.Moves, m.SAN)
-		r.Steps = append(r.Steps, step{Ply: n, Label: label, Board: b.svg("Position after " + label)})
+		r.Steps = append(r.Steps, step{Ply: n, Label: moveLabel(n, m.SAN), FEN: fen, Marks: marks(b.from%8, 7-b.from/8, b.to%8, 7-b.to/8)})
 	}
+	r.Board, r.Timing = chessReplaySVG(boards)
 	return r
 }
+
+// noMarks hides the marks (the start, an empty board).
+const noMarks = "--m:0"
+
+// marks places the two marks at board coordinates (x1, y1) and (x2, y2).
+func marks(x1, y1, x2, y2 int) string {
+	return mark(x1, y1) + ";--x2:" + strconv.Itoa(x2) + ";--y2:" + strconv.Itoa(y2)
+}
+
+// mark places the one mark (gomoku's stone, Connect Four's disc).
+func mark(x, y int) string { return "--x1:" + strconv.Itoa(x) + ";--y1:" + strconv.Itoa(y) }
 
 func replayGomoku(moves []string, defs template.HTML) replay {
 	r := replay{Defs: defs, Gomoku: true, Moves: make([]string, 0, len(moves)), Steps: make([]step, 0, len(moves)+1)}
@@ -121,27 +197,23 @@ func replayGomoku(moves []string, defs template.HTML) replay {
 	if a, z, ok := winLine(points); ok {
 		win = &[2]gomoku.Point{a, z}
 	}
-	r.Steps = append(r.Steps, step{Board: gomokuSVG(points, 0, false, nil, "Empty board")})
+	r.Steps = append(r.Steps, step{Marks: noMarks})
 	for n := 1; n <= len(points); n++ {
-		label := gomokuLabel(n, r.Moves[n-1])
-		last := n == len(points)
-		w := win
-		if !last {
-			w = nil
-		}
-		// Only the final board numbers its stones: numbering every step
-		// would double the page for little use.
-		r.Steps = append(r.Steps, step{Ply: n, Label: label, Board: gomokuSVG(points, n, last, w, "Position after "+label)})
+		p := points[n-1]
+		x, y := p.Col+1, gomoku.Size-p.Row
+		r.Steps = append(r.Steps, step{Ply: n, Label: gomokuLabel(n, r.Moves[n-1]), Marks: mark(x, y)})
 	}
+	r.Board, r.Timing = gomokuSVG(points, win)
 	return r
 }
 
 // gomokuLabel is "7. h8": gomoku counts moves one by one, not in pairs.
 func gomokuLabel(n int, point string) string { return strconv.Itoa(n) + ". " + point }
 
-// stepsHTML renders the replay: one section per position, shown by CSS
-// :target (the last one when none is targeted), its board first, with links to the start,
-// the previous and next positions and the end, and the move's grade when
+// stepsHTML renders the replay: the board, then one section per position,
+// shown by CSS :target (the last one when none is targeted), with its
+// heading (and, for chess, its FEN), links to the start, the previous and
+// next positions and the end, and the move's grade when
 // the game is analysed (grades: one per move, or nil). It is rendered here
 // rather than in the template because a long game has hundreds of them;
 // the only text is the move labels and the grades (stepGrade), escaped.
@@ -150,21 +222,27 @@ func (r *replay) stepsHTML(grades []analysis.Move, talk map[int]*talkRow) templa
 	var b strings.Builder
 	// A chess step is about 1.4 KB: sized once rather than doubled through
 	// a hundred kilobytes.
-	b.Grow(len(r.Steps) * 1536)
+	b.Grow(len(r.Board) + len(r.Steps)*512)
+	b.WriteString(string(r.Board))
+	b.WriteString("\n")
 	for i, st := range r.Steps {
 		n := strconv.Itoa(st.Ply)
-		// The board first, as Lichess shows it: what the position is and
-		// the way to the next one follow it.
+		// The board comes first, as Lichess shows it (above the steps):
+		// what the position is and the way to the next one follow it.
 		b.WriteString(`<section class="step" id="ply-` + n + `">` + "\n")
-		b.WriteString(string(st.Board))
 		// h2: the position comes right under the page's h1.
-		b.WriteString("\n<h2>")
+		b.WriteString("<h2>")
 		if st.Ply == 0 {
 			b.WriteString("Start")
 		} else {
 			b.WriteString("After " + template.HTMLEscapeString(st.Label) + ` <span class="mute">(ply ` + n + " of " + last + ")</span>")
 		}
 		b.WriteString("</h2>\n")
+		if st.FEN != "" {
+			// For a screen reader: the picture is the same element for
+			// every position, so its label cannot name the pieces.
+			b.WriteString(`<p class="fen">Position in FEN: ` + template.HTMLEscapeString(st.FEN) + "</p>\n")
+		}
 		if st.Ply > 0 && st.Ply <= len(grades) {
 			b.WriteString(stepGrade(&grades[st.Ply-1], r.Kind))
 		}
@@ -221,16 +299,29 @@ func (r *replay) movesHTML(grades []analysis.Move, times []int64, talk map[int]*
 	return template.HTML(b.String())
 }
 
-// highlightCSS marks, in the move list, the move whose position the replay
-// shows: the targeted one, or the last move when none is targeted. CSS
-// cannot take the ply from the fragment, so there is one selector per ply;
-// it is built from numbers only.
+// highlightCSS sets the shown ply: --k and the marks of its last move on
+// the replay (see replay), and marks in the move list the move whose
+// position the replay shows: the targeted one, or the last move when none
+// is targeted. CSS cannot take the ply from the fragment, so there is one
+// rule per ply; it is built from numbers only.
 func (r *replay) highlightCSS() template.CSS {
 	n := len(r.Steps) - 1
-	if n < 1 {
+	if n < 0 {
 		return ""
 	}
 	var b strings.Builder
+	b.Grow(n * 96)
+	// The default is the last position, as the steps show the last one
+	// when none is targeted.
+	b.WriteString(r.Timing)
+	b.WriteString(".game{--k:" + strconv.Itoa(n) + ";" + r.Steps[n].Marks + "}")
+	for i, st := range r.Steps {
+		k := strconv.Itoa(i)
+		b.WriteString(".game:has(#ply-" + k + ":target){--k:" + k + ";" + st.Marks + "}")
+	}
+	if n < 1 {
+		return template.CSS(b.String())
+	}
 	for i := 1; i <= n; i++ {
 		k := strconv.Itoa(i)
 		b.WriteString(".game:has(#ply-" + k + ":target) #mv-" + k + ",")
