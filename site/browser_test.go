@@ -163,15 +163,23 @@ func TestBrowserRunsNoScript(t *testing.T) {
 	})
 	mu.Lock()
 	defer mu.Unlock()
-	// Only the pages themselves were fetched: no favicon, no image, no
-	// stylesheet, nothing a payload could have pulled in.
-	want := map[string]bool{}
+	// Only the pages themselves and the site's two style sheets were
+	// fetched: no favicon, no image, nothing a payload could have pulled
+	// in. The sheets were fetched: the CSP lets them load ('self').
+	want := map[string]bool{"/style.css": true, "/game.css": true}
 	for _, c := range cases[1:] {
 		want[c.path] = true
 	}
+	got := map[string]bool{}
 	for _, p := range requests {
+		got[p] = true
 		if !want[p] {
 			t.Errorf("the browser requested %s", p)
+		}
+	}
+	for _, sheet := range []string{"/style.css", "/game.css"} {
+		if !got[sheet] {
+			t.Errorf("the browser never requested %s", sheet)
 		}
 	}
 	t.Logf("screenshots in %s", shots)

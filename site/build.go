@@ -385,6 +385,11 @@ func (b *builder) otherPages(o *output) error {
 	if err := o.put("protocol.md", "", []byte(protocolText)); err != nil {
 		return err
 	}
+	for _, name := range styleSheets {
+		if err := o.put(name, "", b.tpl.sheets[name]); err != nil {
+			return err
+		}
+	}
 	if err := o.put("ratings.json", "", b.ratingsJSON()); err != nil {
 		return err
 	}

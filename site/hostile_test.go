@@ -203,7 +203,7 @@ func hostileInput(t testing.TB) Input {
 
 // sitePath is every path a build may produce: fixed names and hex ids.
 // The games' part of it is the registry's kinds.
-var sitePath = regexp.MustCompile(`^(index\.html|how-to-play\.html|protocol\.(html|md)|ratings\.json|matches\.json|\.manifest|\.cards|ratings/(` + kindsAlt + `)\.html|archive/(` + kindsAlt + `)(-unlisted)?-[1-9][0-9]*\.html|m/[0-9a-f]{64}\.(html|json|pgn|analysis\.json|reasoning\.json)|p/[0-9a-f]{64}\.html|models\.(html|json)|h/[0-9a-f]{64}-[0-9a-f]{64}\.html)$`)
+var sitePath = regexp.MustCompile(`^(index\.html|style\.css|game\.css|how-to-play\.html|protocol\.(html|md)|ratings\.json|matches\.json|\.manifest|\.cards|ratings/(` + kindsAlt + `)\.html|archive/(` + kindsAlt + `)(-unlisted)?-[1-9][0-9]*\.html|m/[0-9a-f]{64}\.(html|json|pgn|analysis\.json|reasoning\.json)|p/[0-9a-f]{64}\.html|models\.(html|json)|h/[0-9a-f]{64}-[0-9a-f]{64}\.html)$`)
 
 var kindsAlt = strings.Join(match.GameKinds(), "|")
 

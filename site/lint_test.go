@@ -9,6 +9,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -16,9 +17,11 @@ import (
 	"golang.org/x/net/html"
 )
 
-// csp is the policy every page must carry: nothing but inline styles and
-// data: images (the empty favicon); no script source at all.
-const csp = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
+// csp is the policy every page must carry: nothing but inline styles, the
+// site's own style sheets (style.css, game.css: the CSS every page or every
+// game page shares, sent once) and data: images (the empty favicon); no
+// script source at all.
+const csp = "default-src 'none'; style-src 'self' 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
 
 var voidElements = map[string]bool{
 	"area": true, "base": true, "br": true, "col": true, "embed": true, "hr": true, "img": true,
@@ -58,14 +61,21 @@ func lintDir(t *testing.T, root string) lint {
 	var l lint
 	pages := map[string]*pageLint{}
 	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".html") {
+		if err != nil || d.IsDir() {
 			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		if strings.HasSuffix(p, ".css") {
+			lintSheet(&l, filepath.ToSlash(rel), p)
+			return nil
+		}
+		if !strings.HasSuffix(p, ".html") {
+			return nil
 		}
 		data, err := os.ReadFile(p)
 		if err != nil {
 			return err
 		}
-		rel, _ := filepath.Rel(root, p)
 		pages[filepath.ToSlash(rel)] = lintPage(&l, filepath.ToSlash(rel), data)
 		return nil
 	})
@@ -105,6 +115,26 @@ func lintDir(t *testing.T, root string) lint {
 		}
 	}
 	return l
+}
+
+// sheetLink is the href of a page's link to one of the site's own style
+// sheets: a relative path up to the site root, nothing else.
+var sheetLink = regexp.MustCompile(`^(\.\./)*(style|game)\.css$`)
+
+// lintSheet checks that a style sheet the site serves loads nothing more
+// (no url(), no @import: the CSP's 'self' would allow both).
+func lintSheet(t *lint, rel, p string) {
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Errorf("%s: %v", rel, err)
+		return
+	}
+	low := strings.ToLower(string(data))
+	for _, bad := range []string{"url(", "@import", "expression(", "</style"} {
+		if strings.Contains(low, bad) {
+			t.Errorf("%s: style sheet contains %q", rel, bad)
+		}
+	}
 }
 
 func lintPage(t *lint, rel string, data []byte) *pageLint {
@@ -219,8 +249,9 @@ func lintElement(t *lint, rel string, tok html.Token, pl *pageLint, cspSeen *boo
 			t.Errorf("%s: meta refresh", rel)
 		}
 	case "link":
-		if attrs["rel"] != "icon" || attrs["href"] != "data:," {
-			t.Errorf("%s: <link> other than the empty icon: %v", rel, attrs)
+		sheet := attrs["rel"] == "stylesheet" && sheetLink.MatchString(attrs["href"])
+		if !sheet && (attrs["rel"] != "icon" || attrs["href"] != "data:,") {
+			t.Errorf("%s: <link> other than the empty icon and the site's style sheets: %v", rel, attrs)
 		}
 	case "a":
 		if strings.HasPrefix(attrs["href"], "https:") && !strings.Contains(attrs["rel"], "noopener") {

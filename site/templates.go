@@ -13,8 +13,14 @@ import (
 	"vesper/match"
 )
 
-//go:embed templates/*.html
+//go:embed templates/*.html templates/*.css
 var templateFS embed.FS
+
+// styleSheets are the style sheets the build writes once at the site root:
+// style.css, the CSS of every page (linked from layout.html), and game.css,
+// that of every game page (match.html). Sent once and cached, rather than
+// about 8 KB inline in each of tens of thousands of pages (issue 37).
+var styleSheets = []string{"style.css", "game.css"}
 
 // pageNames are the page templates; each is parsed with layout.html.
 var pageNames = []string{"index", "match", "player", "ratings", "howto", "archive", "models", "h2h", "protocol"}
@@ -24,6 +30,7 @@ var pageNames = []string{"index", "match", "player", "ratings", "howto", "archiv
 type templates struct {
 	set    map[string]*template.Template
 	source []byte
+	sheets map[string][]byte // styleSheets by name
 }
 
 func parseTemplates() (*templates, error) {
@@ -33,6 +40,14 @@ func parseTemplates() (*templates, error) {
 		return nil, fmt.Errorf("site: %w", err)
 	}
 	t.source = append(t.source, layout...)
+	t.sheets = map[string][]byte{}
+	for _, name := range styleSheets {
+		css, err := fs.ReadFile(templateFS, "templates/"+name)
+		if err != nil {
+			return nil, fmt.Errorf("site: %w", err)
+		}
+		t.sheets[name] = css
+	}
 	base, err := template.New("layout").Funcs(funcs).Parse(string(layout))
 	if err != nil {
 		return nil, fmt.Errorf("site: layout.html: %w", err)
