@@ -35,11 +35,16 @@ func TestEscIsTemplateEscaping(t *testing.T) {
 func TestEventsTableEscapes(t *testing.T) {
 	row := eventRow{N: 1, ID: "ab", Short: "ab", Kind: "kind 1", Who: "<who>", Created: "<date>",
 		Use: "used", Move: "Nf3+", Excerpt: `<img src=x onerror="alert(1)">`, Token: "t<"}
-	got := string(eventsTable([]eventRow{row}))
+	shown := row
+	shown.Move = "" // content is shown only where it is not already the move
+	got := string(eventsTable([]eventRow{row, shown}))
 	for _, bad := range []string{"<img", `"alert`, "t<", "Nf3+"} {
 		if strings.Contains(got, bad) {
 			t.Errorf("events row holds %q unescaped: %s", bad, got)
 		}
+	}
+	if !strings.Contains(got, "&lt;img") {
+		t.Errorf("the uncounted row does not show its content: %s", got)
 	}
 	row.Ignored = "reason"
 	got = string(ignoredTable([]eventRow{row}))

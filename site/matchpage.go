@@ -4,6 +4,7 @@ import (
 	"html/template"
 	"strconv"
 	"strings"
+	"time"
 
 	"vesper/analysis"
 	"vesper/match"
@@ -113,14 +114,19 @@ type evRef struct {
 // hundred of these or more, so what the rows print is computed here, not
 // called from the template: a call through the template (reflect) cost
 // more than the rest of the row at 10,000 pages.
+// evDate is a time in the events table, whose cell does not wrap and whose
+// heading says UTC: "2006-01-02 15:04", without the span and zone of date,
+// twice on each of a long game's rows (issue 37).
+func evDate(t int64) string { return time.Unix(t, 0).UTC().Format("2006-01-02 15:04") }
+
 type eventRow struct {
 	N        int
 	ID       string
 	Short    string // the id's first characters, as "short" prints it
 	Kind     string
 	Who      template.HTML // the author, as player.Who at the match page's depth
-	Created  template.HTML // the created_at, as "date" prints it
-	SeenDate template.HTML // the seen_at, as "date" prints it
+	Created  template.HTML // the created_at, as evDate prints it
+	SeenDate template.HTML // the seen_at, as evDate prints it
 	SeenAt   int64
 	Seen     bool
 	Use      string
@@ -392,11 +398,11 @@ func newEventRow(i int, ev *nostr.Event, who template.HTML, seenAt map[string]in
 	}
 	row := eventRow{
 		N: i + 1, ID: ev.ID, Short: shortID(ev.ID), Kind: kind, Who: who,
-		Created: template.HTML(hdate(int64(ev.CreatedAt))), Excerpt: shownContent(ev.Content, maxExcerpt),
+		Created: template.HTML(evDate(int64(ev.CreatedAt))), Excerpt: shownContent(ev.Content, maxExcerpt),
 	}
 	row.SeenAt, row.Seen = seenAt[ev.ID]
 	if row.Seen {
-		row.SeenDate = template.HTML(hdate(row.SeenAt))
+		row.SeenDate = template.HTML(evDate(row.SeenAt))
 	}
 	return row
 }
@@ -456,7 +462,7 @@ func eventsTable(rows []eventRow) template.HTML {
 	var b strings.Builder
 	for _, r := range rows {
 		b.WriteString(`<tr id="ev-` + esc(r.ID) + `"><td class="n">` + strconv.Itoa(r.N) +
-			`</td><td><code class="id">` + esc(r.ID) + `</code></td><td>` + esc(r.Kind) + `<br>` +
+			`</td><td class="nw"><code>` + esc(r.Short) + `</code></td><td>` + esc(r.Kind) + `<br>` +
 			string(r.Who) + `</td><td class="nw">` + string(r.Created))
 		if r.Seen {
 			b.WriteString(`<br><span class="mute">` + string(r.SeenDate) + `</span>`)
@@ -470,7 +476,11 @@ func eventsTable(rows []eventRow) template.HTML {
 				b.WriteString(`: <span class="nw">` + esc(r.Move) + `</span>`)
 			}
 		}
-		writeExcerpt(&b, r.Excerpt)
+		if r.Move == "" {
+			// A counted move's content is the move the fold read from it,
+			// shown just before; the string as signed is in match.json.
+			writeExcerpt(&b, r.Excerpt)
+		}
 		b.WriteString("</td></tr>\n")
 	}
 	return template.HTML(b.String())

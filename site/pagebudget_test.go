@@ -18,12 +18,15 @@ import (
 // matches; it was 88 KB at 2,000, a board per ply half of it. budgetGame
 // is twice as long as the median game, so its page is larger: 359,399
 // bytes with talk and 217,611 without when every ply had its board, and
-// 274,678 and 133,398 with one board for the replay. The budgets leave
-// room for a few sentences more, not for a board per ply (about 1.1 KB a
-// chess ply, 88 KB for this game).
+// 274,678 and 133,398 with one board for the replay; 258,182 and 116,912
+// with the shared CSS in style.css and game.css and a shorter events table
+// (short ids, no content where the move shows it, plain times). The
+// budgets leave room for a few sentences more, not for the 8 KB of CSS
+// back inline nor for the full ids back (about 5 KB here), nor for a board
+// per ply (about 1.1 KB a chess ply, 88 KB for this game).
 const (
-	gamePageBudget       = 292_000
-	gamePageBudgetNoTalk = 141_000
+	gamePageBudget       = 262_000
+	gamePageBudgetNoTalk = 120_000
 )
 
 // budgetGame is a representative long chess game: 80 plies (40 moves) of a
