@@ -569,30 +569,42 @@ func (t *talkView) fallbacks() string {
 
 // stepTalk is a move's talk as the replay shows it at the move's ply: the
 // comment whole, the reasoning's check and its first lines, with a link
-// to the whole row in the talk table. Text is escaped here.
+// to the whole row in the talk table, escaped by html/template.
 func stepTalk(r *talkRow) string {
-	var b strings.Builder
-	b.WriteString(`<div class="steptalk">`)
+	v := stepTalkView{Comment: r.Comment, Committed: r.Committed, Mark: r.Mark, ID: r.ID}
 	if r.Fallback != "" {
-		b.WriteString(`<p>† <span class="mute">fallback:</span> ` + template.HTMLEscapeString(fallbackWords(r.Fallback)) + `</p>`)
+		v.Fallback = fallbackWords(r.Fallback)
 	}
-	if r.Comment != "" {
-		b.WriteString(`<p><span class="mute">Comment:</span> <bdi class="talk">` + template.HTMLEscapeString(r.Comment) + `</bdi></p>`)
-	}
-	if r.Committed {
-		b.WriteString(`<p><span class="mute">Reasoning:</span> ` + template.HTMLEscapeString(r.Mark))
-		if r.Text != "" {
-			h, _ := head(r.Text)
-			if len([]rune(h)) > 200 {
-				h = string([]rune(h)[:200]) + "…"
-			}
-			b.WriteString(`</p><p class="rs-head"><bdi class="talk">` + template.HTMLEscapeString(h) + `</bdi>`)
+	if r.Committed && r.Text != "" {
+		h, _ := head(r.Text)
+		if len([]rune(h)) > 200 {
+			h = string([]rune(h)[:200]) + "…"
 		}
-		b.WriteString(` <a href="#talk-` + r.ID + `">whole talk of this move</a></p>`)
+		v.Head = h
 	}
-	b.WriteString("</div>\n")
+	var b strings.Builder
+	if err := stepTalkTpl.Execute(&b, v); err != nil {
+		// Only a writer's error could end it, and a strings.Builder has none.
+		panic(err)
+	}
 	return b.String()
 }
+
+// stepTalkView is what stepTalkTpl shows of a move's talk.
+type stepTalkView struct {
+	Fallback, Comment, Mark, Head, ID string
+	Committed                         bool
+}
+
+// stepTalkTpl renders the players' words through html/template, as every
+// page does, though the steps around it are written by hand for speed.
+var stepTalkTpl = template.Must(template.New("steptalk").Parse(`<div class="steptalk">` +
+	`{{with .Fallback}}<p>† <span class="mute">fallback:</span> {{.}}</p>{{end}}` +
+	`{{with .Comment}}<p><span class="mute">Comment:</span> <bdi class="talk">{{.}}</bdi></p>{{end}}` +
+	`{{if .Committed}}<p><span class="mute">Reasoning:</span> {{.Mark}}` +
+	`{{with .Head}}</p><p class="rs-head"><bdi class="talk">{{.}}</bdi>{{end}}` +
+	` <a href="#talk-{{.ID}}">whole talk of this move</a></p>{{end}}` +
+	"</div>\n"))
 
 // fallbackWords is the fallback tag's kind in words.
 func fallbackWords(kind string) string {
