@@ -454,42 +454,7 @@ func parallel(n int, f func(i int) error) error {
 // templates and the chess replay are CPU work). The order of the writes
 // does not matter: the manifest is sorted.
 func (b *builder) allMatchFiles(o *output) error {
-	workers := runtime.GOMAXPROCS(0)
-	next := make(chan *card)
-	errs := make(chan error, workers)
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for s := range next {
-				if err := b.matchFiles(o, s); err != nil {
-					errs <- err
-					for range next { // drain so the sender finishes
-					}
-					return
-				}
-			}
-		}()
-	}
-	var err error
-send:
-	for _, c := range b.cards {
-		select {
-		case next <- c:
-		case err = <-errs:
-			break send
-		}
-	}
-	close(next)
-	wg.Wait()
-	if err == nil {
-		select {
-		case err = <-errs:
-		default:
-		}
-	}
-	return err
+	return parallel(len(b.cards), func(i int) error { return b.matchFiles(o, b.cards[i]) })
 }
 
 // matchFiles writes a match's page, match.json and (chess) PGN, or carries

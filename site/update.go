@@ -3,9 +3,7 @@ package site
 import (
 	"errors"
 	"fmt"
-	"runtime"
 	"slices"
-	"sync"
 
 	"vesper/match"
 )
@@ -114,32 +112,18 @@ func loadAll(ids []string, load Loader) ([]full, error) {
 	ids = slices.Compact(ids)
 	out := make([]full, len(ids))
 	errs := make([]error, len(ids))
-	var wg sync.WaitGroup
-	var next sync.Mutex
-	i := 0
-	for range runtime.GOMAXPROCS(0) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				next.Lock()
-				j := i
-				i++
-				next.Unlock()
-				if j >= len(ids) {
-					return
-				}
-				s, seen, err := load(ids[j])
-				switch {
-				case err != nil:
-					errs[j] = fmt.Errorf("site: match %s: %w", ids[j], err)
-				case folded(s) && s.Match == ids[j]:
-					out[j] = full{s: s, seen: seen}
-				}
-			}
-		}()
-	}
-	wg.Wait()
+	// Every match is tried: a load error is kept for its index, not
+	// returned, so that parallel does not skip the rest.
+	_ = parallel(len(ids), func(j int) error {
+		s, seen, err := load(ids[j])
+		switch {
+		case err != nil:
+			errs[j] = fmt.Errorf("site: match %s: %w", ids[j], err)
+		case folded(s) && s.Match == ids[j]:
+			out[j] = full{s: s, seen: seen}
+		}
+		return nil
+	})
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
