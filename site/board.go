@@ -126,7 +126,7 @@ const markRects = `<g class="mk"><rect class="hl m1" width="1" height="1"/><rect
 // after ply k. Every run of plies a piece stands on a square is one <use>,
 // timed (see replay), so a game of n plies draws about 32+2n pieces rather
 // than 32 per ply; a check is a timed square.
-func chessReplaySVG(boards []chessBoard) (template.HTML, string) {
+func chessReplaySVG(boards []chessBoard) (template.HTML, timing) {
 	var tm timing
 	var s strings.Builder
 	s.Grow(2048 + 80*len(boards))
@@ -169,7 +169,7 @@ func chessReplaySVG(boards []chessBoard) (template.HTML, string) {
 		}
 	}
 	s.WriteString(`</svg>`)
-	return template.HTML(s.String()), tm.css()
+	return template.HTML(s.String()), tm
 }
 
 // gomokuDefs returns the 15x15 grid (points at 1..15 in SVG units, row 15
@@ -231,7 +231,7 @@ func winLine(points []gomoku.Point) (from, to gomoku.Point, ok bool) {
 // first player's black), the last move's ring placed by the shown ply's
 // Marks, and, on the last position only, each stone's move number and the
 // winning line (win, when set).
-func gomokuSVG(points []gomoku.Point, win *[2]gomoku.Point) (template.HTML, string) {
+func gomokuSVG(points []gomoku.Point, win *[2]gomoku.Point) (template.HTML, timing) {
 	var tm timing
 	var s strings.Builder
 	s.Grow(256 + len(points)*96)
@@ -264,5 +264,5 @@ func gomokuSVG(points []gomoku.Point, win *[2]gomoku.Point) (template.HTML, stri
 		s.WriteString(`</g>`)
 	}
 	s.WriteString(`</svg>`)
-	return template.HTML(s.String()), tm.css()
+	return template.HTML(s.String()), tm
 }

@@ -48,13 +48,13 @@ func replayConnect4(moves []string, defs template.HTML) replay {
 		x, y := cells[n-1][0]+1, connect4.Rows-cells[n-1][1]
 		r.Steps = append(r.Steps, step{Ply: n, Label: gomokuLabel(n, r.Moves[n-1]), Marks: mark(x, y)})
 	}
-	r.Board, r.Timing = connect4SVG(cells)
+	r.Board, r.timing = connect4SVG(cells)
 	return r
 }
 
 // connect4SVG draws the one board of a replay: disc i from ply i+1 on (see
 // replay), the last disc ringed by the shown ply's Marks.
-func connect4SVG(cells [][2]int) (template.HTML, string) {
+func connect4SVG(cells [][2]int) (template.HTML, timing) {
 	var tm timing
 	var s strings.Builder
 	s.WriteString(`<svg class="board bd" viewBox="0 0 8 7.5" role="img" aria-label="` + boardLabel + `"><use href="#cb"/>`)
@@ -68,5 +68,5 @@ func connect4SVG(cells [][2]int) (template.HTML, string) {
 	}
 	s.WriteString(`<g class="mk"><circle class="m1" r=".46" fill="none" stroke="#111" stroke-width=".06"/></g>`)
 	s.WriteString(`</svg>`)
-	return template.HTML(s.String()), tm.css()
+	return template.HTML(s.String()), tm
 }

@@ -33,18 +33,18 @@ func TestEscIsTemplateEscaping(t *testing.T) {
 // TestEventsTableEscapes: what a relay wrote reaches the events tables
 // only escaped.
 func TestEventsTableEscapes(t *testing.T) {
-	row := eventRow{N: 1, ID: "ab", Short: "ab", Kind: "kind 1", Who: "<who>", Created: "<date>",
-		Use: "used", Move: "Nf3+", Excerpt: `<img src=x onerror="alert(1)">`, Token: "t<"}
+	row := eventRow{N: 1, ID: "ab", Anchor: `a"b`, Short: "ab", Kind: "kind 1", Who: "<who>", Created: "<date>",
+		Use: "used", Ply: 1, Move: "Nf3+", Excerpt: `<img src=x onerror="alert(1)">`, Token: "t<"}
 	shown := row
-	shown.Move = "" // content is shown only where it is not already the move
+	shown.Ply, shown.Move = 0, "" // content is shown only where it is not already the move
 	got := string(eventsTable([]eventRow{row, shown}))
-	for _, bad := range []string{"<img", `"alert`, "t<", "Nf3+"} {
+	for _, bad := range []string{"<img", `"alert`, "t<", "Nf3+", `a"b`} {
 		if strings.Contains(got, bad) {
 			t.Errorf("events row holds %q unescaped: %s", bad, got)
 		}
 	}
-	if !strings.Contains(got, "&lt;img") {
-		t.Errorf("the uncounted row does not show its content: %s", got)
+	if !strings.Contains(got, `<a href="#ply-1">Nf3&#43;</a>`) || strings.Count(got, "&lt;img") != 1 {
+		t.Errorf("the counted row does not link its move, or the uncounted row does not show its content: %s", got)
 	}
 	row.Ignored = "reason"
 	got = string(ignoredTable([]eventRow{row}))

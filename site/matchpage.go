@@ -2,6 +2,7 @@ package site
 
 import (
 	"html/template"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -76,6 +77,8 @@ type matchPage struct {
 	Cross     *crossView
 	// rep is the reveal check the page and reasoning.json show.
 	rep reveal.Report
+	// anchors name each event's row (eventAnchors).
+	anchors map[string]string
 }
 
 // gameRating is a player's rating before a rated game and the change it
@@ -107,7 +110,9 @@ func (b *builder) ratingAt(kind, pk, id string) gameRating {
 type evRef struct {
 	What string
 	ID   string
-	By   player
+	// Anchor is the event's row in the events table (eventAnchors).
+	Anchor string
+	By     player
 }
 
 // eventRow is one event of the match in fold order. A match shows a
@@ -122,6 +127,7 @@ func evDate(t int64) string { return time.Unix(t, 0).UTC().Format("2006-01-02 15
 type eventRow struct {
 	N        int
 	ID       string
+	Anchor   string // the row's name, "ev-" and this (eventAnchors)
 	Short    string // the id's first characters, as "short" prints it
 	Kind     string
 	Who      template.HTML // the author, as player.Who at the match page's depth
@@ -129,11 +135,14 @@ type eventRow struct {
 	SeenDate template.HTML // the seen_at, as evDate prints it
 	SeenAt   int64
 	Seen     bool
-	Use      string
-	Move     string        // the move a counted move event played
-	Ignored  template.HTML // the reason in words, "" for a used event
-	Token    string        // the fold's token for it
-	Excerpt  string
+	// Use is what the fold did with the event, beside the counted move it
+	// is (Ply > 0, Move its label as the replay's step shows it).
+	Use     string
+	Ply     int
+	Move    string
+	Ignored template.HTML // the reason in words, "" for a used event
+	Token   string        // the fold's token for it
+	Excerpt string
 }
 
 var kindNames = map[int]string{
@@ -223,13 +232,17 @@ func (b *builder) matchView(s *match.State, seenAt map[string]int64, g *analysis
 		v.PGN = matchPGN(s, v.Replay.Moves, v.First, v.Second, v.FirstRating, v.SecondRating, v.Opening)
 	}
 	v.House = b.houseGame(s)
+	v.anchors = eventAnchors(s.FileEvents())
 	b.finality(s, v)
 	b.eventRows(s, seenAt, v)
 	v.rep = reveal.Check(s, s.Reveals)
 	v.Talk = b.talk(s, v.rep, v.Replay.Moves, v.FirstSide, v.SecondSide)
+	v.Talk.anchor(v.anchor)
 	// The replay shows each move's talk at its ply, so it is drawn after it.
 	atPly := v.Talk.byPly()
-	v.Steps, v.MovesHTML, v.Highlight = v.Replay.stepsHTML(v.grades, atPly), v.Replay.movesHTML(v.grades, v.Times, atPly), v.Replay.highlightCSS()
+	v.Steps = v.Replay.stepsHTML(v.grades, atPly)
+	v.MovesHTML = v.Replay.movesHTML(v.grades, v.Times, atPly)
+	v.Highlight = v.Replay.highlightCSS() // after the two: the timing classes they use
 	v.Fallbacks = v.Talk.fallbacks()
 	if s.Accepted {
 		if p := h2hPath(s.First, s.Second); p != "" {
@@ -295,6 +308,11 @@ func (b *builder) movesAndGrades(s *match.State, c *card, g *analysis.Game, v *m
 	v.grades = grades
 }
 
+// ref names the event id, which did what, signed by by.
+func (v *matchPage) ref(what, id string, by player) evRef {
+	return evRef{What: what, ID: id, Anchor: v.anchor(id), By: by}
+}
+
 // finality says how the result became final (section 2, "What final
 // means"), or which signatures exist while it is not.
 func (b *builder) finality(s *match.State, v *matchPage) {
@@ -316,7 +334,7 @@ func (b *builder) finality(s *match.State, v *matchPage) {
 			if s.Final {
 				dst = &v.Final
 			}
-			*dst = append(*dst, evRef{What: what, ID: sg.Event, By: p})
+			*dst = append(*dst, v.ref(what, sg.Event, p))
 		}
 	}
 	switch {
@@ -327,13 +345,13 @@ func (b *builder) finality(s *match.State, v *matchPage) {
 		sig(match.First, v.First)
 		sig(match.Second, v.Second)
 	case s.FinalBy == match.FinalByTimeout:
-		v.Final = append(v.Final, evRef{What: "timeout claim", ID: s.FinalEvent, By: author(s.FinalEvent)})
+		v.Final = append(v.Final, v.ref("timeout claim", s.FinalEvent, author(s.FinalEvent)))
 	case s.FinalBy == match.FinalByRuling:
 		for _, r := range s.Requests {
-			v.Final = append(v.Final, evRef{What: "arbitration request", ID: r.Event, By: b.player(r.Author)})
+			v.Final = append(v.Final, v.ref("arbitration request", r.Event, b.player(r.Author)))
 		}
 		by := author(s.FinalEvent)
-		v.Final = append(v.Final, evRef{What: "arbiter's ruling", ID: s.FinalEvent, By: by})
+		v.Final = append(v.Final, v.ref("arbiter's ruling", s.FinalEvent, by))
 		if by.Pubkey != b.in.Daemon {
 			v.RulingBy = by
 		}
@@ -346,7 +364,7 @@ func (b *builder) eventRows(s *match.State, seenAt map[string]int64, v *matchPag
 	for _, ig := range s.Ignored {
 		ignored[ig.ID] = ig
 	}
-	use, moves := eventUses(s, v.Replay.Moves)
+	use, plies := eventUses(s)
 	who := map[string]template.HTML{}
 	// The players' events name their side, which the page's top ties to
 	// the account: the account's link, name and npub on each of a long
@@ -365,6 +383,7 @@ func (b *builder) eventRows(s *match.State, seenAt map[string]int64, v *matchPag
 			who[ev.PubKey] = w
 		}
 		row := newEventRow(i, ev, w, seenAt)
+		row.Anchor = v.anchor(ev.ID)
 		if ev.Kind == nostr.KindReveal {
 			// Its content is reasoning text, which a page shows only as
 			// checked and only after the game (section "talk").
@@ -376,8 +395,13 @@ func (b *builder) eventRows(s *match.State, seenAt map[string]int64, v *matchPag
 			row.Ignored, row.Token = r.Text, r.Token
 		}
 		if row.Ignored == "" {
-			row.Use, row.Move = use[ev.ID], moves[ev.ID]
-			if row.Use == "" {
+			row.Use = use[ev.ID]
+			switch n := plies[ev.ID]; {
+			case n > 0 && n < len(v.Replay.Steps):
+				row.Ply, row.Move = n, v.Replay.Steps[n].Label
+			case n > 0: // a move the replay could not play (replay.Err)
+				row.Use = join("counted move, ply "+strconv.Itoa(n), row.Use)
+			case row.Use == "":
 				row.Use = "used (superseded)"
 			}
 		}
@@ -407,19 +431,63 @@ func newEventRow(i int, ev *nostr.Event, who template.HTML, seenAt map[string]in
 	return row
 }
 
+// eventAnchors gives each event of a page the name of its row in the
+// events table, which the signatures, the talk table and the ignored
+// reveals link to ("#ev-" and this): the id's first characters as the
+// table prints them (shortID), more where two of the page's ids share
+// them, so that every name is unique on the page. The whole id was 64 of
+// each row's 320 bytes and again in every link to it (issue 37).
+func eventAnchors(evs []*nostr.Event) map[string]string {
+	ids := make([]string, len(evs))
+	for i, ev := range evs {
+		ids[i] = ev.ID
+	}
+	slices.Sort(ids)
+	out := make(map[string]string, len(ids))
+	for i, id := range ids {
+		// The longest prefix id shares with another id is the one it
+		// shares with a neighbour in sorted order.
+		n := shortLen
+		if i > 0 {
+			n = max(n, commonPrefix(id, ids[i-1])+1)
+		}
+		if i+1 < len(ids) {
+			n = max(n, commonPrefix(id, ids[i+1])+1)
+		}
+		out[id] = id[:min(n, len(id))]
+	}
+	return out
+}
+
+func commonPrefix(a, b string) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
+}
+
+// anchor is the name of the event's row (eventAnchors); an event the table
+// does not list keeps its whole id, so that a link to it cannot land on
+// another event's row.
+func (v *matchPage) anchor(id string) string {
+	if a, ok := v.anchors[id]; ok {
+		return a
+	}
+	return id
+}
+
 // eventUses says, by event id, what the fold used each event for, and
-// which counted moves were which replayed move.
-func eventUses(s *match.State, replayed []string) (use, moves map[string]string) {
+// which ply each counted move played (the move itself is in plies, not
+// in use).
+func eventUses(s *match.State) (use map[string]string, plies map[string]int) {
 	use = map[string]string{s.Match: "challenge"}
 	if s.Accepted {
 		use[s.AcceptEvent] = "accept"
 	}
-	moves = map[string]string{}
+	plies = make(map[string]int, len(s.MoveEvents))
 	for i, id := range s.MoveEvents {
-		if i < len(replayed) {
-			moves[id] = replayed[i]
-		}
-		use[id] = "counted move, ply " + strconv.Itoa(i+1)
+		plies[id] = i + 1
 	}
 	for _, role := range []string{match.First, match.Second} {
 		if sg, ok := s.Sigs[role]; ok {
@@ -435,7 +503,7 @@ func eventUses(s *match.State, replayed []string) (use, moves map[string]string)
 	if s.Final {
 		use[s.FinalEvent] = join(use[s.FinalEvent], "made the result final")
 	}
-	return use, moves
+	return use, plies
 }
 
 func join(a, b string) string {
@@ -457,26 +525,33 @@ var escaper = strings.NewReplacer(
 
 func esc(s string) string { return escaper.Replace(s) }
 
-// eventsTable is the rows of "All events".
+// eventsTable is the rows of "All events". Their cells carry no class:
+// the table's style sheet sets each column (.ev in style.css), which on a
+// long game's hundred rows is kilobytes (issue 37). A counted move links
+// to its position in the replay.
 func eventsTable(rows []eventRow) template.HTML {
 	var b strings.Builder
+	b.Grow(len(rows) * 200)
 	for _, r := range rows {
-		b.WriteString(`<tr id="ev-` + esc(r.ID) + `"><td class="n">` + strconv.Itoa(r.N) +
-			`</td><td class="nw"><code>` + esc(r.Short) + `</code></td><td>` + esc(r.Kind) + `<br>` +
-			string(r.Who) + `</td><td class="nw">` + string(r.Created))
+		b.WriteString(`<tr id="ev-` + esc(r.Anchor) + `"><td>` + strconv.Itoa(r.N) +
+			`</td><td>` + esc(r.Short) + `</td><td>` + esc(r.Kind) + `<br>` +
+			string(r.Who) + `</td><td>` + string(r.Created) + `</td><td>`)
 		if r.Seen {
-			b.WriteString(`<br><span class="mute">` + string(r.SeenDate) + `</span>`)
+			b.WriteString(string(r.SeenDate))
 		}
 		b.WriteString(`</td><td>`)
-		if r.Ignored != "" {
+		switch {
+		case r.Ignored != "":
 			b.WriteString(`ignored: ` + string(r.Ignored) + ` <code class="mute">` + esc(r.Token) + `</code>`)
-		} else {
-			b.WriteString(esc(r.Use))
-			if r.Move != "" {
-				b.WriteString(`: <span class="nw">` + esc(r.Move) + `</span>`)
+		case r.Ply > 0:
+			b.WriteString(`counted move <a href="#ply-` + strconv.Itoa(r.Ply) + `">` + esc(r.Move) + `</a>`)
+			if r.Use != "" {
+				b.WriteString("; " + esc(r.Use))
 			}
+		default:
+			b.WriteString(esc(r.Use))
 		}
-		if r.Move == "" {
+		if r.Ply == 0 {
 			// A counted move's content is the move the fold read from it,
 			// shown just before; the string as signed is in match.json.
 			writeExcerpt(&b, r.Excerpt)
@@ -490,7 +565,7 @@ func eventsTable(rows []eventRow) template.HTML {
 func ignoredTable(rows []eventRow) template.HTML {
 	var b strings.Builder
 	for _, r := range rows {
-		b.WriteString(`<tr><td><a href="#ev-` + esc(r.ID) + `"><code>` + esc(r.Short) + `</code></a></td><td>` +
+		b.WriteString(`<tr><td><a href="#ev-` + esc(r.Anchor) + `"><code>` + esc(r.Short) + `</code></a></td><td>` +
 			esc(r.Kind) + `<br>` + string(r.Who) + `</td><td>` + string(r.Ignored) +
 			` <code class="mute">` + esc(r.Token) + `</code>`)
 		writeExcerpt(&b, r.Excerpt)

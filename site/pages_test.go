@@ -212,8 +212,8 @@ func TestGamePage(t *testing.T) {
 	for _, want := range []string{
 		`<span class="nw">1500 <span class="mute">→</span> 1741 <strong>&#43;241</strong></span>`,
 		`<span class="nw">1500 <span class="mute">→</span> 1259 <strong>-241</strong></span>`,
-		`.game:has(#ply-4:target) #mv-4,.game:not(:has(.step:target)) #mv-4{`,
-		`<a id="mv-1" href="#ply-1">f3<abbr class="gm g-inaccuracy" title="inaccuracy">?!</abbr></a>`,
+		`.game{--k:4;--p:48;--q:116}:has(#ply-0:target){--k:0;--m:0}:has(#ply-1:target){--k:1;--p:86;--q:85}`,
+		`<a class="t1" href="#ply-1">f3<abbr class="gm g-inaccuracy" title="inaccuracy">?!</abbr></a>`,
 	} {
 		if !strings.Contains(mate, want) {
 			t.Errorf("mate page lacks %s", want)
@@ -233,7 +233,7 @@ func TestGamePage(t *testing.T) {
 	}
 	five := readPage(t, out, "m/"+f.ids["five"]+".html")
 	for _, want := range []string{
-		`<span class="mc"><span class="mute mn">8.</span><a id="mv-8" href="#ply-8">a4</a><span class="tm">30s</span></span> <span class="mc"><span class="mute mn">9.</span><a id="mv-9" href="#ply-9">l8<abbr class="gm g-best" title="best move">★</abbr></a><span class="tm">30s</span></span>`,
+		`<span class="mc"><span class="mute mn">8.</span><a class="t8" href="#ply-8">a4</a><span class="tm">30s</span></span> <span class="mc"><span class="mute mn">9.</span><a class="t9" href="#ply-9">l8<abbr class="gm g-best" title="best move">★</abbr></a><span class="tm">30s</span></span>`,
 		`After 9. l8`, `<path class="win" d="M8 8L12 8"/>`,
 	} {
 		if !strings.Contains(five, want) {

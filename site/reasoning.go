@@ -43,6 +43,9 @@ func (t *talkView) Shown() bool { return len(t.Rows) > 0 || len(t.Ignored) > 0 }
 // talkRow is one move or result that carries section 8 tags.
 type talkRow struct {
 	ID, Short string
+	// Anchor names the move's rows: its talk row is "talk-" and this, its
+	// event's row "ev-" and this (eventAnchors).
+	Anchor    string
 	Label     string // "3. Nf3", "result", "ignored move"
 	Side      string
 	Who       template.HTML
@@ -251,6 +254,7 @@ type usageSum struct {
 
 type talkIgnored struct {
 	Reveal, Short, Event, Reason string
+	Anchor                       string // the reveal's row (eventAnchors)
 	Who                          template.HTML
 }
 
@@ -539,6 +543,17 @@ func appendReasoningEntry(b []byte, s *match.State, e reveal.Entry, n int, sans 
 }
 
 // byPly indexes the rows of counted moves by their ply, for the replay.
+// anchor names the rows of the events table the talk links to, by
+// eventAnchors (through the page's anchor).
+func (t *talkView) anchor(of func(id string) string) {
+	for i := range t.Rows {
+		t.Rows[i].Anchor = of(t.Rows[i].ID)
+	}
+	for i := range t.Ignored {
+		t.Ignored[i].Anchor = of(t.Ignored[i].Reveal)
+	}
+}
+
 func (t *talkView) byPly() map[int]*talkRow {
 	out := map[int]*talkRow{}
 	for i := range t.Rows {
@@ -571,7 +586,7 @@ func (t *talkView) fallbacks() string {
 // comment whole, the reasoning's check and its first lines, with a link
 // to the whole row in the talk table, escaped by html/template.
 func stepTalk(r *talkRow) string {
-	v := stepTalkView{Comment: r.Comment, Committed: r.Committed, Mark: r.Mark, ID: r.ID}
+	v := stepTalkView{Comment: r.Comment, Committed: r.Committed, Mark: r.Mark, Anchor: r.Anchor}
 	if r.Fallback != "" {
 		v.Fallback = fallbackWords(r.Fallback)
 	}
@@ -592,8 +607,8 @@ func stepTalk(r *talkRow) string {
 
 // stepTalkView is what stepTalkTpl shows of a move's talk.
 type stepTalkView struct {
-	Fallback, Comment, Mark, Head, ID string
-	Committed                         bool
+	Fallback, Comment, Mark, Head, Anchor string
+	Committed                             bool
 }
 
 // stepTalkTpl renders the players' words through html/template, as every
@@ -603,7 +618,7 @@ var stepTalkTpl = template.Must(template.New("steptalk").Parse(`<div class="step
 	`{{with .Comment}}<p><span class="mute">Comment:</span> <bdi class="talk">{{.}}</bdi></p>{{end}}` +
 	`{{if .Committed}}<p><span class="mute">Reasoning:</span> {{.Mark}}` +
 	`{{with .Head}}</p><p class="rs-head"><bdi class="talk">{{.}}</bdi>{{end}}` +
-	` <a href="#talk-{{.ID}}">whole talk of this move</a></p>{{end}}` +
+	` <a href="#talk-{{.Anchor}}">whole talk of this move</a></p>{{end}}` +
 	"</div>\n"))
 
 // fallbackWords is the fallback tag's kind in words.

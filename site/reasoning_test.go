@@ -138,7 +138,7 @@ func TestReasoningVerified(t *testing.T) {
 	out := buildTalk(t, g)
 	page := readSite(t, out, "m/"+g.m.ID+".html")
 	for i, mv := range g.moves {
-		if !strings.Contains(page, `id="talk-`+mv.ID+`"`) {
+		if !strings.Contains(page, `id="talk-`+mv.ID[:shortLen]+`"`) {
 			t.Fatalf("move %d has no row in the talk table", i+1)
 		}
 		if !strings.Contains(page, esc(g.texts[i])) {
@@ -316,7 +316,7 @@ func TestCommentCut(t *testing.T) {
 	if !strings.Contains(page, "(cut at 300 characters)") {
 		t.Error("the cut comment is not marked as cut")
 	}
-	row := page[strings.Index(page, `id="talk-`+bad.ID+`"`):]
+	row := page[strings.Index(page, `id="talk-`+bad.ID[:shortLen]+`"`):]
 	row = row[:strings.Index(row, "</tr>")]
 	if !strings.Contains(row, "out of turn") || !strings.Contains(row, `tag warn">ignored`) {
 		t.Errorf("the ignored move's comment is not shown with it as ignored: %s", row)

@@ -41,8 +41,9 @@ type step struct {
 type replay struct {
 	Defs  template.HTML
 	Board template.HTML
-	// Timing is the CSS of the board's timing classes (timing.css).
-	Timing string
+	// timing holds the timing classes the board uses, and the move list's
+	// (movesHTML); highlightCSS writes their rules.
+	timing timing
 	Moves  []string // SAN or point, one per counted move
 	Steps  []step
 	// Err is set when a stored move could not be replayed. It cannot happen
@@ -164,7 +165,7 @@ func replayChess(moves []string, defs template.HTML) replay {
 		r.Moves = append(r.Moves, m.SAN)
 		r.Steps = append(r.Steps, step{Ply: n, Label: moveLabel(n, m.SAN), FEN: fen, Marks: marks(b.from%8, 7-b.from/8, b.to%8, 7-b.to/8)})
 	}
-	r.Board, r.Timing = chessReplaySVG(boards)
+	r.Board, r.timing = chessReplaySVG(boards)
 	return r
 }
 
@@ -173,11 +174,16 @@ const noMarks = "--m:0"
 
 // marks places the two marks at board coordinates (x1, y1) and (x2, y2).
 func marks(x1, y1, x2, y2 int) string {
-	return mark(x1, y1) + ";--x2:" + strconv.Itoa(x2) + ";--y2:" + strconv.Itoa(y2)
+	return mark(x1, y1) + ";--q:" + strconv.Itoa(markAt(x2, y2))
 }
 
 // mark places the one mark (gomoku's stone, Connect Four's disc).
-func mark(x, y int) string { return "--x1:" + strconv.Itoa(x) + ";--y1:" + strconv.Itoa(y) }
+func mark(x, y int) string { return "--p:" + strconv.Itoa(markAt(x, y)) }
+
+// markAt packs board coordinates, each under 16 on every board, into the
+// one number game.css takes apart (x = p div 16, y = p mod 16): one
+// property per mark rather than two, on every ply's rule (issue 37).
+func markAt(x, y int) int { return x*16 + y }
 
 func replayGomoku(moves []string, defs template.HTML) replay {
 	r := replay{Defs: defs, Gomoku: true, Moves: make([]string, 0, len(moves)), Steps: make([]step, 0, len(moves)+1)}
@@ -203,59 +209,68 @@ func replayGomoku(moves []string, defs template.HTML) replay {
 		x, y := p.Col+1, gomoku.Size-p.Row
 		r.Steps = append(r.Steps, step{Ply: n, Label: gomokuLabel(n, r.Moves[n-1]), Marks: mark(x, y)})
 	}
-	r.Board, r.Timing = gomokuSVG(points, win)
+	r.Board, r.timing = gomokuSVG(points, win)
 	return r
 }
 
 // gomokuLabel is "7. h8": gomoku counts moves one by one, not in pairs.
 func gomokuLabel(n int, point string) string { return strconv.Itoa(n) + ". " + point }
 
-// stepsHTML renders the replay: the board, then one section per position,
-// shown by CSS :target (the last one when none is targeted), with its
-// heading (and, for chess, its FEN), links to the start, the previous and
-// next positions and the end, and the move's grade when
-// the game is analysed (grades: one per move, or nil). It is rendered here
-// rather than in the template because a long game has hundreds of them;
-// the only text is the move labels and the grades (stepGrade), escaped.
+// stepsHTML renders the replay: the board, the links to the start and
+// the end, then one section per position, shown by CSS :target (the last
+// one when none is targeted), with its heading (and, for chess, its FEN),
+// the move's grade when the game is analysed (grades: one per move, or
+// nil), links to the previous and next positions, and the move's talk. It
+// is rendered here rather than in the template because a long game has
+// hundreds of them; the only text is the move labels and the grades
+// (stepGrade), escaped, and the talk (stepTalk, through html/template).
+//
+// A step carries only what changes from one position to the next (issue
+// 37: the steps were a quarter of a game page): the start and the end are
+// the same two links for every position, written once above them, and the
+// sections are styled as the children of .steps rather than by a class.
 func (r *replay) stepsHTML(grades []analysis.Move, talk map[int]*talkRow) template.HTML {
 	last := strconv.Itoa(len(r.Steps) - 1)
 	var b strings.Builder
-	// A chess step is about 1.4 KB: sized once rather than doubled through
-	// a hundred kilobytes.
-	b.Grow(len(r.Board) + len(r.Steps)*512)
+	// A chess step is about 250 bytes without talk: sized once rather than
+	// doubled through tens of kilobytes.
+	b.Grow(len(r.Board) + len(r.Steps)*256)
 	b.WriteString(string(r.Board))
 	b.WriteString("\n")
+	// Not a <nav>: a landmark per position would be hundreds on a page;
+	// the replay's section is the one region.
+	b.WriteString(`<p class="stepnav"><a href="#ply-0">« start</a><a href="#ply-` + last + `">end »</a></p>` + "\n")
 	for i, st := range r.Steps {
 		n := strconv.Itoa(st.Ply)
 		// The board comes first, as Lichess shows it (above the steps):
 		// what the position is and the way to the next one follow it.
-		b.WriteString(`<section class="step" id="ply-` + n + `">` + "\n")
+		b.WriteString(`<section id="ply-` + n + `">` + "\n")
 		// h2: the position comes right under the page's h1.
 		b.WriteString("<h2>")
 		if st.Ply == 0 {
 			b.WriteString("Start")
 		} else {
-			b.WriteString("After " + template.HTMLEscapeString(st.Label) + ` <span class="mute">(ply ` + n + " of " + last + ")</span>")
+			b.WriteString("After " + template.HTMLEscapeString(st.Label) + ` <span>(ply ` + n + " of " + last + ")</span>")
 		}
 		b.WriteString("</h2>\n")
 		if st.FEN != "" {
 			// For a screen reader: the picture is the same element for
 			// every position, so its label cannot name the pieces.
-			b.WriteString(`<p class="fen">Position in FEN: ` + template.HTMLEscapeString(st.FEN) + "</p>\n")
+			b.WriteString(`<p class="fen">FEN: ` + template.HTMLEscapeString(st.FEN) + "</p>\n")
 		}
 		if st.Ply > 0 && st.Ply <= len(grades) {
 			b.WriteString(stepGrade(&grades[st.Ply-1], r.Kind))
 		}
-		// Not a <nav>: a landmark per position would be hundreds on a
-		// page; the replay's section is the one region.
-		b.WriteString(`<p class="stepnav"><a href="#ply-0">« start</a>`)
-		if i > 0 {
-			b.WriteString(`<a href="#ply-` + strconv.Itoa(st.Ply-1) + `">‹ previous</a>`)
+		if len(r.Steps) > 1 {
+			b.WriteString(`<p class="stepnav">`)
+			if i > 0 {
+				b.WriteString(`<a href="#ply-` + strconv.Itoa(st.Ply-1) + `">‹ previous</a>`)
+			}
+			if i < len(r.Steps)-1 {
+				b.WriteString(`<a href="#ply-` + strconv.Itoa(st.Ply+1) + `">next ›</a>`)
+			}
+			b.WriteString("</p>\n")
 		}
-		if i < len(r.Steps)-1 {
-			b.WriteString(`<a href="#ply-` + strconv.Itoa(st.Ply+1) + `">next ›</a>`)
-		}
-		b.WriteString(`<a href="#ply-` + last + `">end »</a></p>` + "\n")
 		// The move's talk after the way on: a long comment must not push
 		// the links to the next position out of sight.
 		if t := talk[st.Ply]; t != nil && st.Ply > 0 {
@@ -266,8 +281,7 @@ func (r *replay) stepsHTML(grades []analysis.Move, talk map[int]*talkRow) templa
 	return template.HTML(b.String())
 }
 
-// movesHTML is the move list, each move a link to its position (id mv-N,
-// which highlightCSS marks) with its grade's mark (tagMark) when the game
+// movesHTML is the move list, each move a link to its position with its grade's mark (tagMark) when the game
 // is analysed, then the time it took (times: one per move, or nil), the
 // two kept on one line. Chess is numbered by full move before White's
 // moves, and the page sets it in rows as Lichess does (number, White,
@@ -283,7 +297,10 @@ func (r *replay) movesHTML(grades []analysis.Move, times []int64, talk map[int]*
 		default:
 			b.WriteString(`<span class="mc">`)
 		}
-		b.WriteString(`<a id="mv-` + strconv.Itoa(i+1) + `" href="#ply-` + strconv.Itoa(i+1) + `">` + template.HTMLEscapeString(mv))
+		// The link's timing class gives it its ply as --a: game.css
+		// marks the move whose ply is the shown one (--k), with no rule
+		// per move.
+		b.WriteString(`<a` + r.timing.class(i+1, -1) + ` href="#ply-` + strconv.Itoa(i+1) + `">` + template.HTMLEscapeString(mv))
 		if i < len(grades) {
 			b.WriteString(tagMark(grades[i].Tag))
 		}
@@ -300,33 +317,29 @@ func (r *replay) movesHTML(grades []analysis.Move, times []int64, talk map[int]*
 }
 
 // highlightCSS sets the shown ply: --k and the marks of its last move on
-// the replay (see replay), and marks in the move list the move whose
-// position the replay shows: the targeted one, or the last move when none
-// is targeted. CSS cannot take the ply from the fragment, so there is one
-// rule per ply; it is built from numbers only.
+// the replay (see replay), which also marks in the move list the move
+// whose position the replay shows (game.css): the targeted one, or the
+// last move when none is targeted. CSS cannot take the ply from the
+// fragment, so there is one rule per ply; it is built from numbers only.
+// It writes the rules of the timing classes used, so it comes after
+// stepsHTML and movesHTML.
 func (r *replay) highlightCSS() template.CSS {
 	n := len(r.Steps) - 1
 	if n < 0 {
 		return ""
 	}
 	var b strings.Builder
-	b.Grow(n * 96)
+	b.Grow(n * 64)
+	b.WriteString(r.timing.css())
 	// The default is the last position, as the steps show the last one
-	// when none is targeted.
-	b.WriteString(r.Timing)
+	// when none is targeted. The rules below match every ancestor of the
+	// targeted step, .game among them, and outrank this one (an id in
+	// :has()).
 	b.WriteString(".game{--k:" + strconv.Itoa(n) + ";" + r.Steps[n].Marks + "}")
 	for i, st := range r.Steps {
 		k := strconv.Itoa(i)
-		b.WriteString(".game:has(#ply-" + k + ":target){--k:" + k + ";" + st.Marks + "}")
+		b.WriteString(":has(#ply-" + k + ":target){--k:" + k + ";" + st.Marks + "}")
 	}
-	if n < 1 {
-		return template.CSS(b.String())
-	}
-	for i := 1; i <= n; i++ {
-		k := strconv.Itoa(i)
-		b.WriteString(".game:has(#ply-" + k + ":target) #mv-" + k + ",")
-	}
-	b.WriteString(".game:not(:has(.step:target)) #mv-" + strconv.Itoa(n) + "{background:var(--hi);color:var(--fg);font-weight:700}")
 	return template.CSS(b.String())
 }
 

@@ -23,8 +23,9 @@ var replaySAN = strings.Fields("e4 d5 e5 f5 exf6 Nc6 fxg7 Nf6 gxh8=Q Bg4 Nf3 Qd7
 // The one board of the replay (issue 37) shows, at every ply a reader
 // targets and with no ply targeted, exactly the pieces of that position
 // (the chess game above, by the FEN chessjs gives; a gomoku game, by
-// count), and its marks on the last move's squares: checked in headless
-// Chromium, as the CSS decides it.
+// count), its marks on the last move's squares, and the move list marks
+// that ply's move and no other: checked in headless Chromium, as the CSS
+// decides it.
 func TestBrowserReplayBoardShowsEachPosition(t *testing.T) {
 	bin := browser.Chromium(t)
 	chess := testkit.NewMatch(alice, bob, nostr.GameChess, "", t0)
@@ -67,11 +68,18 @@ func TestBrowserReplayBoardShowsEachPosition(t *testing.T) {
     return files[t.e] + (8 - t.f);
   });
   const hidden = getComputedStyle(bd.querySelector(".mk")).opacity === "0";
-  return {pieces: seen.sort().join(" "), marks: hidden ? "-" : marks.join(" "), boards: bd.getClientRects().length};
+  const lit = [...document.querySelectorAll(".moves a")].filter(a => {
+    const st = getComputedStyle(a);
+    return st.fontWeight === "700" && st.backgroundColor !== "rgba(0, 0, 0, 0)";
+  }).map(a => a.getAttribute("href"));
+  return {pieces: seen.sort().join(" "), marks: hidden ? "-" : marks.join(" "), boards: bd.getClientRects().length, lit: lit.join(" ")};
 })()`
 	type view struct {
 		Pieces, Marks string
 		Boards        int
+		// Lit is the move list's marked move (its link), the one whose
+		// position the board shows: none at the start.
+		Lit string
 	}
 	page := srv.URL + "/m/" + chess.ID + ".html"
 	br.Open(t, page, 1280)
@@ -80,6 +88,7 @@ func TestBrowserReplayBoardShowsEachPosition(t *testing.T) {
 		want := view{Pieces: placements[ply], Marks: "-", Boards: 1}
 		if ply > 0 {
 			want.Marks = squares[ply-1][0] + " " + squares[ply-1][1]
+			want.Lit = "#ply-" + strconv.Itoa(ply)
 		}
 		if got != want {
 			t.Errorf("chess ply %d: the board shows\n %+v\nwant\n %+v", ply, got, want)
@@ -100,6 +109,9 @@ func TestBrowserReplayBoardShowsEachPosition(t *testing.T) {
 		br.Eval(t, shown, &v)
 		if n := len(strings.Fields(v.Pieces)) / 2; n != ply || v.Boards != 1 {
 			t.Errorf("gomoku ply %d: %d stones shown on %d boards: %s", ply, n, v.Boards, v.Pieces)
+		}
+		if lit := "#ply-" + strconv.Itoa(ply); ply > 0 && v.Lit != lit || ply == 0 && v.Lit != "" {
+			t.Errorf("gomoku ply %d: the move list marks %q", ply, v.Lit)
 		}
 	}
 }

@@ -51,7 +51,7 @@ func hostileTalk(t *testing.T) (*talkGame, string, string) {
 func TestTalkInReplay(t *testing.T) {
 	g, comment, reasoning := hostileTalk(t)
 	page := readSite(t, buildTalk(t, g), "m/"+g.m.ID+".html")
-	step := page[strings.Index(page, `<section class="step" id="ply-1">`):]
+	step := page[strings.Index(page, `<section id="ply-1">`):]
 	step = step[:strings.Index(step, "</section>")]
 	if !strings.Contains(step, `<span class="mute">Comment:</span> <bdi class="talk">`+comment+`</bdi>`) {
 		t.Errorf("ply 1's comment is not in its replay step:\n%.600s", step)
@@ -59,16 +59,16 @@ func TestTalkInReplay(t *testing.T) {
 	if !strings.Contains(step, "f3"+strings.Repeat("x", 198)+"…") || strings.Contains(step, reasoning[:300]) {
 		t.Errorf("ply 1's step does not show the reasoning's first 200 characters alone:\n%.600s", step)
 	}
-	if !strings.Contains(step, `href="#talk-`+g.moves[0].ID+`"`) {
+	if !strings.Contains(step, `href="#talk-`+g.moves[0].ID[:shortLen]+`"`) {
 		t.Error("ply 1's step does not link its whole talk")
 	}
-	row := page[strings.Index(page, `id="talk-`+g.moves[0].ID+`"`):]
+	row := page[strings.Index(page, `id="talk-`+g.moves[0].ID[:shortLen]+`"`):]
 	row = row[:strings.Index(row, "</tr>")]
 	if !strings.Contains(row, `<details class="fold"><summary><span class="fh"><bdi class="talk">f3`+strings.Repeat("x", foldRunes-2)+"…") ||
 		!strings.Contains(row, reasoning+"</bdi></pre></details>") {
 		t.Errorf("the long reasoning is not folded with its first lines shown:\n%.300s", row)
 	}
-	step2 := page[strings.Index(page, `<section class="step" id="ply-2">`):]
+	step2 := page[strings.Index(page, `<section id="ply-2">`):]
 	step2 = step2[:strings.Index(step2, "</section>")]
 	if !strings.Contains(step2, "† <span class=\"mute\">fallback:</span> the player&#39;s program chose this move at random, not its model") {
 		t.Errorf("the fallback move's step does not explain it:\n%.600s", step2)
@@ -99,10 +99,10 @@ func TestHostileTalkFitsTheScreen(t *testing.T) {
 			Display        string
 		}
 		br.Eval(t, `(() => ({scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth,
-			row: document.getElementById("talk-`+g.moves[0].ID+`").getBoundingClientRect().height,
+			row: document.getElementById("talk-`+g.moves[0].ID[:shortLen]+`").getBoundingClientRect().height,
 			table: document.querySelector("table.talk").getBoundingClientRect().width,
 			steps: Math.max(...[...document.querySelectorAll(".steptalk")].map(e => e.scrollWidth)),
-			display: getComputedStyle(document.getElementById("talk-`+g.moves[0].ID+`")).display}))()`, &got)
+			display: getComputedStyle(document.getElementById("talk-`+g.moves[0].ID[:shortLen]+`")).display}))()`, &got)
 		// On a phone each move's talk is a block of its own, not a row of
 		// a wide table.
 		if want := map[int]string{1280: "table-row", 390: "block"}[width]; got.Display != want {

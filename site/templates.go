@@ -114,11 +114,14 @@ var funcs = template.FuncMap{
 
 // shortID is an event id's first twelve characters and an ellipsis.
 func shortID(id string) string {
-	if len(id) > 12 {
-		return id[:12] + "…"
+	if len(id) > shortLen {
+		return id[:shortLen] + "…"
 	}
 	return id
 }
+
+// shortLen is how many of an id's characters shortID prints.
+const shortLen = 12
 
 // matchRoot is the path from a match page (m/<id>.html) to the site's root.
 const matchRoot = "../"
