@@ -34,7 +34,7 @@ func axeSource(t *testing.T) string {
 
 // smallTargets lists the links outside lines of text (the site's nav, the
 // skip link, the replay's step links) shown and smaller than 24 by 24 px.
-const smallTargets = `[...document.querySelectorAll("header nav a, .skip, .stepnav a")]
+const smallTargets = `[...document.querySelectorAll("header nav a, .skip, .stepnav a, .steps > p > a, .steps section > p > a")]
   .map(a => [a, a.getBoundingClientRect()]).filter(([a, r]) => a.getClientRects().length > 0 && (r.width < 24 || r.height < 24))
   .map(([a, r]) => a.textContent.trim() + " " + r.width.toFixed(0) + "×" + r.height.toFixed(0))`
 

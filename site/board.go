@@ -109,13 +109,19 @@ func darkSquares() string {
 	return b.String()
 }
 
+// chessLabels are the files along the bottom and the ranks up the left
+// edge: one text element each, with a position per character (SVG's x and
+// y lists), rather than an element per label on every chess page.
 func chessLabels() string {
-	var b strings.Builder
+	var files, fileX, rankX, rankY []string
 	for i := 0; i < 8; i++ {
-		b.WriteString(`<text class="lb" x="` + strconv.Itoa(i) + `.04" y="7.96">` + string(rune('a'+i)) + `</text>`)
-		b.WriteString(`<text class="lb" x=".04" y="` + strconv.Itoa(7-i) + `.24">` + strconv.Itoa(i+1) + `</text>`)
+		files = append(files, string(rune('a'+i)))
+		fileX = append(fileX, strconv.Itoa(i)+".04")
+		rankX = append(rankX, ".04")
+		rankY = append(rankY, strconv.Itoa(7-i)+".24")
 	}
-	return b.String()
+	return `<text class="lb" x="` + strings.Join(fileX, " ") + `" y="7.96">` + strings.Join(files, "") + `</text>` +
+		`<text class="lb" x="` + strings.Join(rankX, " ") + `" y="` + strings.Join(rankY, " ") + `">12345678</text>`
 }
 
 // markRects are the last move's two squares, placed by the shown ply's
@@ -185,8 +191,22 @@ func gomokuDefs() string {
 	for _, p := range [][2]int{{4, 4}, {12, 4}, {8, 8}, {4, 12}, {12, 12}} {
 		b.WriteString(`<circle class="star" cx="` + strconv.Itoa(p[0]) + `" cy="` + strconv.Itoa(p[1]) + `" r=".12"/>`)
 	}
+	// One text element for the files and one for the ranks 1 to 9, with a
+	// position per character (each its own chunk, so each is centred);
+	// the two-digit ranks one each, since a position list cannot skip a
+	// character.
+	var files, fileX, rankX, rankY []string
 	for i := 0; i < gomoku.Size; i++ {
-		b.WriteString(`<text class="glb" text-anchor="middle" x="` + strconv.Itoa(i+1) + `" y="15.8">` + string(rune('a'+i)) + `</text>`)
+		files = append(files, string(rune('a'+i)))
+		fileX = append(fileX, strconv.Itoa(i+1))
+		if i < 9 {
+			rankX = append(rankX, ".45")
+			rankY = append(rankY, strconv.Itoa(gomoku.Size-i)+".1")
+		}
+	}
+	b.WriteString(`<text class="glb" text-anchor="middle" x="` + strings.Join(fileX, " ") + `" y="15.8">` + strings.Join(files, "") + `</text>`)
+	b.WriteString(`<text class="glb" text-anchor="middle" x="` + strings.Join(rankX, " ") + `" y="` + strings.Join(rankY, " ") + `">123456789</text>`)
+	for i := 9; i < gomoku.Size; i++ {
 		b.WriteString(`<text class="glb" text-anchor="middle" x=".45" y="` + strconv.Itoa(gomoku.Size-i) + `.1">` + strconv.Itoa(i+1) + `</text>`)
 	}
 	b.WriteString(`</g><circle id="bs" class="sk" r=".45"/><circle id="ws" class="sw" r=".45"/></defs></svg>`)

@@ -233,7 +233,7 @@ func TestGamePage(t *testing.T) {
 	}
 	five := readPage(t, out, "m/"+f.ids["five"]+".html")
 	for _, want := range []string{
-		`<span class="mc"><span class="mute mn">8.</span><a class="t8" href="#ply-8">a4</a><span class="tm">30s</span></span> <span class="mc"><span class="mute mn">9.</span><a class="t9" href="#ply-9">l8<abbr class="gm g-best" title="best move">★</abbr></a><span class="tm">30s</span></span>`,
+		`<span class="mc"><span class="mn">8.</span><a class="t8" href="#ply-8">a4</a><small>30s</small></span> <span class="mc"><span class="mn">9.</span><a class="t9" href="#ply-9">l8<abbr class="gm g-best" title="best move">★</abbr></a><small>30s</small></span>`,
 		`After 9. l8`, `<path class="win" d="M8 8L12 8"/>`,
 	} {
 		if !strings.Contains(five, want) {

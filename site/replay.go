@@ -250,7 +250,10 @@ func (r *replay) stepsHTML(grades []analysis.Move, talk map[int]*talkRow) templa
 		if st.Ply == 0 {
 			b.WriteString("Start")
 		} else {
-			b.WriteString("After " + template.HTMLEscapeString(st.Label) + ` <span>(ply ` + n + " of " + last + ")</span>")
+			// The label names the move as its game counts it; the
+			// position's place in the game ("ply 5 of 62", 25 bytes a
+			// step) is the move list's highlight.
+			b.WriteString("After " + template.HTMLEscapeString(st.Label))
 		}
 		b.WriteString("</h2>\n")
 		if st.FEN != "" {
@@ -262,7 +265,9 @@ func (r *replay) stepsHTML(grades []analysis.Move, talk map[int]*talkRow) templa
 			b.WriteString(stepGrade(&grades[st.Ply-1], r.Kind))
 		}
 		if len(r.Steps) > 1 {
-			b.WriteString(`<p class="stepnav">`)
+			// The one paragraph of a step with links: styled as such
+			// (game.css), without a class on every step.
+			b.WriteString(`<p>`)
 			if i > 0 {
 				b.WriteString(`<a href="#ply-` + strconv.Itoa(st.Ply-1) + `">‹ previous</a>`)
 			}
@@ -291,9 +296,9 @@ func (r *replay) movesHTML(grades []analysis.Move, times []int64, talk map[int]*
 	for i, mv := range r.Moves {
 		switch {
 		case r.Gomoku: // the number stays on the move's line
-			b.WriteString(`<span class="mc"><span class="mute mn">` + strconv.Itoa(i+1) + ".</span>")
+			b.WriteString(`<span class="mc"><span class="mn">` + strconv.Itoa(i+1) + ".</span>")
 		case i%2 == 0:
-			b.WriteString(`<span class="mute mn">` + strconv.Itoa(i/2+1) + `.</span><span class="mc">`)
+			b.WriteString(`<span class="mn">` + strconv.Itoa(i/2+1) + `.</span><span class="mc">`)
 		default:
 			b.WriteString(`<span class="mc">`)
 		}
@@ -309,7 +314,7 @@ func (r *replay) movesHTML(grades []analysis.Move, times []int64, talk map[int]*
 		}
 		b.WriteString("</a>")
 		if i < len(times) {
-			b.WriteString(`<span class="tm">` + spent(times[i]) + `</span>`)
+			b.WriteString(`<small>` + spent(times[i]) + `</small>`)
 		}
 		b.WriteString("</span> ")
 	}
