@@ -124,6 +124,19 @@ type evRef struct {
 // twice on each of a long game's rows (issue 37).
 func evDate(t int64) string { return time.Unix(t, 0).UTC().Format("2006-01-02 15:04") }
 
+// seenAfter is how long after its created_at this verifier first
+// received an event, as the move list words a move's time ("3s", "44d
+// 2h"), and with a minus sign for one stamped later than it was received.
+// A delay says at a glance what a second date (16 bytes on every row of
+// the events table) left to subtraction: that an event came late, or is
+// stamped in the future (issue 37).
+func seenAfter(d int64) string {
+	if d < 0 {
+		return "−" + spent(-d)
+	}
+	return spent(d)
+}
+
 type eventRow struct {
 	N        int
 	ID       string
@@ -132,7 +145,7 @@ type eventRow struct {
 	Kind     string
 	Who      template.HTML // the author, as player.Who at the match page's depth
 	Created  template.HTML // the created_at, as evDate prints it
-	SeenDate template.HTML // the seen_at, as evDate prints it
+	SeenDate template.HTML // the seen_at after the created_at (seenAfter)
 	SeenAt   int64
 	Seen     bool
 	// Use is what the fold did with the event, beside the counted move it
@@ -426,7 +439,7 @@ func newEventRow(i int, ev *nostr.Event, who template.HTML, seenAt map[string]in
 	}
 	row.SeenAt, row.Seen = seenAt[ev.ID]
 	if row.Seen {
-		row.SeenDate = template.HTML(evDate(row.SeenAt))
+		row.SeenDate = template.HTML(seenAfter(row.SeenAt - int64(ev.CreatedAt)))
 	}
 	return row
 }

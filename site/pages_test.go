@@ -425,6 +425,10 @@ func TestReadableReasons(t *testing.T) {
 		{m.ID, `<code class="mute">future_dated</code>`},
 		{m.ID, "Stamped " + hdate(int64(late.CreatedAt)) + ", after its 24-hour clock had run out at " + hdate(t0+200+match.MoveClock) + ". A late move never counts"},
 		{m.ID, `<code class="mute">late</code>`},
+		// The events table's seen-after cell: 6 minutes before the stamp,
+		// and at once.
+		{m.ID, `<tr id="ev-` + future.ID[:shortLen] + `"><td>3</td><td>` + shortID(future.ID) + `</td><td>move<br>White</td><td>` + evDate(int64(future.CreatedAt)) + `</td><td>−6m</td>`},
+		{m.ID, `<tr id="ev-` + late.ID[:shortLen] + `"><td>5</td><td>` + shortID(late.ID) + `</td><td>move<br>Black</td><td>` + evDate(int64(late.CreatedAt)) + `</td><td>0s</td>`},
 	}
 	for _, c := range cases {
 		if page := readPage(t, out, "m/"+c.page+".html"); !strings.Contains(page, c.want) {
