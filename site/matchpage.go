@@ -555,7 +555,9 @@ func eventsTable(rows []eventRow) template.HTML {
 		b.WriteString(`</td><td>`)
 		switch {
 		case r.Ignored != "":
-			b.WriteString(`ignored: ` + string(r.Ignored) + ` <code class="mute">` + esc(r.Token) + `</code>`)
+			// The reason in words is the row of "Ignored events", just
+			// above: linked, not written twice (issue 37).
+			b.WriteString(`ignored: <a href="#ig-` + esc(r.Anchor) + `">why</a> <code class="mute">` + esc(r.Token) + `</code>`)
 		case r.Ply > 0:
 			b.WriteString(`counted move <a href="#ply-` + strconv.Itoa(r.Ply) + `">` + esc(r.Move) + `</a>`)
 			if r.Use != "" {
@@ -578,7 +580,7 @@ func eventsTable(rows []eventRow) template.HTML {
 func ignoredTable(rows []eventRow) template.HTML {
 	var b strings.Builder
 	for _, r := range rows {
-		b.WriteString(`<tr><td><a href="#ev-` + esc(r.Anchor) + `"><code>` + esc(r.Short) + `</code></a></td><td>` +
+		b.WriteString(`<tr id="ig-` + esc(r.Anchor) + `"><td><a href="#ev-` + esc(r.Anchor) + `"><code>` + esc(r.Short) + `</code></a></td><td>` +
 			esc(r.Kind) + `<br>` + string(r.Who) + `</td><td>` + string(r.Ignored) +
 			` <code class="mute">` + esc(r.Token) + `</code>`)
 		writeExcerpt(&b, r.Excerpt)
