@@ -20,13 +20,17 @@ import (
 // bytes with talk and 217,611 without when every ply had its board, and
 // 274,678 and 133,398 with one board for the replay; 258,182 and 116,912
 // with the shared CSS in style.css and game.css and a shorter events table
-// (short ids, no content where the move shows it, plain times). The
-// budgets leave room for a few sentences more, not for the 8 KB of CSS
-// back inline nor for the full ids back (about 5 KB here), nor for a board
+// (short ids, no content where the move shows it, plain times); 220,965
+// and 92,351 with the events' rows named by a short prefix of the id
+// (every link to them and the talk rows too) and styled by column, a step
+// without the links and counts every step repeated, and a rule per ply
+// less. The budgets leave room for a few sentences more, not for the full
+// ids back in the rows' names (about 17 KB with talk here), nor for the
+// start and end links back in every step (about 4.6 KB), nor for a board
 // per ply (about 1.1 KB a chess ply, 88 KB for this game).
 const (
-	gamePageBudget       = 262_000
-	gamePageBudgetNoTalk = 120_000
+	gamePageBudget       = 224_000
+	gamePageBudgetNoTalk = 95_000
 )
 
 // budgetGame is a representative long chess game: 80 plies (40 moves) of a
