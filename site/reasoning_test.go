@@ -266,6 +266,9 @@ func TestReasoningNotVerified(t *testing.T) {
 	if !strings.Contains(page, "Reveal entries ignored") {
 		t.Error("the ignored reveal entry is not listed on the page")
 	}
+	// Every link to an event's row (the talk table's, the ignored
+	// reveal's, the signatures') lands on an id of the page.
+	lintSite(t, out)
 }
 
 // Section 8.2: reasoning is never shown while the game is live, even

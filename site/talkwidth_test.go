@@ -50,7 +50,10 @@ func hostileTalk(t *testing.T) (*talkGame, string, string) {
 // marked with a dagger and explained: read from the page's HTML.
 func TestTalkInReplay(t *testing.T) {
 	g, comment, reasoning := hostileTalk(t)
-	page := readSite(t, buildTalk(t, g), "m/"+g.m.ID+".html")
+	out := buildTalk(t, g)
+	page := readSite(t, out, "m/"+g.m.ID+".html")
+	lintSite(t, out) // the steps' links to the talk rows, the rows' to the events
+
 	step := page[strings.Index(page, `<section id="ply-1">`):]
 	step = step[:strings.Index(step, "</section>")]
 	if !strings.Contains(step, `<span class="mute">Comment:</span> <bdi class="talk">`+comment+`</bdi>`) {
