@@ -238,8 +238,11 @@ func (r *replay) stepsHTML(grades []analysis.Move, talk map[int]*talkRow) templa
 	b.WriteString(string(r.Board))
 	b.WriteString("\n")
 	// Not a <nav>: a landmark per position would be hundreds on a page;
-	// the replay's section is the one region.
-	b.WriteString(`<p class="stepnav"><a href="#ply-0">« start</a><a href="#ply-` + last + `">end »</a></p>` + "\n")
+	// the replay's section is the one region. A game with no move has
+	// nowhere to go.
+	if len(r.Steps) > 1 {
+		b.WriteString(`<p class="stepnav"><a href="#ply-0">« start</a><a href="#ply-` + last + `">end »</a></p>` + "\n")
+	}
 	for i, st := range r.Steps {
 		n := strconv.Itoa(st.Ply)
 		// The board comes first, as Lichess shows it (above the steps):
@@ -286,11 +289,12 @@ func (r *replay) stepsHTML(grades []analysis.Move, talk map[int]*talkRow) templa
 	return template.HTML(b.String())
 }
 
-// movesHTML is the move list, each move a link to its position with its grade's mark (tagMark) when the game
-// is analysed, then the time it took (times: one per move, or nil), the
-// two kept on one line. Chess is numbered by full move before White's
-// moves, and the page sets it in rows as Lichess does (number, White,
-// Black); gomoku numbers every move and flows.
+// movesHTML is the move list, each move a link to its position with its
+// grade's mark (tagMark) when the game is analysed, then the time it took
+// (times: one per move, or nil), the two kept on one line. Chess is
+// numbered by full move before White's moves, and the page sets it in
+// rows as Lichess does (number, White, Black); gomoku numbers every move
+// and flows.
 func (r *replay) movesHTML(grades []analysis.Move, times []int64, talk map[int]*talkRow) template.HTML {
 	var b strings.Builder
 	for i, mv := range r.Moves {
