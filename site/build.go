@@ -356,10 +356,13 @@ func (b *builder) mkdirs(o *output) error {
 
 // otherPages writes every file but the matches' own, from the cards.
 func (b *builder) otherPages(o *output) error {
-	for _, pk := range b.playerKeys() {
-		if err := b.put(o, "p/"+pk+".html", "player", b.playerPage(pk)); err != nil {
-			return err
-		}
+	// A player page is CPU work over the cards alone (its rows, charts and
+	// figures), hundreds of them: one goroutine per CPU, as the match files.
+	keys := b.playerKeys()
+	if err := parallel(len(keys), func(i int) error {
+		return b.put(o, "p/"+keys[i]+".html", "player", b.playerPage(keys[i]))
+	}); err != nil {
+		return err
 	}
 	for _, kind := range kinds {
 		if err := b.put(o, "ratings/"+kind+".html", "ratings", b.ratingsPage(kind)); err != nil {
