@@ -31,3 +31,16 @@ func TestParseCanonicalReadsMarshalEvent(t *testing.T) {
 		}
 	}
 }
+
+// TestIsLowerHex: exactly the 16 lowercase digits, at exactly the length.
+func TestIsLowerHex(t *testing.T) {
+	for c := 0; c < 256; c++ {
+		want := c >= '0' && c <= '9' || c >= 'a' && c <= 'f'
+		if got := IsLowerHex(string([]byte{'0', byte(c)}), 2); got != want {
+			t.Errorf("byte %#x: %v, want %v", c, got, want)
+		}
+	}
+	if IsLowerHex("abc", 2) || IsLowerHex("ab", 3) || !IsLowerHex("", 0) {
+		t.Error("the length is not checked")
+	}
+}
