@@ -2,8 +2,12 @@ package daemon
 
 import (
 	"context"
+	"slices"
+	"sync"
 	"time"
+
 	"vesper/analysis"
+	"vesper/internal/parallel"
 	"vesper/match"
 	"vesper/ratings"
 	"vesper/site"
@@ -90,19 +94,45 @@ func buildFull(ctx context.Context, st *store.Store, out, daemon string, sh site
 }
 
 // ratingForecast is the rated games as the stored summaries say them, for
-// site.BuildEach, which checks them against its folds.
+// site.BuildEach, which checks them against its folds. The matches whose
+// summary may be out of date (dirty, or written by another fold version:
+// all of them in a store ingested without a daemon) are folded here
+// instead, on one goroutine per CPU, so that the forecast is right and the
+// build renders every page once: a wrong forecast makes BuildEach fold and
+// render everything twice, and folding alone costs a fraction of that.
 func ratingForecast(ctx context.Context, st *store.Store) (map[string][]ratings.Game, error) {
 	results, err := st.FinalResults(ctx)
 	if err != nil {
 		return nil, err
 	}
+	unsettled, err := st.UnsettledMatches(ctx, match.FoldVersion)
+	if err != nil {
+		return nil, err
+	}
 	games := map[string][]ratings.Game{}
 	for _, r := range results {
+		if _, ok := slices.BinarySearch(unsettled, r.Match); ok {
+			continue
+		}
 		games[r.Game] = append(games[r.Game], ratings.Game{
 			Match: r.Match, Kind: r.Game, First: r.First, Second: r.Second, Result: r.Result, At: r.At,
 		})
 	}
-	return games, nil
+	var mu sync.Mutex
+	err = parallel.Do(len(unsettled), func(i int) error {
+		s, _, err := foldOne(ctx, st, unsettled[i])
+		if err != nil || s == nil {
+			return err
+		}
+		rated := site.RatingGames([]*match.State{s})
+		mu.Lock()
+		defer mu.Unlock()
+		for kind, gs := range rated {
+			games[kind] = append(games[kind], gs...)
+		}
+		return nil
+	})
+	return games, err
 }
 
 // SiteInput is what every build shows besides the matches (the profiles,

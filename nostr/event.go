@@ -147,19 +147,28 @@ func hexField(obj map[string]json.RawMessage, name string, n int) (string, error
 	return s, nil
 }
 
-// IsLowerHex reports whether s is exactly n lowercase hex digits.
+// IsLowerHex reports whether s is exactly n lowercase hex digits. A table
+// rather than two range tests: every stored event read checks 256 digits
+// (id, pubkey, sig), and a full site build reads each twice.
 func IsLowerHex(s string, n int) bool {
 	if len(s) != n {
 		return false
 	}
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+		if !lowerHexDigit[s[i]] {
 			return false
 		}
 	}
 	return true
 }
+
+// lowerHexDigit marks '0'-'9' and 'a'-'f'.
+var lowerHexDigit = func() (t [256]bool) {
+	for _, c := range "0123456789abcdef" {
+		t[c] = true
+	}
+	return t
+}()
 
 // intField reads an integer literal: digits with an optional minus sign
 // (when signed), no fraction, no exponent.

@@ -1,7 +1,8 @@
 package nostr
 
 import (
-	"bytes"
+	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	gn "github.com/nbd-wtf/go-nostr"
@@ -9,16 +10,14 @@ import (
 
 // ParseStored decodes an event's bytes as the store keeps them, with
 // ParseEvent's result: the same event, or ParseEvent's error. The store
-// almost always keeps MarshalEvent's spelling, which go-nostr's generated
-// decoder reads about three times faster than ParseEvent's strict one, and
-// a site build or a start reads every event of the matches it folds. The
-// fast decoder's answer is taken only when it marshals back to exactly
-// raw and raw is UTF-8: bytes in MarshalEvent's form carry each member
-// once, in order, with nothing for two decoders to read differently (a
-// lone surrogate would not marshal back the same, and a byte that is not
-// UTF-8, which ParseEvent reads as U+FFFD and go-nostr keeps, is ruled
-// out first). Anything else, including
-// a relay's own spelling, is parsed strictly.
+// almost always keeps MarshalEvent's spelling, and a site build or a start
+// reads every event of the matches it folds, so bytes in exactly that
+// spelling are decoded by parseCanonical, which reads only that grammar:
+// each member once, in MarshalEvent's order, its escapes and nothing else,
+// so the event it gives marshals back to raw and two decoders cannot read
+// it differently (raw must be UTF-8 first: ParseEvent reads a byte that is
+// not as U+FFFD). Anything else, including a relay's own spelling, is
+// parsed strictly.
 //
 // One difference from ParseEvent: a created_at above MaxCreatedAt is read.
 // A store written before section 1's bound was drawn may hold such an
@@ -26,19 +25,193 @@ import (
 // stranger's one event must not do. The fold drops it (match.Fold), as
 // ParseEvent would have, and the store takes no new one (PutEvent).
 func ParseStored(raw []byte) (*Event, error) {
-	ev := &Event{}
-	if utf8.Valid(raw) && ev.UnmarshalJSON(raw) == nil && IsLowerHex(ev.ID, 64) && IsLowerHex(ev.PubKey, 64) &&
-		IsLowerHex(ev.Sig, 128) && bytes.Equal(MarshalEvent(ev), raw) {
-		// ParseEvent's tags are never nil, outer or inner.
-		if ev.Tags == nil {
-			ev.Tags = Tags{}
+	if utf8.Valid(raw) {
+		if ev, ok := parseCanonical(raw); ok {
+			return ev, nil
 		}
-		for i, t := range ev.Tags {
-			if t == nil {
-				ev.Tags[i] = gn.Tag{}
-			}
-		}
-		return ev, nil
 	}
 	return parseEvent(raw, false)
+}
+
+// parseCanonical decodes raw when it is MarshalEvent's output for some
+// event, and reports false for anything else. It copies raw into one
+// string that the event's hex fields and unescaped strings share (most
+// strings of a stored event hold no escape), instead of a string each.
+func parseCanonical(raw []byte) (*Event, bool) {
+	c := canon{s: string(raw)}
+	ev := &Event{}
+	var ok bool
+	if !c.lit(`{"id":"`) {
+		return nil, false
+	}
+	if ev.ID, ok = c.hex(64); !ok || !c.lit(`","pubkey":"`) {
+		return nil, false
+	}
+	if ev.PubKey, ok = c.hex(64); !ok || !c.lit(`","created_at":`) {
+		return nil, false
+	}
+	at, ok := c.int(false)
+	if !ok || !c.lit(`,"kind":`) {
+		return nil, false
+	}
+	ev.CreatedAt = Timestamp(at)
+	kind, ok := c.int(true)
+	if !ok || !c.lit(`,"tags":[`) {
+		return nil, false
+	}
+	ev.Kind = int(kind)
+	// ParseEvent's tags are never nil, outer or inner.
+	ev.Tags = Tags{}
+	for !c.lit("]") {
+		if len(ev.Tags) > 0 && !c.lit(",") {
+			return nil, false
+		}
+		if !c.lit("[") {
+			return nil, false
+		}
+		tag := gn.Tag{}
+		for !c.lit("]") {
+			if len(tag) > 0 && !c.lit(",") {
+				return nil, false
+			}
+			v, ok := c.str()
+			if !ok {
+				return nil, false
+			}
+			tag = append(tag, v)
+		}
+		ev.Tags = append(ev.Tags, tag)
+	}
+	if !c.lit(`,"content":`) {
+		return nil, false
+	}
+	if ev.Content, ok = c.str(); !ok || !c.lit(`,"sig":"`) {
+		return nil, false
+	}
+	if ev.Sig, ok = c.hex(128); !ok || !c.lit(`"}`) || c.i != len(c.s) {
+		return nil, false
+	}
+	return ev, true
+}
+
+// canon reads MarshalEvent's grammar from s at i.
+type canon struct {
+	s string
+	i int
+}
+
+// lit consumes lit when s continues with it.
+func (c *canon) lit(lit string) bool {
+	if !strings.HasPrefix(c.s[c.i:], lit) {
+		return false
+	}
+	c.i += len(lit)
+	return true
+}
+
+// hex consumes n lowercase hex digits.
+func (c *canon) hex(n int) (string, bool) {
+	if len(c.s)-c.i < n || !IsLowerHex(c.s[c.i:c.i+n], n) {
+		return "", false
+	}
+	c.i += n
+	return c.s[c.i-n : c.i], true
+}
+
+// int consumes an integer as strconv.AppendInt writes it: no leading zero,
+// no "-0", a minus sign only when signed.
+func (c *canon) int(signed bool) (int64, bool) {
+	start := c.i
+	if signed && c.i < len(c.s) && c.s[c.i] == '-' {
+		c.i++
+	}
+	digits := c.i
+	for c.i < len(c.s) && c.s[c.i] >= '0' && c.s[c.i] <= '9' {
+		c.i++
+	}
+	switch {
+	case c.i == digits:
+		return 0, false
+	case c.s[digits] == '0' && (c.i-digits > 1 || digits > start):
+		return 0, false
+	}
+	v, err := strconv.ParseInt(c.s[start:c.i], 10, 64)
+	return v, err == nil
+}
+
+// str consumes a string literal as AppendString writes it: the two-letter
+// escapes it uses, \u00XX for the other control characters (lowercase
+// hex), every other byte as itself.
+func (c *canon) str() (string, bool) {
+	if !c.lit(`"`) {
+		return "", false
+	}
+	start := c.i
+	for c.i < len(c.s) {
+		switch ch := c.s[c.i]; {
+		case ch == '"':
+			c.i++
+			return c.s[start : c.i-1], true
+		case ch == '\\':
+			return c.escaped(start)
+		case ch < 0x20:
+			return "", false
+		}
+		c.i++
+	}
+	return "", false
+}
+
+// escaped finishes a string literal begun at start that holds an escape
+// at i, decoding it into a new string.
+func (c *canon) escaped(start int) (string, bool) {
+	b := []byte(c.s[start:c.i])
+	for c.i < len(c.s) {
+		ch := c.s[c.i]
+		switch {
+		case ch == '"':
+			c.i++
+			return string(b), true
+		case ch < 0x20:
+			return "", false
+		case ch != '\\':
+			b = append(b, ch)
+			c.i++
+			continue
+		}
+		if c.i+1 >= len(c.s) {
+			return "", false
+		}
+		switch c.s[c.i+1] {
+		case '"':
+			b = append(b, '"')
+		case '\\':
+			b = append(b, '\\')
+		case 'b':
+			b = append(b, '\b')
+		case 't':
+			b = append(b, '\t')
+		case 'n':
+			b = append(b, '\n')
+		case 'f':
+			b = append(b, '\f')
+		case 'r':
+			b = append(b, '\r')
+		case 'u':
+			// \u00XX, XX below 0x20 and not one of the two-letter ones.
+			if c.i+6 > len(c.s) || c.s[c.i+2:c.i+4] != "00" || !IsLowerHex(c.s[c.i+4:c.i+6], 2) {
+				return "", false
+			}
+			v, _ := strconv.ParseUint(c.s[c.i+4:c.i+6], 16, 8)
+			if v >= 0x20 || v == '\b' || v == '\t' || v == '\n' || v == '\f' || v == '\r' {
+				return "", false
+			}
+			b = append(b, byte(v))
+			c.i += 4
+		default:
+			return "", false
+		}
+		c.i += 2
+	}
+	return "", false
 }

@@ -32,6 +32,14 @@ func storedCases() [][]byte {
 		[]byte(strings.Replace(canon, `"pubkey":"`, `"PubKey":"`, 1)),                      // no pubkey member
 		[]byte(strings.Replace(canon, `"id":"`+ev.ID, `"id":"`+strings.ToUpper(ev.ID), 1)), // upper-case hex
 		[]byte(strings.Replace(canon, `"tags":[`, `"tags":[["a",1],`, 1)),                  // a tag that is not strings
+		[]byte(strings.Replace(canon, `"content":"`, `"content":"\u001F`, 1)),              // upper-case hex in an escape
+		[]byte(strings.Replace(canon, `"content":"`, `"content":"\u0009`, 1)),              // \t spelled long
+		[]byte(strings.Replace(canon, `"content":"`, `"content":"\/`, 1)),                  // an escaped solidus
+		[]byte(strings.Replace(canon, `"created_at":`, `"created_at":-`, 1)),               // a negative time: refused
+		[]byte(strings.Replace(canon, `"created_at":`, `"created_at":0`, 1)),               // a leading zero
+		[]byte(strings.Replace(canon, `"kind":`, `"kind":-`, 1)),                           // a negative kind
+		[]byte(strings.Replace(canon, `"tags":[`, `"tags":[[],`, 1)),                       // an empty tag
+		[]byte(canon + " "), // trailing space
 		[]byte(`{"id":1}`),
 		[]byte(``),
 	}

@@ -6,13 +6,12 @@ import (
 	"fmt"
 	"html/template"
 	"reflect"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"vesper/analysis"
+	par "vesper/internal/parallel"
 	"vesper/match"
 	"vesper/nostr"
 	"vesper/ratings"
@@ -357,10 +356,13 @@ func (b *builder) mkdirs(o *output) error {
 
 // otherPages writes every file but the matches' own, from the cards.
 func (b *builder) otherPages(o *output) error {
-	for _, pk := range b.playerKeys() {
-		if err := b.put(o, "p/"+pk+".html", "player", b.playerPage(pk)); err != nil {
-			return err
-		}
+	// A player page is CPU work over the cards alone (its rows, charts and
+	// figures), hundreds of them: one goroutine per CPU, as the match files.
+	keys := b.playerKeys()
+	if err := parallel(len(keys), func(i int) error {
+		return b.put(o, "p/"+keys[i]+".html", "player", b.playerPage(keys[i]))
+	}); err != nil {
+		return err
 	}
 	for _, kind := range kinds {
 		if err := b.put(o, "ratings/"+kind+".html", "ratings", b.ratingsPage(kind)); err != nil {
@@ -422,33 +424,7 @@ func (b *builder) viewKey(name string, data any) string {
 
 // parallel calls f(0) to f(n-1) on one goroutine per CPU and returns the
 // first error; after an error the calls not yet started are skipped.
-func parallel(n int, f func(i int) error) error {
-	var (
-		next    atomic.Int64
-		failed  atomic.Bool
-		errOnce sync.Once
-		first   error
-		wg      sync.WaitGroup
-	)
-	for range min(runtime.GOMAXPROCS(0), n) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for !failed.Load() {
-				i := int(next.Add(1)) - 1
-				if i >= n {
-					return
-				}
-				if err := f(i); err != nil {
-					errOnce.Do(func() { first = err })
-					failed.Store(true)
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	return first
-}
+func parallel(n int, f func(i int) error) error { return par.Do(n, f) }
 
 // allMatchFiles renders the match files on one goroutine per CPU (the
 // templates and the chess replay are CPU work). The order of the writes

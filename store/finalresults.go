@@ -17,8 +17,10 @@ type FinalResult struct {
 // FinalResults lists the final results of the stored summaries, with
 // neither an event read nor a match folded: a full site build's forecast
 // of the ratings (site.BuildEach checks it against the folds). Summaries
-// that are stale or dirty may say something else than a fold would; the
-// forecast is then wrong and costs the build a second pass, nothing more.
+// that are stale or dirty may say something else than a fold would: the
+// build folds those instead (UnsettledMatches); a forecast that is wrong
+// all the same (the store changed meanwhile) costs it a second pass,
+// nothing more.
 func (s *Store) FinalResults(ctx context.Context) ([]FinalResult, error) {
 	rows, err := s.r.QueryContext(ctx, `SELECT s.match, s.game, s.first, s.second,
 		coalesce(json_extract(s.json, '$.result'), ''), coalesce(e.created_at, -1)

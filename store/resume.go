@@ -177,3 +177,19 @@ func (s *Store) column(ctx context.Context, q string, args ...any) ([]string, er
 	}
 	return out, rows.Err()
 }
+
+// UnsettledMatches lists, sorted, the matches whose summary may not say
+// what a fold of version foldVersion would: those marked dirty (events
+// newer than their summary, or no summary at all) and those whose summary
+// another fold version wrote. A full site build folds these to forecast
+// the ratings (a store ingested without a daemon has no summaries at all)
+// and trusts the summaries of the others.
+func (s *Store) UnsettledMatches(ctx context.Context, foldVersion int) ([]string, error) {
+	ids, err := s.column(ctx, `SELECT match FROM dirty
+		UNION SELECT match FROM summaries INDEXED BY summaries_fold_version WHERE fold_version != ?
+		ORDER BY 1`, foldVersion)
+	if err != nil {
+		return nil, fmt.Errorf("store: unsettled matches: %w", err)
+	}
+	return ids, nil
+}

@@ -44,6 +44,9 @@ func TestDirtyMarks(t *testing.T) {
 	if r, _ = s.ResumeSet(ctx, 1, Dormancy{}); !slices.Equal(r.Dirty, []string{ch.ID}) {
 		t.Fatalf("a new event did not mark its match: %v", r.Dirty)
 	}
+	if got, err := s.UnsettledMatches(ctx, 1); err != nil || !slices.Equal(got, []string{ch.ID}) {
+		t.Errorf("a dirty match: UnsettledMatches = %v, %v; want it", got, err)
+	}
 	// Another fold version makes the summary stale; final or expired
 	// summaries are not open.
 	if r, _ = s.ResumeSet(ctx, 2, Dormancy{}); r.Stale != 1 {
@@ -58,6 +61,13 @@ func TestDirtyMarks(t *testing.T) {
 	}
 	if r, _ = s.ResumeSet(ctx, 1, Dormancy{}); len(r.Open) != 0 || len(r.Dirty) != 0 {
 		t.Errorf("a final summary: %+v; want nothing to fold", r)
+	}
+	// Its summary is the fold's: settled, unless another version wrote it.
+	if got, err := s.UnsettledMatches(ctx, 1); err != nil || len(got) != 0 {
+		t.Errorf("a current summary: UnsettledMatches = %v, %v; want none", got, err)
+	}
+	if got, err := s.UnsettledMatches(ctx, 2); err != nil || !slices.Equal(got, []string{ch.ID}) {
+		t.Errorf("a stale summary: UnsettledMatches = %v, %v; want it", got, err)
 	}
 	if err := s.ClearDirty(ctx, []string{ch.ID}); err != nil {
 		t.Fatal(err)

@@ -1,8 +1,11 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 
 	"vesper/nostr"
 )
@@ -38,25 +41,31 @@ func (s *Store) MatchStamps(ctx context.Context, fn func(match, id string, seenA
 
 // MatchEventsSeen is MatchEvents for the site: each event of the match and
 // when it was first seen, in the same order, without the relays (a
-// subquery and a JSON array per event that no page shows).
+// subquery and a JSON array per event that no page shows). A full site
+// build reads every stored event this way, twice for a store without
+// summaries, so the rows come unsorted from a prepared statement and are
+// put in MatchEvents' order here (challenge first, then by created_at and
+// id).
 func (s *Store) MatchEventsSeen(ctx context.Context, match string) ([]*nostr.Event, map[string]int64, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT e.id, e.raw, e.seen_at
-		FROM event_matches m JOIN events e ON e.seq = m.event
-		WHERE m.match = ?1
-		ORDER BY e.id = ?1 DESC, e.created_at, e.id`, match)
+	rows, err := s.st.matchEventsSeen.QueryContext(ctx, match)
 	if err != nil {
 		return nil, nil, fmt.Errorf("store: match %s: %w", match, err)
 	}
 	defer rows.Close()
-	var evs []*nostr.Event
+	type row struct {
+		ev *nostr.Event
+		at int64
+	}
+	var evs []row
 	seen := map[string]int64{}
 	for rows.Next() {
 		var (
 			id     string
 			raw    []byte
 			seenAt int64
+			at     int64
 		)
-		if err := rows.Scan(&id, &raw, &seenAt); err != nil {
+		if err := rows.Scan(&id, &raw, &seenAt, &at); err != nil {
 			return nil, nil, fmt.Errorf("store: match %s: %w", match, err)
 		}
 		ev, err := nostr.ParseStored(raw)
@@ -66,11 +75,29 @@ func (s *Store) MatchEventsSeen(ctx context.Context, match string) ([]*nostr.Eve
 		if ev.ID != id {
 			return nil, nil, fmt.Errorf("store: match %s: stored event %s holds %s", match, id, ev.ID)
 		}
-		evs = append(evs, ev)
+		evs = append(evs, row{ev, at})
 		seen[id] = seenAt
 	}
 	if err := rows.Err(); err != nil {
 		return nil, nil, fmt.Errorf("store: match %s: %w", match, err)
 	}
-	return evs, seen, nil
+	slices.SortFunc(evs, func(a, b row) int {
+		if a.ev.ID == match || b.ev.ID == match {
+			return boolRank(b.ev.ID == match) - boolRank(a.ev.ID == match)
+		}
+		return cmp.Or(cmp.Compare(a.at, b.at), strings.Compare(a.ev.ID, b.ev.ID))
+	})
+	out := make([]*nostr.Event, len(evs))
+	for i, r := range evs {
+		out[i] = r.ev
+	}
+	return out, seen, nil
+}
+
+// boolRank is 1 for true, 0 for false.
+func boolRank(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -69,6 +69,12 @@ func TestMatchEventsSeen(t *testing.T) {
 	m := testkit.NewMatch(alice, bob, "chess", "", 1_700_000_000)
 	m.Accept(1_700_000_060)
 	m.Play([]string{"e2e4", "e7e5", "g1f3"}, 1_700_000_100, 30)
+	// Ties in created_at go by id, and the challenge comes first even
+	// after an event stamped before it.
+	for _, mv := range []string{"d7d5", "c7c5", "b7b5", "a7a5", "h7h5", "g7g5"} {
+		m.Move(bob, 2, mv, 1_700_000_130)
+	}
+	m.Move(alice, 1, "d2d4", 1_699_999_000)
 	for i := len(m.Events) - 1; i >= 0; i-- { // stored out of order
 		ev := m.Events[i]
 		if _, err := s.PutEvent(ctx, ev, nostr.MarshalEvent(ev), "wss://a.invalid", int64(ev.CreatedAt)+int64(i)); err != nil {

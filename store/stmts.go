@@ -12,7 +12,7 @@ import (
 // that runs it, and Tx.StmtContext reuses the writer's copy.
 type stmts struct {
 	insertEvent, eventSeq, insertMatch, insertRelay, markDirty, clearDirty *sql.Stmt // writer
-	matchEvents, eventByID, hasEvent                                       *sql.Stmt // readers
+	matchEvents, matchEventsSeen, eventByID, hasEvent                      *sql.Stmt // readers
 	all                                                                    []*sql.Stmt
 }
 
@@ -38,6 +38,11 @@ func (st *stmts) prepare(ctx context.Context, w, r *sql.DB) error {
 			FROM event_matches m JOIN events e ON e.seq = m.event
 			WHERE m.match = ?1
 			ORDER BY e.id = ?1 DESC, e.created_at, e.id`},
+		// In the key's order, not the fold's: MatchEventsSeen sorts in Go,
+		// which costs SQLite no temporary b-tree of whole rows.
+		{&st.matchEventsSeen, r, `SELECT e.id, e.raw, e.seen_at, e.created_at
+			FROM event_matches m JOIN events e ON e.seq = m.event
+			WHERE m.match = ?`},
 		{&st.eventByID, r, selectStored + ` FROM events e WHERE e.id = ?`},
 		{&st.hasEvent, r, `SELECT 1 FROM events WHERE id = ?`},
 	} {

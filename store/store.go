@@ -42,6 +42,16 @@ const (
 	readerCacheKiB = 8 << 10
 )
 
+// readOnlyMmapBytes is how much of the file a read-only store (the CLI's:
+// `vesper site build` reads every stored event) maps into memory instead of
+// copying each page it visits with pread(2): a full site build of 10,000
+// matches spent about a tenth of its store reads in those copies. SQLite
+// caps it at 0x7fff0000; pages past it are read as before. The daemon's
+// own readers keep pread, so that its resident memory stays its own heap.
+// Mapping is safe here because no vesper writer ever shrinks the file (no
+// VACUUM), the one case where a mapped read would fault.
+const readOnlyMmapBytes = 2 << 30
+
 // Checkpoints (copying the WAL back into the database file, with an fsync)
 // run on a connection of their own, every checkpointEvery while there were
 // writes: a commit that had to checkpoint would wait tens of milliseconds
@@ -186,6 +196,7 @@ func dsn(abs string, r role) string {
 		q.Add("_pragma", "synchronous(NORMAL)")
 	}
 	if r == roleReadOnly {
+		q.Add("_pragma", fmt.Sprintf("mmap_size(%d)", readOnlyMmapBytes))
 		// SQLite's own URI parameter: read-write without create.
 		q.Add("mode", "rw")
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
+	"runtime/pprof"
 	"strings"
 	"time"
 
@@ -32,8 +33,16 @@ func siteCommand() *cli.Command {
 				&cli.StringFlag{Name: "relays", EnvVars: []string{"VESPER_RELAYS"},
 					Usage: "the relays the daemon reads, listed on the how-to (default: the daemon's own default, " + strings.Join(defaultRelays, ",") + ")"},
 				sourceURLFlag(),
+				&cli.StringFlag{Name: "cpuprofile", Usage: "write a Go CPU profile of the build to `FILE` (read it with go tool pprof)"},
 			},
 			Action: func(c *cli.Context) error {
+				if path := c.String("cpuprofile"); path != "" {
+					stop, err := startCPUProfile(path)
+					if err != nil {
+						return fail(exitUsage, "--cpuprofile: %v", err)
+					}
+					defer stop()
+				}
 				openings, err := loadOpenings(c)
 				if err != nil {
 					return err
@@ -97,6 +106,23 @@ func relaxGC() {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(buildMemoryLimit)
 	}
+}
+
+// startCPUProfile starts the runtime's CPU profiler writing to path; stop
+// ends it and closes the file.
+func startCPUProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
 }
 
 // sourceURLFlag says where vesper's source is published, for the site's

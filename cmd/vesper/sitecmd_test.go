@@ -224,3 +224,29 @@ func TestSiteBuildRelaysAndSource(t *testing.T) {
 		}
 	}
 }
+
+// TestSiteBuildCPUProfile: --cpuprofile FILE leaves a Go CPU profile
+// (gzipped protobuf) of the build there, and a path that cannot be created
+// is a usage error.
+func TestSiteBuildCPUProfile(t *testing.T) {
+	data := t.TempDir()
+	st, err := store.Open(filepath.Join(data, "vesper.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	prof := filepath.Join(t.TempDir(), "cpu.prof")
+	args := []string{"site", "build", "--data", data, "--out", filepath.Join(t.TempDir(), "site"), "--daemon", testkit.Key("house").PublicKey()}
+	if r := vesper(t, nil, nil, append(args, "--cpuprofile", prof)...); r.code != 0 {
+		t.Fatalf("site build: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if b, err := os.ReadFile(prof); err != nil || len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b {
+		t.Errorf("the profile: %d bytes, %v; want a gzipped pprof file", len(b), err)
+	}
+	r := vesper(t, nil, nil, append(args, "--cpuprofile", filepath.Join(t.TempDir(), "no", "such", "dir", "cpu.prof"))...)
+	if r.code == 0 || !strings.Contains(r.stderr, "--cpuprofile") {
+		t.Errorf("an impossible path: exit %d, stderr %q; want a usage error naming --cpuprofile", r.code, r.stderr)
+	}
+}
