@@ -183,6 +183,9 @@ func (st *streamer) evaluate() time.Duration {
 	slices.Sort(dirty)
 	dirty = slices.Compact(dirty)
 	for _, id := range dirty {
+		if st.unread(id) {
+			continue
+		}
 		snap := st.snapshot(id)
 		if snap == nil {
 			continue
@@ -190,6 +193,16 @@ func (st *streamer) evaluate() time.Duration {
 		st.consider(snap)
 	}
 	return st.nextDue()
+}
+
+// unread reports a followed match whose history no relay has answered
+// whole yet: folding its newest events alone could report a finished game
+// as live or lost on time, so it is held until a read succeeds (history
+// marks it dirty then).
+func (st *streamer) unread(id string) bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.follow[id] && !st.read[id]
 }
 
 func (st *streamer) snapshot(id string) *Snapshot {

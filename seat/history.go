@@ -6,6 +6,7 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	gn "github.com/nbd-wtf/go-nostr"
 
@@ -101,37 +102,78 @@ func (st *streamer) history(ctx context.Context, since int64) {
 		}()
 		// Each relay alone, so one that fails costs only its own events
 		// (the live subscription still brings its newest ones), and a
-		// batch of filters at a time, each within the seat's timeout: a
-		// long history is not cut by one deadline for all of it.
+		// batch of filters at a time, each within the seat's timeout
+		// (doubled at each of historyTries tries: a slow relay on a busy
+		// host is not a relay without the events).
 		var wg sync.WaitGroup
-		var failed atomic.Bool
+		var whole atomic.Int32
 		for _, url := range st.s.Relays {
 			wg.Go(func() {
+				ok := true
 				for batch := range slices.Chunk(fs, historyBatch) {
-					got, err := relay.FetchWith(ctx, []string{url}, batch, relay.FetchOptions{Timeout: st.s.timeout(), Key: st.s.Key})
-					if err != nil {
-						failed.Store(true)
-					}
-					for _, r := range got {
-						st.receive(r)
-					}
+					ok = st.readBatch(ctx, url, batch) && ok
+				}
+				if ok {
+					whole.Add(1)
 				}
 			})
 		}
 		wg.Wait()
-		if failed.Load() {
-			// Not read whole: the next subscription generation (a match
-			// followed anew) reads them again.
-			st.mu.Lock()
-			for _, id := range ids {
-				delete(st.read, id)
-			}
-			if keyToo {
-				st.keyRead = false
-			}
-			st.mu.Unlock()
+		st.mu.Lock()
+		defer st.mu.Unlock()
+		if whole.Load() > 0 {
+			// Read whole from at least one relay: fold them now, even
+			// those whose events all came before (nothing new arrived
+			// to mark them).
+			st.dirty = append(st.dirty, ids...)
+			return
 		}
+		// Not read whole from any relay: these matches are not folded
+		// (evaluate holds them) until a later read succeeds, since a
+		// fold of their newest events alone can show a finished game
+		// as a clock run out. The retry reopens the subscription,
+		// which reads what is not read.
+		for _, id := range ids {
+			delete(st.read, id)
+		}
+		if keyToo {
+			st.keyRead = false
+		}
+		time.AfterFunc(st.s.timeout(), func() {
+			if ctx.Err() != nil {
+				return
+			}
+			st.mu.Lock()
+			st.resub = true
+			st.mu.Unlock()
+			st.signal()
+		})
 	}()
+}
+
+// historyTries is how many times a history batch is asked of a relay
+// before that relay counts as not having answered it.
+const historyTries = 3
+
+// readBatch reads one batch of history filters from one relay, trying
+// again with twice the time after a failure; it reports whether a try
+// read the batch whole.
+func (st *streamer) readBatch(ctx context.Context, url string, batch []gn.Filter) bool {
+	timeout := st.s.timeout()
+	for range historyTries {
+		got, err := relay.FetchWith(ctx, []string{url}, batch, relay.FetchOptions{Timeout: timeout, Key: st.s.Key})
+		for _, r := range got {
+			st.receive(r)
+		}
+		if err == nil {
+			return true
+		}
+		if ctx.Err() != nil {
+			return false
+		}
+		timeout *= 2
+	}
+	return false
 }
 
 // subscribe starts one subscription generation; cancel ends it.
