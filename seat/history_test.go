@@ -88,3 +88,61 @@ func TestEventsHistoryPastRelayCap(t *testing.T) {
 		}
 	}
 }
+
+// TestHistoryReadAgainAfterARefusal: the relay closes the first paged
+// reads of the key's history ("error:", a relay short of time), so the
+// first read is not whole. The stream neither folds those matches from
+// the live subscription's newest events nor leaves them unread: it reads
+// them again, and every followed final match emits "final". With the
+// retries and the re-read gone (one try, no resubscription) the matches
+// stay held and emit nothing; with the hold gone too they emit from a
+// partial history.
+func TestHistoryReadAgainAfterARefusal(t *testing.T) {
+	end := time.Now().Unix() - 3600
+	s, err := sim.Generate(sim.Config{Seed: 34, Agents: 3, Matches: 50, Days: 5, End: end})
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := s.Events()
+	r := testrelay.Khatru(t, testrelay.KhatruOptions{RefusePaged: 5})
+	limits.Forget(r.URL)
+	if err := r.Store(t.Context(), evs...); err != nil {
+		t.Fatal(err)
+	}
+	me := s.Keys[0]
+	seen := map[string]int64{}
+	for _, ev := range evs {
+		seen[ev.ID] = time.Now().Unix()
+	}
+	ref := sim.Reference(evs, seen)
+	var final []string
+	for _, m := range s.Matches {
+		if st := ref[m.ID]; st != nil && st.Role(me.PublicKey()) != "" && st.Final {
+			final = append(final, m.ID)
+		}
+	}
+	seat := &Seat{Relays: []string{r.URL}, Key: me, Timeout: testkit.Scale(10 * time.Second)}
+	ctx, cancel := context.WithTimeout(t.Context(), testkit.Scale(120*time.Second))
+	defer cancel()
+	var mu sync.Mutex
+	got := map[string][]string{}
+	done := 0
+	_ = seat.Events(ctx, StreamOptions{Follow: final}, func(ev StreamEvent) {
+		mu.Lock()
+		defer mu.Unlock()
+		got[ev.Match] = append(got[ev.Match], ev.Type)
+		if slices.Contains(final, ev.Match) && ev.Type == EventFinal {
+			done++
+			if done == len(final) {
+				cancel()
+			}
+		}
+	})
+	mu.Lock()
+	defer mu.Unlock()
+	for _, id := range final {
+		if !slices.Equal(got[id], []string{EventFinal}) {
+			t.Errorf("followed final match %s emitted %v, want [final]", id[:8], got[id])
+		}
+	}
+}

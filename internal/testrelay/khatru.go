@@ -55,6 +55,11 @@ type KhatruOptions struct {
 	// leaves out at random (a relay whose set drops some, issue 34);
 	// REQs are answered whole.
 	NegDrop float64
+	// RefusePaged, when positive, closes the first RefusePaged REQ filters
+	// that carry a limit (a paged read's, not a live subscription's) with
+	// "error:", as a relay short of time does: the client must not take
+	// what it has as the whole history.
+	RefusePaged int
 }
 
 // KhatruRelay is a running khatru relay.
@@ -65,6 +70,7 @@ type KhatruRelay struct {
 	queries  atomic.Int64 // REQ filters that read the store
 	sessions atomic.Int64 // NEG-OPENs that read the store
 	refused  atomic.Int64 // NEG-OPENs refused as "too many"
+	paged    atomic.Int64 // REQ filters with a limit (RefusePaged)
 	read     atomic.Int64 // bytes read from clients (TCP payload)
 	written  atomic.Int64 // bytes written to clients
 }
@@ -117,6 +123,9 @@ func Khatru(t testing.TB, o KhatruOptions) *KhatruRelay {
 	kh.RejectFilter = append(kh.RejectFilter, func(ctx context.Context, f gn.Filter) (bool, string) {
 		if !eventstore.IsNegentropySession(ctx) {
 			r.queries.Add(1)
+			if f.Limit > 0 && r.paged.Add(1) <= int64(o.RefusePaged) {
+				return true, "error: the relay ran out of time for this query"
+			}
 			return false, ""
 		}
 		r.sessions.Add(1)
