@@ -183,4 +183,6 @@ var mutants = []mutant{
 		Old: "if it.CreatedAt >= since {", New: "if it.CreatedAt > since {", Pkg: "./nostr/relay/reconcile"},
 	{Clause: "play: a game is final for the runner only when a fresh read says so", File: "play/final.go",
 		Old: "if !snap.State.Final {", New: "if false && !snap.State.Final {", Pkg: "./play"},
+	{Clause: "seat: a followed match is folded only once its history was read whole", File: "seat/events.go",
+		Old: "if st.unread(id) {", New: "if false && st.unread(id) {", Pkg: "./seat"},
 }
