@@ -108,7 +108,19 @@ func (p *Pager) RunFrom(ctx context.Context, f gn.Filter, max int, deliver func(
 func (p *Pager) page(ctx context.Context, pf gn.Filter, seen map[string]struct{}, deliver func(*gn.Event)) (*pageStats, error) {
 	st := &pageStats{}
 	bsec := pf.Until // this page's own copies: the next page replaces them
+	// A relay goes on sending new events that match a REQ after its EOSE
+	// until the CLOSE is read: those reach the callback on the
+	// connection's goroutine after this page has returned, and must not
+	// (the caller reads what deliver gathered, and the next page is
+	// asked below the oldest). ended, under mu, stops them.
+	var mu sync.Mutex
+	ended := false
 	s, err := p.Conn.Subscribe(gn.Filters{pf}, func(ev *gn.Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		if ended {
+			return
+		}
 		_, dup := seen[ev.ID]
 		dup = dup && bsec != nil && ev.CreatedAt == *bsec
 		st.add(ev, dup)
@@ -120,6 +132,9 @@ func (p *Pager) page(ctx context.Context, pf gn.Filter, seen map[string]struct{}
 		return nil, err
 	}
 	err = p.Conn.WaitEOSE(ctx, s, p.Timeout)
+	mu.Lock()
+	ended = true
+	mu.Unlock()
 	p.Conn.Unsubscribe(s)
 	return st, err
 }
