@@ -22,37 +22,8 @@ import (
 // subscription's newest 500 events are all the early games get, and they
 // fold as live.
 func TestEventsHistoryPastRelayCap(t *testing.T) {
-	end := time.Now().Unix() - 3600
-	s, err := sim.Generate(sim.Config{Seed: 34, Agents: 3, Matches: 50, Days: 5, End: end})
-	if err != nil {
-		t.Fatal(err)
-	}
-	evs := s.Events()
-	r := testrelay.Khatru(t, testrelay.KhatruOptions{})
-	limits.Forget(r.URL)
-	if err := r.Store(t.Context(), evs...); err != nil {
-		t.Fatal(err)
-	}
+	r, s, final, mine := cappedSeason(t, testrelay.KhatruOptions{})
 	me := s.Keys[0]
-	// The seat stamps what it reads with its own receipt time (a
-	// week-old move read now is late), so the reference folds with that.
-	seen := map[string]int64{}
-	for _, ev := range evs {
-		seen[ev.ID] = time.Now().Unix()
-	}
-	ref := sim.Reference(evs, seen)
-	var final []string
-	mine := 0
-	for _, m := range s.Matches {
-		st := ref[m.ID]
-		if st == nil || (st.Role(me.PublicKey()) == "") {
-			continue
-		}
-		mine += len(m.Events)
-		if st.Final {
-			final = append(final, m.ID)
-		}
-	}
 	if mine < 2000 || len(final) < 10 {
 		t.Fatalf("the key has %d events and %d final matches: too few for the cap to bite", mine, len(final))
 	}
@@ -98,29 +69,8 @@ func TestEventsHistoryPastRelayCap(t *testing.T) {
 // stay held and emit nothing; with the hold gone too they emit from a
 // partial history.
 func TestHistoryReadAgainAfterARefusal(t *testing.T) {
-	end := time.Now().Unix() - 3600
-	s, err := sim.Generate(sim.Config{Seed: 34, Agents: 3, Matches: 50, Days: 5, End: end})
-	if err != nil {
-		t.Fatal(err)
-	}
-	evs := s.Events()
-	r := testrelay.Khatru(t, testrelay.KhatruOptions{RefusePaged: 5})
-	limits.Forget(r.URL)
-	if err := r.Store(t.Context(), evs...); err != nil {
-		t.Fatal(err)
-	}
+	r, s, final, _ := cappedSeason(t, testrelay.KhatruOptions{RefusePaged: 5})
 	me := s.Keys[0]
-	seen := map[string]int64{}
-	for _, ev := range evs {
-		seen[ev.ID] = time.Now().Unix()
-	}
-	ref := sim.Reference(evs, seen)
-	var final []string
-	for _, m := range s.Matches {
-		if st := ref[m.ID]; st != nil && st.Role(me.PublicKey()) != "" && st.Final {
-			final = append(final, m.ID)
-		}
-	}
 	seat := &Seat{Relays: []string{r.URL}, Key: me, Timeout: testkit.Scale(10 * time.Second)}
 	ctx, cancel := context.WithTimeout(t.Context(), testkit.Scale(120*time.Second))
 	defer cancel()
@@ -145,4 +95,42 @@ func TestHistoryReadAgainAfterARefusal(t *testing.T) {
 			t.Errorf("followed final match %s emitted %v, want [final]", id[:8], got[id])
 		}
 	}
+}
+
+// cappedSeason stores a 50-match season of three keys on a khatru relay
+// (stock store: every query capped at 500) and returns the relay, the
+// first key and its matches the reference folds as final, with every
+// event seen now as the seat stamps what it reads.
+func cappedSeason(t *testing.T, o testrelay.KhatruOptions) (*testrelay.KhatruRelay, *sim.Season, []string, int) {
+	t.Helper()
+	end := time.Now().Unix() - 3600
+	s, err := sim.Generate(sim.Config{Seed: 34, Agents: 3, Matches: 50, Days: 5, End: end})
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := s.Events()
+	r := testrelay.Khatru(t, o)
+	limits.Forget(r.URL)
+	if err := r.Store(t.Context(), evs...); err != nil {
+		t.Fatal(err)
+	}
+	me := s.Keys[0].PublicKey()
+	seen := map[string]int64{}
+	for _, ev := range evs {
+		seen[ev.ID] = time.Now().Unix()
+	}
+	ref := sim.Reference(evs, seen)
+	var final []string
+	mine := 0
+	for _, m := range s.Matches {
+		st := ref[m.ID]
+		if st == nil || st.Role(me) == "" {
+			continue
+		}
+		mine += len(m.Events)
+		if st.Final {
+			final = append(final, m.ID)
+		}
+	}
+	return r, s, final, mine
 }
