@@ -1,10 +1,6 @@
 package nostr
 
-import (
-	"encoding/json"
-	"unicode/utf16"
-	"unicode/utf8"
-)
+import "encoding/json"
 
 // The event parser splits an event's JSON into its top-level members and
 // the tags into their elements. encoding/json does that by decoding into
@@ -151,91 +147,4 @@ func skipString(b []byte, i int) int {
 		}
 	}
 	return len(b) // not i: a backslash at the end steps past it
-}
-
-// unquote decodes a string literal of a document json.Valid has accepted,
-// to exactly what json.Unmarshal gives (invalid UTF-8 and unpaired
-// surrogate escapes become U+FFFD), without the second validating pass
-// json.Unmarshal would make over it. It reports false for a literal that
-// is not well formed, which the caller leaves to encoding/json.
-func unquote(lit []byte) (string, bool) {
-	if len(lit) < 2 || lit[0] != '"' || lit[len(lit)-1] != '"' {
-		return "", false
-	}
-	body := lit[1 : len(lit)-1]
-	out := make([]byte, 0, len(body))
-	for i := 0; i < len(body); {
-		c := body[i]
-		switch {
-		case c == '"' || c < 0x20:
-			return "", false
-		case c < utf8.RuneSelf && c != '\\':
-			out = append(out, c)
-			i++
-		case c != '\\':
-			r, size := utf8.DecodeRune(body[i:])
-			out = utf8.AppendRune(out, r) // RuneError for a bad byte, as encoding/json
-			i += size
-		case i+1 >= len(body):
-			return "", false
-		default:
-			switch e := body[i+1]; e {
-			case '"', '\\', '/':
-				out = append(out, e)
-			case 'b':
-				out = append(out, '\b')
-			case 'f':
-				out = append(out, '\f')
-			case 'n':
-				out = append(out, '\n')
-			case 'r':
-				out = append(out, '\r')
-			case 't':
-				out = append(out, '\t')
-			case 'u':
-				r, ok := hex4(body[i:])
-				if !ok {
-					return "", false
-				}
-				i += 6
-				if utf16.IsSurrogate(r) {
-					r2, ok := hex4(body[i:])
-					if dec := utf16.DecodeRune(r, r2); ok && dec != utf8.RuneError {
-						r = dec
-						i += 6
-					} else {
-						r = utf8.RuneError
-					}
-				}
-				out = utf8.AppendRune(out, r)
-				continue
-			default:
-				return "", false
-			}
-			i += 2
-		}
-	}
-	return string(out), true
-}
-
-// hex4 reads the \uXXXX escape at the start of b.
-func hex4(b []byte) (rune, bool) {
-	if len(b) < 6 || b[0] != '\\' || b[1] != 'u' {
-		return 0, false
-	}
-	var r rune
-	for _, c := range b[2:6] {
-		switch {
-		case '0' <= c && c <= '9':
-			c -= '0'
-		case 'a' <= c && c <= 'f':
-			c -= 'a' - 10
-		case 'A' <= c && c <= 'F':
-			c -= 'A' - 10
-		default:
-			return 0, false
-		}
-		r = r<<4 | rune(c)
-	}
-	return r, true
 }

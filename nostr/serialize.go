@@ -102,9 +102,12 @@ func AppendTags(b []byte, tags Tags) []byte {
 	return append(b, ']')
 }
 
+// hexDigits spell a control character's \u00XX escape (lowercase, as
+// NIP-01 serializations write it).
+const hexDigits = "0123456789abcdef"
+
 // AppendString appends s as a JSON string escaped the NIP-01 way.
 func AppendString(b []byte, s string) []byte {
-	const hexd = "0123456789abcdef"
 	b = append(b, '"')
 	for i := 0; i < len(s); i++ {
 		c := s[i]
@@ -125,7 +128,7 @@ func AppendString(b []byte, s string) []byte {
 			b = append(b, '\\', 'r')
 		default:
 			if c < 0x20 {
-				b = append(b, '\\', 'u', '0', '0', hexd[c>>4], hexd[c&0xf])
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
 			} else {
 				b = append(b, c)
 			}

@@ -38,7 +38,7 @@ func ParseStored(raw []byte) (*Event, error) {
 // string that the event's hex fields and unescaped strings share (most
 // strings of a stored event hold no escape), instead of a string each.
 func parseCanonical(raw []byte) (*Event, bool) {
-	c := canon{s: string(raw)}
+	c := canon{s: string(raw), raw: raw}
 	ev := &Event{}
 	var ok bool
 	if !c.lit(`{"id":"`) {
@@ -94,10 +94,12 @@ func parseCanonical(raw []byte) (*Event, bool) {
 	return ev, true
 }
 
-// canon reads MarshalEvent's grammar from s at i.
+// canon reads MarshalEvent's grammar from s at i. raw is the same bytes,
+// for the escape decoder, which works on bytes.
 type canon struct {
-	s string
-	i int
+	s   string
+	raw []byte
+	i   int
 }
 
 // lit consumes lit when s continues with it.
@@ -163,55 +165,14 @@ func (c *canon) str() (string, bool) {
 }
 
 // escaped finishes a string literal begun at start that holds an escape
-// at i, decoding it into a new string.
+// at i, decoding it into a new string with the package's one decoder,
+// which refuses any spelling AppendString does not write.
 func (c *canon) escaped(start int) (string, bool) {
-	b := []byte(c.s[start:c.i])
-	for c.i < len(c.s) {
-		ch := c.s[c.i]
-		switch {
-		case ch == '"':
-			c.i++
-			return string(b), true
-		case ch < 0x20:
-			return "", false
-		case ch != '\\':
-			b = append(b, ch)
-			c.i++
-			continue
-		}
-		if c.i+1 >= len(c.s) {
-			return "", false
-		}
-		switch c.s[c.i+1] {
-		case '"':
-			b = append(b, '"')
-		case '\\':
-			b = append(b, '\\')
-		case 'b':
-			b = append(b, '\b')
-		case 't':
-			b = append(b, '\t')
-		case 'n':
-			b = append(b, '\n')
-		case 'f':
-			b = append(b, '\f')
-		case 'r':
-			b = append(b, '\r')
-		case 'u':
-			// \u00XX, XX below 0x20 and not one of the two-letter ones.
-			if c.i+6 > len(c.s) || c.s[c.i+2:c.i+4] != "00" || !IsLowerHex(c.s[c.i+4:c.i+6], 2) {
-				return "", false
-			}
-			v, _ := strconv.ParseUint(c.s[c.i+4:c.i+6], 16, 8)
-			if v >= 0x20 || v == '\b' || v == '\t' || v == '\n' || v == '\f' || v == '\r' {
-				return "", false
-			}
-			b = append(b, byte(v))
-			c.i += 4
-		default:
-			return "", false
-		}
-		c.i += 2
+	b := append(make([]byte, 0, c.i-start+16), c.raw[start:c.i]...)
+	b, end, ok := appendUnquoted(b, c.raw, c.i, true)
+	if !ok {
+		return "", false
 	}
-	return "", false
+	c.i = end
+	return string(b), true
 }
