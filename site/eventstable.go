@@ -14,10 +14,6 @@ import (
 	"vesper/nostr"
 )
 
-// eventRow is one event of the match in fold order. A match shows a
-// hundred of these or more, so what the rows print is computed here, not
-// called from the template: a call through the template (reflect) cost
-// more than the rest of the row at 10,000 pages.
 // evDate is a time in the events table, whose cell does not wrap and whose
 // heading says UTC: "2006-01-02 15:04", without the span and zone of date,
 // twice on each of a long game's rows (issue 37).
@@ -36,6 +32,10 @@ func seenAfter(d int64) string {
 	return spent(d)
 }
 
+// eventRow is one event of the match in fold order. A match shows a
+// hundred of these or more, so what the rows print is computed here, not
+// called from the template: a call through the template (reflect) cost
+// more than the rest of the row at 10,000 pages.
 type eventRow struct {
 	N        int
 	ID       string

@@ -265,7 +265,6 @@ func names(s *match.State, n int, sans []string, text string) bool {
 
 func number(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 
-// byPly indexes the rows of counted moves by their ply, for the replay.
 // anchor names the rows of the events table the talk links to, by
 // eventAnchors (through the page's anchor).
 func (t *talkView) anchor(of func(id string) string) {
@@ -277,6 +276,7 @@ func (t *talkView) anchor(of func(id string) string) {
 	}
 }
 
+// byPly indexes the rows of counted moves by their ply, for the replay.
 func (t *talkView) byPly() map[int]*talkRow {
 	out := map[int]*talkRow{}
 	for i := range t.Rows {
