@@ -63,10 +63,10 @@ func (l *memLocal) options(relays ...string) Options {
 			}
 			return out, nil
 		},
-		QueryTimeout: testkit.Scale(5 * time.Second),
+		QueryTimeout: testkit.Scale(30 * time.Second), // the default: a loaded host under -race took over 5 s to page 1,000 events from khatru; a wait ends on the answer, so only tests of silence wait it whole
 		ProbeTimeout: testkit.Scale(10 * time.Second), // answered at once by every relay that speaks NIP 77
-		DialTimeout:  testkit.Scale(5 * time.Second),
-		AllowPrivate: true, // every test relay is on loopback (guard_test.go turns it off)
+		DialTimeout:  testkit.Scale(10 * time.Second), // the default
+		AllowPrivate: true,                            // every test relay is on loopback (guard_test.go turns it off)
 	}
 }
 
