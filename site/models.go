@@ -116,22 +116,47 @@ func (b *builder) ladderPage() *ladderPage {
 func (b *builder) ladderKind(kind string) (ladderKind, bool) {
 	first, second := sides(kind)
 	lk := ladderKind{Kind: kind, Game: gameName(kind), First: first, Second: second, Chess: kind == nostr.GameChess}
-	rows := map[string]*modelRow{}
+	t := b.tallyLadder(kind, first, second)
+	if len(t.rows) == 0 {
+		return lk, false
+	}
+	lk.Models = t.ranked()
+	b.ladderKeys(kind, lk.Models)
+	lk.pairs = t.feed(lk.Models)
+	lk.Results, lk.Cut = t.table(lk.Models)
+	return lk, true
+}
+
+// modelPair is two models' names, the one that sorts first as a: each
+// game between them is counted once, from a's side.
+type modelPair struct{ a, b string }
+
+// ladderTally is one kind's final games between listed players, counted
+// per model (rows, keyed by stated model, "" for none) and per pair of
+// models.
+type ladderTally struct {
+	rows  map[string]*modelRow
+	pairs map[modelPair]*resultCell
+}
+
+// tallyLadder counts kind's final games between listed players: each
+// listed side into its model's row, and each game with both sides listed
+// into its pair of models.
+func (b *builder) tallyLadder(kind, first, second string) ladderTally {
+	t := ladderTally{rows: map[string]*modelRow{}, pairs: map[modelPair]*resultCell{}}
 	row := func(pk string) *modelRow {
 		m := b.modelOf(pk)
-		r := rows[m]
+		r := t.rows[m]
 		if r == nil {
 			r = &modelRow{Model: m, Stated: m != "", usageGames: map[string]int{}}
 			if !r.Stated {
 				r.Model = noModel
 			}
 			r.Sides[0].Side, r.Sides[1].Side = first, second
-			rows[m] = r
+			t.rows[m] = r
 		}
 		return r
 	}
-	type pairKey struct{ a, b string }
-	pairs := map[pairKey]*resultCell{}
 	for _, c := range b.cards {
 		if !c.Final || !c.Accepted || c.Kind != kind {
 			continue
@@ -164,38 +189,47 @@ func (b *builder) ladderKind(kind string) (ladderKind, bool) {
 		if !fl || !sl {
 			continue
 		}
-		a, bm := b.modelOf(c.First), b.modelOf(c.Second)
-		if a == bm {
-			rows[a].SelfPlay++
-		}
-		// Counted once per game, for the model that sorts first.
-		k, firstWins := pairKey{a, bm}, c.Result == match.First
-		secondWins := c.Result == match.Second
-		if bm < a {
-			k, firstWins, secondWins = pairKey{bm, a}, secondWins, firstWins
-		}
-		cell := pairs[k]
-		if cell == nil {
-			cell = &resultCell{Self: a == bm}
-			pairs[k] = cell
-		}
-		cell.Games++
-		switch {
-		case firstWins:
-			cell.Wins++
-		case secondWins:
-			cell.Losses++
-		default:
-			cell.Draws++
-		}
+		t.addPair(b.modelOf(c.First), b.modelOf(c.Second), c.Result)
 	}
-	if len(rows) == 0 {
-		return lk, false
+	return t
+}
+
+// addPair counts one game between the models a (first side) and bm
+// (second side) that ended in result.
+func (t ladderTally) addPair(a, bm, result string) {
+	if a == bm {
+		t.rows[a].SelfPlay++
 	}
+	// Counted once per game, for the model that sorts first.
+	k, firstWins := modelPair{a, bm}, result == match.First
+	secondWins := result == match.Second
+	if bm < a {
+		k, firstWins, secondWins = modelPair{bm, a}, secondWins, firstWins
+	}
+	cell := t.pairs[k]
+	if cell == nil {
+		cell = &resultCell{Self: a == bm}
+		t.pairs[k] = cell
+	}
+	cell.Games++
+	switch {
+	case firstWins:
+		cell.Wins++
+	case secondWins:
+		cell.Losses++
+	default:
+		cell.Draws++
+	}
+}
+
+// ranked fits the Bradley-Terry model over the pairs and returns the
+// rows, stated models first by rating (then name), each stated one
+// numbered.
+func (t ladderTally) ranked() []modelRow {
 	// The fit: one entity per group, in a fixed order so the same games
 	// give the same bytes.
-	names := make([]string, 0, len(rows))
-	for m := range rows {
+	names := make([]string, 0, len(t.rows))
+	for m := range t.rows {
 		names = append(names, m)
 	}
 	slices.Sort(names)
@@ -204,7 +238,7 @@ func (b *builder) ladderKind(kind string) (ladderKind, bool) {
 		index[m] = i
 	}
 	var games []ratings.Pairing
-	for k, cell := range pairs {
+	for k, cell := range t.pairs {
 		if cell.Self {
 			continue
 		}
@@ -213,14 +247,15 @@ func (b *builder) ladderKind(kind string) (ladderKind, bool) {
 	}
 	slices.SortFunc(games, func(x, y ratings.Pairing) int { return cmp.Or(cmp.Compare(x.A, y.A), cmp.Compare(x.B, y.B)) })
 	fit := ratings.BradleyTerry(len(names), games)
-	for m, r := range rows {
+	models := make([]modelRow, 0, len(t.rows))
+	for m, r := range t.rows {
 		r.BT = fit[index[m]]
 		r.finish()
 		r.Sides[0].finish()
 		r.Sides[1].finish()
-		lk.Models = append(lk.Models, *r)
+		models = append(models, *r)
 	}
-	slices.SortFunc(lk.Models, func(x, y modelRow) int {
+	slices.SortFunc(models, func(x, y modelRow) int {
 		if x.Stated != y.Stated {
 			if x.Stated {
 				return -1
@@ -230,52 +265,61 @@ func (b *builder) ladderKind(kind string) (ladderKind, bool) {
 		return cmp.Or(cmp.Compare(y.BT.Rating, x.BT.Rating), cmp.Compare(x.Model, y.Model))
 	})
 	rank := 0
-	for i := range lk.Models {
-		m := &lk.Models[i]
+	for i := range models {
+		m := &models[i]
 		if m.Stated {
 			rank++
 			m.Rank = rank
 		}
 	}
-	b.ladderKeys(kind, lk.Models)
-	// Every pairing for the feed, the model listed first as a.
+	return models
+}
+
+// feed is every pairing for models.json, the model listed first (in
+// models' order) as a.
+func (t ladderTally) feed(models []modelRow) []pairJSON {
 	at := map[string]int{}
-	for i, m := range lk.Models {
+	for i, m := range models {
 		if m.Stated {
 			at[m.Model] = i
 		} else {
 			at[""] = i
 		}
 	}
-	for k, cell := range pairs {
+	var pairs []pairJSON
+	for k, cell := range t.pairs {
 		ia, ib, c := at[k.a], at[k.b], *cell
 		if ib < ia {
 			ia, ib = ib, ia
 			c.Wins, c.Losses = c.Losses, c.Wins
 		}
-		lk.pairs = append(lk.pairs, pairJSON{A: lk.Models[ia].Model, B: lk.Models[ib].Model, Games: c.Games,
+		pairs = append(pairs, pairJSON{A: models[ia].Model, B: models[ib].Model, Games: c.Games,
 			WinsA: c.Wins, Draws: c.Draws, WinsB: c.Losses, SameAs: c.Self, ia: ia, ib: ib})
 	}
-	slices.SortFunc(lk.pairs, func(x, y pairJSON) int { return cmp.Or(cmp.Compare(x.ia, y.ia), cmp.Compare(x.ib, y.ib)) })
-	// The table of results, each cell from its row's side.
+	slices.SortFunc(pairs, func(x, y pairJSON) int { return cmp.Or(cmp.Compare(x.ia, y.ia), cmp.Compare(x.ib, y.ib)) })
+	return pairs
+}
+
+// table is the table of results between the first matrixMax models, each
+// cell from its row's side; cut says models were left out.
+func (t ladderTally) table(models []modelRow) (results [][]resultCell, cut bool) {
 	key := func(m modelRow) string {
 		if !m.Stated {
 			return ""
 		}
 		return m.Model
 	}
-	shown := lk.Models[:min(len(lk.Models), matrixMax)]
-	lk.Cut = len(shown) < len(lk.Models)
-	lk.Results = make([][]resultCell, len(shown))
+	shown := models[:min(len(models), matrixMax)]
+	results = make([][]resultCell, len(shown))
 	for i, x := range shown {
-		lk.Results[i] = make([]resultCell, len(shown))
+		results[i] = make([]resultCell, len(shown))
 		for j, y := range shown {
 			a, bm := key(x), key(y)
 			flip := bm < a
 			if flip {
 				a, bm = bm, a
 			}
-			cell := pairs[pairKey{a, bm}]
+			cell := t.pairs[modelPair{a, bm}]
 			if cell == nil {
 				continue
 			}
@@ -283,10 +327,10 @@ func (b *builder) ladderKind(kind string) (ladderKind, bool) {
 			if flip {
 				c.Wins, c.Losses = c.Losses, c.Wins
 			}
-			lk.Results[i][j] = c
+			results[i][j] = c
 		}
 	}
-	return lk, true
+	return results, len(shown) < len(models)
 }
 
 // ladderKeys lists each model's keys with their own record and Glicko
