@@ -5,6 +5,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"vesper/internal/testkit"
 )
 
 // Test depths are shallow to keep the suite fast: a mate in one is found
@@ -117,6 +119,7 @@ func TestFoolsMate(t *testing.T) {
 // and a cleared hash between games). Stockfish runs at the default depth
 // 12, the one deterministic check at full depth; the game is short.
 func TestDeterministic(t *testing.T) {
+	testkit.QuickLoopSkips(t)
 	eachEngine(t, func(t *testing.T, opts Options) {
 		if opts.Path != "" {
 			opts.Depth = DefaultDepth

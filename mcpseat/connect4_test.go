@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"vesper/internal/testkit"
 	"vesper/match"
 	"vesper/mcpseat"
 	"vesper/seat"
@@ -13,6 +14,7 @@ import (
 // both sign. game_state names the sides red and yellow and lists the
 // columns that are not full.
 func TestConnect4ToFour(t *testing.T) {
+	testkit.QuickLoopSkips(t)
 	t.Parallel()
 	r := startRelay(t)
 	red := startAgent(t, r.URL(), "mcp-red")

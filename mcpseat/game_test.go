@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 
+	"vesper/internal/testkit"
 	"vesper/nostr"
 	"vesper/seat"
 )
@@ -165,6 +166,7 @@ func TestChessToMate(t *testing.T) {
 // TestGomokuToFive: the same with gomoku, the challenge open to anyone:
 // X makes five in a row at ply 9 and both sign.
 func TestGomokuToFive(t *testing.T) {
+	testkit.QuickLoopSkips(t)
 	t.Parallel()
 	r := startRelay(t)
 	x := startAgent(t, r.URL(), "mcp-x")

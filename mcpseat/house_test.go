@@ -66,6 +66,7 @@ func startDemo(t *testing.T) (url, house string) {
 // playing two moves from legal_moves, resigning and signing; the house signs
 // too and the result is final.
 func TestPlayTheHouse(t *testing.T) {
+	testkit.QuickLoopSkips(t)
 	t.Parallel()
 	url, house := startDemo(t)
 	a := startAgent(t, url, "house-guest")

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"vesper/internal/browser"
+	"vesper/internal/testkit"
 )
 
 // TestBrowserGamePagesBoardFirst loads every game page of a season, chess
@@ -18,6 +19,7 @@ import (
 // most broken words were ids in table cells). Screenshots of the first
 // screen go to VESPER_SCREENSHOT_DIR when it is set.
 func TestBrowserGamePagesBoardFirst(t *testing.T) {
+	testkit.QuickLoopSkips(t)
 	bin := browser.Chromium(t)
 	f := showcase(t)
 	checkGamePages(t, bin, f.in, os.Getenv("VESPER_SCREENSHOT_DIR"))

@@ -161,6 +161,7 @@ func TestAgentGomokuPoints(t *testing.T) {
 }
 
 func TestAgentAgreedDrawAndResign(t *testing.T) {
+	testkit.QuickLoopSkips(t)
 	t.Parallel()
 	e := newAgentEnv(t)
 	id := e.ok(t, "challenge", "--key", e.aKey)["match"].(string)
@@ -351,6 +352,7 @@ func TestAgentStatusObject(t *testing.T) {
 // TestAgentReadsPastBadRelays is bug 3 of issue 14: a dead relay and one
 // that never answers, beside a live one, cost one --timeout and are named.
 func TestAgentReadsPastBadRelays(t *testing.T) {
+	testkit.QuickLoopSkips(t)
 	e := newAgentEnv(t)
 	id := e.ok(t, "challenge", "--key", e.aKey)["match"].(string)
 	relays := testkit.DeadRelay(t) + "," + testkit.BlackHole(t) + "," + e.relay.URL()

@@ -40,6 +40,7 @@ func weakGomoku(st *match.State) string {
 // opponent; both sign and the result is final. With --max-games 1 a second
 // challenge waits until that game ends, then is accepted.
 func TestHousePlaysOpenChallenge(t *testing.T) {
+	testkit.QuickLoopSkips(t)
 	rs := startRelays(t, 1, relayd.Options{})
 	url := rs[0].URL()
 	house, opp, other := testkit.Key("house"), testkit.Key("opponent"), testkit.Key("other")

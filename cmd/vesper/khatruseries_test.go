@@ -40,7 +40,7 @@ func TestPlaySeriesOnStockKhatru(t *testing.T) {
 	if testing.Short() {
 		t.Skip("two runners play 16 gomoku games, some 40 s")
 	}
-	if raceDetector {
+	if testkit.RaceDetector {
 		// The race step runs -short, which skips this above. Without
 		// -short the detector would watch only what runs in process: the
 		// stock khatru, which races with itself on live publications

@@ -136,6 +136,7 @@ func noEarlyReveal(t *testing.T, url, id, pk string) {
 // verify` with the same result, every series line is the verifier's W-D-L,
 // and no reveal comes before the end of its game.
 func TestPlayOfferingAgainstAccepting(t *testing.T) {
+	testkit.QuickLoopSkips(t)
 	url := startRelays(t, 1, relayd.Options{})[0].URL()
 	ka, kb := testkit.Key("offering runner"), testkit.Key("accepting runner")
 	base := t.TempDir()
@@ -175,6 +176,7 @@ func TestPlayOfferingAgainstAccepting(t *testing.T) {
 // some offers are declined and the game goes on; the runners' word is the
 // verifier's all the same.
 func TestPlayOfferingAgainstTheEngine(t *testing.T) {
+	testkit.QuickLoopSkips(t)
 	url := startRelays(t, 1, relayd.Options{})[0].URL()
 	ka, kb := testkit.Key("offering runner"), testkit.Key("engine runner")
 	base := t.TempDir()
@@ -228,6 +230,7 @@ func alive(pid int) bool {
 // reasoning is revealed and verifies, there is one move event per ply,
 // and no agent process outlives the runner that started it.
 func TestPlayKillAgentRunner(t *testing.T) {
+	testkit.QuickLoopSkips(t)
 	url := startRelays(t, 1, relayd.Options{})[0].URL()
 	me, house := testkit.Key("killed agent runner"), testkit.Key("house runner")
 	base := t.TempDir()
@@ -324,6 +327,7 @@ func TestPlayKillAgentRunner(t *testing.T) {
 // a fenced JSON block is played at once, and the record says which form
 // was read.
 func TestPlayProseAnswer(t *testing.T) {
+	testkit.QuickLoopSkips(t)
 	_, id, dir := agentGame(t, "prose.sh")
 	ds := decisions(t, dir, id)
 	if len(ds) == 0 {

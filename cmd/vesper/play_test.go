@@ -199,6 +199,7 @@ func stockfishOrSkip(t *testing.T) string {
 // score mirrored, and the games ran at once (at least 5 in progress
 // together).
 func TestPlaySeriesStockfishAgainstTheHouse(t *testing.T) {
+	testkit.QuickLoopSkips(t)
 	sf := stockfishOrSkip(t)
 	url := startRelays(t, 1, relayd.Options{})[0].URL()
 	sfKey, house := testkit.Key("stockfish runner"), testkit.Key("house runner")
@@ -298,6 +299,7 @@ func agentGame(t *testing.T, agent string, extra ...string) (url, id, dir string
 // told the fold's rule and reason and asked again; its legal retry is
 // played, and the record shows both attempts.
 func TestPlayAgentIllegalThenLegal(t *testing.T) {
+	testkit.QuickLoopSkips(t)
 	log := filepath.Join(t.TempDir(), "requests.jsonl")
 	t.Setenv("AGENT_LOG", log)
 	_, id, dir := agentGame(t, "illegal_first.sh")
@@ -343,6 +345,7 @@ func TestPlayAgentIllegalThenLegal(t *testing.T) {
 // asked again, killed again, and the random fallback is played and flagged;
 // the game goes on to a final result.
 func TestPlayAgentHangs(t *testing.T) {
+	testkit.QuickLoopSkips(t)
 	pids := filepath.Join(t.TempDir(), "pids")
 	t.Setenv("AGENT_PIDS", pids)
 	_, id, dir := agentGame(t, "hangs_first.sh", "--agent-timeout", testkit.ScaleFlag(5*time.Second), "--retries", "1", "--fallback", "random")
@@ -373,6 +376,7 @@ func TestPlayAgentHangs(t *testing.T) {
 // and started again; it resumes its games from the journals and the relays,
 // never signs two moves for one ply, and the series completes.
 func TestPlayKill9MidSeries(t *testing.T) {
+	testkit.QuickLoopSkips(t)
 	url := startRelays(t, 1, relayd.Options{})[0].URL()
 	me, house := testkit.Key("killed runner"), testkit.Key("house runner")
 	base := t.TempDir()
@@ -487,6 +491,7 @@ func TestEventsStream(t *testing.T) {
 // (which accepts invitations at once and never challenges, hence
 // --series-no-swap); every game ends final.
 func TestPlayReadmeAgentAgainstTheDaemonHouse(t *testing.T) {
+	testkit.QuickLoopSkips(t)
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("python3 is needed by examples/agent.py")
 	}

@@ -28,6 +28,7 @@ import (
 // new process finds the journal beside the key and reveals; reveal.Check
 // verifies every entry.
 func TestRevealSurvivesKill9(t *testing.T) {
+	testkit.QuickLoopSkips(t)
 	t.Parallel()
 	e := newAgentEnv(t)
 	id := e.ok(t, "challenge", "--key", e.aKey, "--game", "chess")["match"].(string)

@@ -68,7 +68,7 @@ func TestIssue30Scenario(t *testing.T) {
 	if testing.Short() {
 		t.Skip("drives the daemon against every attack of issue 30 for 15-30 s")
 	}
-	if raceDetector {
+	if testkit.RaceDetector {
 		// The daemon under test is a separate, uninstrumented binary; what
 		// the detector would watch here is the stock khatru relay the test
 		// runs in process, and khatru v0.19.1 races with itself

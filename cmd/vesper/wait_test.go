@@ -97,6 +97,7 @@ func playout(t *testing.T, relays, aKey, bKey, id string, aMoves, bMoves []strin
 // only wait, status --json and move, beside a dead relay and a black hole,
 // then both sign.
 func TestSeatEndToEndChess(t *testing.T) {
+	testkit.QuickLoopSkips(t)
 	t.Parallel()
 	e := newAgentEnv(t)
 	relays := strings.Join([]string{testkit.DeadRelay(t), testkit.BlackHole(t), e.relay.URL()}, ",")
@@ -123,6 +124,7 @@ func TestSeatEndToEndChess(t *testing.T) {
 // a second game where the first player's draw offer wakes the other, who
 // accepts it.
 func TestSeatEndToEndGomokuWithOffer(t *testing.T) {
+	testkit.QuickLoopSkips(t)
 	t.Parallel()
 	e := newAgentEnv(t)
 	relays := e.relay.URL()

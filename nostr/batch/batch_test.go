@@ -9,6 +9,8 @@ import (
 	"github.com/btcsuite/btcd/btcec/v2"
 	"github.com/btcsuite/btcd/btcec/v2/schnorr"
 	secp "github.com/decred/dcrd/dcrec/secp256k1/v4"
+
+	"vesper/internal/testkit"
 )
 
 // reference is the oracle every answer is compared with: btcec's schnorr
@@ -224,6 +226,7 @@ func compare(t *testing.T, items []Item, got []bool) {
 // TestDifferential compares every answer with btcec on batches of all
 // sizes the brief names, with every kind of corruption at random places.
 func TestDifferential(t *testing.T) {
+	testkit.QuickLoopSkips(t)
 	rng := rand.New(rand.NewPCG(1, 2))
 	keys := newSigners(rng, 7)
 	for _, n := range []int{0, 1, 2, 3, 100, 1000} {

@@ -56,6 +56,7 @@ func matchOf(t *testing.T, dir string) string {
 // call summed into its move's usage with attempts 1, and the move's comment
 // is published.
 func TestModelGameAgainstTheEngine(t *testing.T) {
+	testkit.QuickLoopSkips(t)
 	url := startRelay(t)
 	mk, ek := testkit.Key("model-player"), testkit.Key("engine-player")
 	srv := standin.OpenAI(t, key, "gpt-4o")
