@@ -11,6 +11,7 @@ import (
 
 	"vesper/conformance/interop"
 	"vesper/internal/browser"
+	"vesper/internal/testkit"
 )
 
 // axeSource reads axe-core's bundle, installed with the interop clients
@@ -82,6 +83,7 @@ func runAxe(t *testing.T, br *browser.Browser, axe string) []axeViolation {
 // light and the dark colour scheme: no violation of any impact (issues 26
 // and 37), and the links outside text at least 24 px each way.
 func TestAxe(t *testing.T) {
+	testkit.QuickLoopSkips(t)
 	bin := browser.Chromium(t)
 	axe := axeSource(t)
 	out, pages := everyKindSite(t)

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"vesper/internal/browser"
+	"vesper/internal/testkit"
 )
 
 // shortTokens finds, in the loaded page, every run of at most 20
@@ -49,6 +50,7 @@ const shortTokens = `(() => {
 // a player page at 390 px broke a match id), while the hostile talk still
 // wraps within the screen (TestHostileTalkFitsTheScreen).
 func TestBrowserShortTokensWhole(t *testing.T) {
+	testkit.QuickLoopSkips(t)
 	bin := browser.Chromium(t)
 	out, pages := everyKindSite(t)
 	srv := httptest.NewServer(staticFiles(out))

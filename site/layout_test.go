@@ -190,6 +190,7 @@ func showcase(t *testing.T) *fixture {
 // widths go to VESPER_SCREENSHOT_DIR (or a temporary directory); with
 // -docs-screenshots the README's two are rewritten under docs/.
 func TestBrowserLayout(t *testing.T) {
+	testkit.QuickLoopSkips(t)
 	bin := browser.Chromium(t)
 	f := showcase(t)
 	out, _ := buildFixture(t, f.in)

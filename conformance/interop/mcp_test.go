@@ -119,6 +119,7 @@ type finalState struct {
 // structured content, refusals included. Both games must end final with the
 // results the Go fold computes from the relay's events.
 func TestTypeScriptSDKHost(t *testing.T) {
+	testkit.QuickLoopSkips(t)
 	node := interop.NodeOrSkip(t)
 	cfg := readmeConfig(t)
 	if cmd := cfg.MCPServers["vesper"].Command; cmd != "vesper" {
